@@ -1,0 +1,34 @@
+// The Keel service API. A service implements Service::start(); it returns to
+// the event loop, which runs timers and device events until os::shutdown().
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+#include <kernel/events.hpp>
+#include <kernel/timers.hpp>
+
+struct Service {
+  // Called once the OS is up: heap, clocks, console, global constructors.
+  static void start();
+};
+
+namespace os {
+
+// Ends the event loop after the current handler; the image then exits with
+// `code` (QEMU's exit status is mapped back to it by `keel boot`).
+void shutdown(int code);
+
+// The kernel command line as the boot loader passed it, and split into words.
+std::string_view cmdline();
+const std::vector<std::string>& args();
+
+// Monotonic time since boot, and wall-clock time.
+std::chrono::nanoseconds uptime();
+std::chrono::system_clock::time_point wall_clock();
+
+// Where this image runs: "kvm" or "linux".
+std::string_view platform();
+
+}  // namespace os

@@ -1,0 +1,141 @@
+// PVH entry (Xen/x86 PVH boot ABI, "HVM direct boot"): the loader enters
+// pvh_start in 32-bit protected mode, paging off, %ebx = hvm_start_info.
+// We identity-map the first 4 GiB with 2 MiB pages, switch to long mode,
+// enable SSE/AVX (compiled C++ may use them from its first instruction)
+// and call kernel_entry(start_info). paging.cpp refines the map later.
+#define XEN_ELFNOTE_PHYS32_ENTRY 18
+#define CR0_PE (1 << 0)
+#define CR0_MP (1 << 1)
+#define CR0_EM (1 << 2)
+#define CR0_WP (1 << 16)
+#define CR0_PG (1 << 31)
+#define CR4_PAE (1 << 5)
+#define CR4_OSFXSR (1 << 9)
+#define CR4_OSXMMEXCPT (1 << 10)
+#define CR4_OSXSAVE (1 << 18)
+#define MSR_EFER 0xC0000080
+#define EFER_LME (1 << 8)
+#define EFER_NXE (1 << 11)
+#define PTE_PRESENT_RW 0x3
+#define PTE_LARGE 0x80
+#define BOOT_STACK_SIZE (64 * 1024)
+
+  .section .note.Xen, "a", @note
+  .balign 4
+  .long 4, 4, XEN_ELFNOTE_PHYS32_ENTRY
+  .asciz "Xen"
+  .balign 4
+  .long pvh_start
+
+  .section .boot.text, "ax", @progbits
+  .code32
+  .global pvh_start
+pvh_start:
+  cli
+  cld
+  mov %ebx, %esi                  // keep start_info across the setup
+
+  // Zero .bss: loaders differ in whether they do.
+  mov $__bss_start, %edi
+  mov $__bss_end, %ecx
+  sub %edi, %ecx
+  shr $2, %ecx
+  xor %eax, %eax
+  rep stosl
+
+  // PML4[0] -> PDPT; PDPT[0..3] -> four PDs of 512 x 2 MiB pages.
+  mov $boot_pdpt, %eax
+  or $PTE_PRESENT_RW, %eax
+  mov %eax, boot_pml4
+  mov $boot_pd, %eax
+  or $PTE_PRESENT_RW, %eax
+  mov $boot_pdpt, %edi
+  mov $4, %ecx
+1:mov %eax, (%edi)
+  add $4096, %eax
+  add $8, %edi
+  loop 1b
+  mov $boot_pd, %edi
+  mov $(PTE_PRESENT_RW | PTE_LARGE), %eax
+  xor %edx, %edx                  // high half of the physical address
+  mov $2048, %ecx
+2:mov %eax, (%edi)
+  mov %edx, 4(%edi)
+  add $0x200000, %eax
+  adc $0, %edx
+  add $8, %edi
+  loop 2b
+
+  mov $boot_pml4, %eax
+  mov %eax, %cr3
+  mov %cr4, %eax
+  or $(CR4_PAE | CR4_OSFXSR | CR4_OSXMMEXCPT), %eax
+  mov %eax, %cr4
+  mov $MSR_EFER, %ecx
+  rdmsr
+  or $(EFER_LME | EFER_NXE), %eax
+  wrmsr
+  mov %cr0, %eax
+  and $~CR0_EM, %eax
+  or $(CR0_PE | CR0_MP | CR0_WP | CR0_PG), %eax
+  mov %eax, %cr0
+  lgdt boot_gdt_descriptor
+  ljmp $0x08, $long_mode
+
+  .code64
+long_mode:
+  mov $0x10, %eax
+  mov %eax, %ds
+  mov %eax, %es
+  mov %eax, %ss
+  xor %eax, %eax
+  mov %eax, %fs
+  mov %eax, %gs
+  mov $boot_stack_top, %rsp
+  xor %ebp, %ebp                  // ends frame-pointer backtraces
+
+  // AVX: enable XSAVE and the x87/SSE/AVX state components if present.
+  mov $1, %eax
+  cpuid
+  bt $26, %ecx                    // XSAVE
+  jnc 3f
+  mov %cr4, %rax
+  or $CR4_OSXSAVE, %rax
+  mov %rax, %cr4
+  mov %ecx, %r8d
+  xor %ecx, %ecx
+  xor %edx, %edx
+  mov $0x3, %eax                  // x87 | SSE
+  bt $28, %r8d                    // AVX
+  jnc 4f
+  or $0x4, %eax
+4:xsetbv
+3:
+  mov %esi, %edi                  // hvm_start_info *
+  call kernel_entry
+5:hlt
+  jmp 5b
+
+  .section .boot.data, "a", @progbits
+  .balign 16
+boot_gdt:
+  .quad 0
+  .quad 0x00af9a000000ffff        // 0x08: 64-bit code, DPL 0
+  .quad 0x00cf92000000ffff        // 0x10: data, DPL 0
+boot_gdt_end:
+boot_gdt_descriptor:
+  .word boot_gdt_end - boot_gdt - 1
+  .long boot_gdt
+
+  .section .bss
+  .balign 4096
+  .global boot_pml4, boot_pdpt, boot_pd
+boot_pml4: .skip 4096
+boot_pdpt: .skip 4096
+boot_pd:   .skip 4 * 4096
+  .global boot_stack_guard, boot_stack_top
+boot_stack_guard: .skip 4096      // unmapped by paging.cpp
+boot_stack: .skip BOOT_STACK_SIZE
+boot_stack_top:
+
+  .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,27 @@
+// The portable kernel's internal interface, shared by the platforms.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace keel::kernel {
+
+// Exit status of an image that panicked (EX_SOFTWARE).
+inline constexpr int panic_exit_code = 70;
+
+struct CpuState;  // saved registers of an interrupted context, arch-defined
+
+// Prints `why`, the registers if known, and a backtrace, then ends the VM.
+[[noreturn]] void panic(std::string_view why, const CpuState* state = nullptr);
+// Prints registers; implemented by the arch (src/arch/*/registers.cpp).
+void print_registers(const CpuState& state);
+uint64_t frame_pointer_of(const CpuState& state);
+uint64_t instruction_pointer_of(const CpuState& state);
+
+bool events_pending();
+std::size_t run_pending_events();
+
+// Runs Service::start() and then the event loop; returns the shutdown code.
+int run_service(std::string_view cmdline);
+
+}  // namespace keel::kernel

@@ -1,0 +1,91 @@
+// From the PVH entry to Service::start(): arch set-up, memory, clocks, then
+// musl's own start-up (TLS, stdio, global constructors) runs the service.
+#include <cstring>
+
+#include "arch/x86_64/apic.hpp"
+#include "arch/x86_64/clock.hpp"
+#include "arch/x86_64/cpu.hpp"
+#include "arch/x86_64/descriptors.hpp"
+#include "arch/x86_64/paging.hpp"
+#include "kernel/kernel.hpp"
+#include "kernel/platform.hpp"
+#include "memory.hpp"
+#include "pvh.hpp"
+#include "serial.hpp"
+
+extern "C" int __libc_start_main(int (*main)(int, char**, char**), int argc, char** argv,
+                                 void (*init)(), void (*fini)(), void (*ldso)());
+extern "C" char __ehdr_start[];
+
+namespace {
+
+constexpr std::size_t max_cmdline = 4096;
+char cmdline[max_cmdline];
+
+// ELF auxiliary vector keys musl reads at start-up.
+constexpr uint64_t at_null = 0, at_phdr = 3, at_phent = 4, at_phnum = 5, at_pagesz = 6,
+                   at_random = 25;
+
+struct ElfHeader {
+  unsigned char ident[16];
+  uint16_t type, machine;
+  uint32_t version;
+  uint64_t entry, phoff, shoff;
+  uint32_t flags;
+  uint16_t ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+[[noreturn]] void early_panic(const char* why) {
+  keel::kvm::serial::write_all(why, std::strlen(why));
+  keel::platform::exit(keel::kernel::panic_exit_code);
+}
+
+void copy_cmdline(const keel::pvh::StartInfo& info) {
+  if (info.cmdline_paddr == 0) return;
+  const char* source = reinterpret_cast<const char*>(info.cmdline_paddr);
+  std::size_t n = strnlen(source, max_cmdline - 1);
+  std::memcpy(cmdline, source, n);
+  cmdline[n] = '\0';
+}
+
+int keel_main(int, char**, char**) { return keel::kernel::run_service(cmdline); }
+
+}  // namespace
+
+extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
+  using namespace keel;
+  kvm::serial::init();
+  // Read the start info while page 0 is still mapped: loaders put it low.
+  auto& info = *reinterpret_cast<const pvh::StartInfo*>(uint64_t(start_info_address));
+  if (info.magic != pvh::start_info_magic) early_panic("Keel: not booted through PVH\n");
+  copy_cmdline(info);
+  if (!kvm::init_memory(info)) early_panic("Keel: no usable memory in the boot memory map\n");
+  arch::paging::init();
+  arch::init_descriptors();
+  arch::init_syscalls();
+  arch::clock::init();
+  arch::apic::init();
+  arch::enable_interrupts();
+
+  // argv, envp and auxv as a Linux kernel would lay them out for musl.
+  auto& elf = *reinterpret_cast<const ElfHeader*>(__ehdr_start);
+  // Locals: kernel_entry's frame lives on, since __libc_start_main never returns.
+  char program_name[] = "service";
+  uint64_t random_bytes[2];
+  random_bytes[0] = arch::rdtsc() * 0x9e3779b97f4a7c15ull;
+  random_bytes[1] = ~random_bytes[0];
+  uint64_t start_block[] = {
+      1,  // argc
+      reinterpret_cast<uint64_t>(program_name), 0,  // argv
+      0,                                            // envp
+      at_phdr, reinterpret_cast<uint64_t>(__ehdr_start) + elf.phoff,
+      at_phent, elf.phentsize,
+      at_phnum, elf.phnum,
+      at_pagesz, 4096,
+      at_random, reinterpret_cast<uint64_t>(random_bytes),
+      at_null, 0,
+  };
+  __libc_start_main(keel_main, 1, reinterpret_cast<char**>(&start_block[1]), nullptr, nullptr,
+                    nullptr);
+  early_panic("Keel: __libc_start_main returned\n");
+}

@@ -1,0 +1,32 @@
+// A Keel service as a Linux process: the command line arguments play the
+// kernel command line.
+#include <csignal>
+#include <cstdio>
+#include <string>
+
+#include "kernel/console.hpp"
+#include "kernel/kernel.hpp"
+
+namespace {
+
+void on_fatal_signal(int signal) {
+  keel::kernel::panic(signal == SIGSEGV ? "SIGSEGV (invalid memory access)"
+                      : signal == SIGBUS ? "SIGBUS"
+                      : signal == SIGFPE ? "SIGFPE (arithmetic error)"
+                                         : "SIGILL (illegal instruction)");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // Console output goes through the same buffer as on the VM.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(s, on_fatal_signal);
+  std::string cmdline;
+  for (int i = 1; i < argc; ++i) {
+    if (i > 1) cmdline += ' ';
+    cmdline += argv[i];
+  }
+  static std::string kept = cmdline;  // os::cmdline() views it for the whole run
+  return keel::kernel::run_service(kept);
+}

@@ -1,0 +1,37 @@
+#pragma once
+// Internal pieces of the table builder, shared by its files.
+#include <cstdint>
+#include <vector>
+
+#include "keel/firewall/ruleset.hpp"
+#include "keel/firewall/tables.hpp"
+
+namespace keel::firewall {
+
+// A cube as seen inside one partition: its rule number and the fields still to test
+// (dispatched fields are already decided by the partition).
+struct PartCube {
+  uint32_t rule = 0;
+  const IrCube* cube = nullptr;
+};
+
+// Appends field checks for every field of `cube` not in `skip_mask` (bit per Field).
+// Returns the first check index; `count` receives the number appended.
+uint32_t emit_checks(Tables& tables, const IrCube& cube, uint32_t skip_mask, uint32_t& count);
+
+// A run of cubes sharing all residual fields except `key`: one set table.
+struct SetGroup {
+  Field key = Field::saddr;
+  const IrCube* residual_source = nullptr;  // any member; its fields except key are shared
+  std::vector<PartCube> members;
+};
+uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_mask);
+
+// Tuple space search tables for the cubes that joined no group.
+void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint32_t skip_mask,
+                        std::vector<Probe>& probes);
+
+inline uint32_t field_bit(Field f) { return 1u << static_cast<int>(f); }
+const FieldSet* find_field(const IrCube& cube, Field f);
+
+}  // namespace keel::firewall

@@ -1,0 +1,55 @@
+#pragma once
+// The runtime classifier: loads a table blob (validating every byte it will trust) and
+// answers first-match verdicts. Runtime-safe: no I/O, no threads, no exceptions thrown.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "keel/firewall/packet.hpp"
+#include "keel/firewall/tables.hpp"
+
+namespace keel::firewall {
+
+enum class LoadStatus : uint8_t {
+  ok,
+  truncated,
+  bad_magic,
+  bad_version,
+  bad_checksum,
+  bad_size,
+  bad_index,
+  bad_enum,
+  bad_order,
+  trailing_bytes,
+};
+const char* to_string(LoadStatus status);
+
+// Checks every index, count and enum in `tables` so lookups can never leave their pools.
+LoadStatus validate(const Tables& tables);
+
+class Classifier {
+ public:
+  // Decodes and validates a blob; on failure the classifier stays empty (accepts everything).
+  LoadStatus load(std::span<const uint8_t> blob);
+  // Adopts tables built in-process (validated the same way).
+  LoadStatus adopt(Tables tables);
+
+  Verdict classify(ChainKind kind, Hook hook, const Packet& packet) const;
+  // Rule number of the first matching rule of that chain, or kNoRule.
+  uint32_t first_match(ChainKind kind, Hook hook, const Packet& packet) const;
+
+  const Tables& tables() const { return tables_; }
+
+ private:
+  uint32_t lookup_set(const SetTable& set, const Packet& packet) const;
+  uint32_t lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const;
+  bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
+
+  Tables tables_;
+};
+
+// Blob encoding shared by the compiler (writer) and the loader.
+std::span<const uint8_t> blob_magic();
+LoadStatus decode_tables(std::span<const uint8_t> blob, Tables& out);
+
+}  // namespace keel::firewall

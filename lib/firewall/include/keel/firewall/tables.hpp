@@ -1,0 +1,178 @@
+#pragma once
+// The classifier tables: flat pools of plain records joined by indices. The compiler builds
+// them, serializes them into a blob, and the runtime loader validates every index before use.
+// Runtime-safe: std containers only.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "keel/firewall/packet.hpp"
+
+namespace keel::firewall {
+
+struct Interval {
+  uint32_t lo = 0;
+  uint32_t hi = 0;
+};
+
+// Field value must lie in intervals[first, first + count) (sorted, disjoint).
+struct FieldCheck {
+  uint32_t first = 0;
+  uint16_t count = 0;
+  uint8_t field = 0;
+  uint8_t pad = 0;
+};
+
+// One conjunction of field checks with the rule it belongs to.
+struct Cube {
+  uint32_t rule = 0;
+  uint32_t first_check = 0;
+  uint32_t check_count = 0;
+};
+
+// How a set table stores its key field.
+enum class SetKind : uint8_t {
+  intervals,  // sorted interval starts, optionally with a direct index on the top bits
+  exact_hash, // open-addressing hash of single values (e.g. a /32 blocklist)
+  direct,     // one value per point of a small (<= 16 bit) domain
+};
+
+// A run of rules that share every condition but one field: one lookup answers all of them.
+// Values are rule numbers (kNoRule for gaps), the lowest-numbered rule covering each point.
+struct SetTable {
+  uint8_t field = 0;
+  SetKind kind = SetKind::intervals;
+  uint8_t index_bits = 0;   // intervals: top bits indexed directly (0 = plain binary search)
+  uint8_t pad = 0;
+  uint32_t first_check = 0; // shared residual conditions
+  uint32_t check_count = 0;
+  uint32_t first = 0;       // into keys/values: interval starts, hash slots or direct entries
+  uint32_t count = 0;
+  uint32_t index_first = 0; // intervals with index_bits > 0: (1 << index_bits) + 1 entries
+};
+
+// Tuple space search table: cubes hashed on the leading bits of the five header fields.
+inline constexpr int kTupleFields = 5;
+inline constexpr std::array<Field, kTupleFields> kTupleFieldList = {
+    Field::saddr, Field::daddr, Field::sport, Field::dport, Field::proto};
+
+struct TupleTable {
+  std::array<uint8_t, kTupleFields> lengths{};  // leading bits hashed per field
+  uint8_t bucket_bits = 0;
+  uint8_t pad[2]{};
+  uint32_t offsets_first = 0;  // (1 << bucket_bits) + 1 offsets into entries
+  uint32_t entries_first = 0;  // cube ids, each bucket sorted by rule
+  uint32_t entries_count = 0;
+};
+
+enum class ProbeKind : uint8_t { set, tuple };
+struct Probe {
+  ProbeKind kind = ProbeKind::set;
+  uint8_t pad[3]{};
+  uint32_t index = 0;
+  uint32_t best_rule = 0;  // lowest rule number reachable through this probe (early exit)
+};
+
+struct Partition {
+  uint32_t first_probe = 0;
+  uint32_t probe_count = 0;
+};
+
+inline constexpr int kMaxDispatchFields = 4;
+inline constexpr uint32_t kClassMapSize = 256;
+
+// One chain attached to a hook. Dispatch fields map through 256-entry class maps; the
+// partition index is the mixed-radix number of the classes.
+struct ChainTable {
+  uint8_t present = 0;
+  Action policy = Action::accept;
+  uint8_t dispatch_count = 0;
+  uint8_t pad = 0;
+  std::array<uint8_t, kMaxDispatchFields> dispatch_field{};
+  std::array<uint16_t, kMaxDispatchFields> class_count{};
+  uint32_t class_maps_first = 0;  // dispatch_count * 256 bytes
+  uint32_t first_partition = 0;
+  uint32_t partition_count = 0;
+  uint32_t first_rule = 0;        // rule numbers of this chain are first_rule.. (informational)
+};
+
+inline constexpr uint8_t kRuleLog = 1;
+struct RuleInfo {
+  Action action = Action::accept;
+  uint8_t flags = 0;
+  uint16_t nat_port_lo = 0;
+  uint16_t nat_port_hi = 0;
+  uint16_t log_rate_per_minute = 0;  // 0 = unlimited
+  uint32_t nat_address = 0;
+  uint32_t source_id = 0;      // the rule statement's id in the source (for diagnostics)
+  uint32_t log_prefix = 0;     // into strings (0 = empty string)
+};
+
+struct InterfaceInfo {
+  uint32_t name = 0;  // into strings
+  uint32_t address = 0;
+  uint32_t netmask = 0;
+  uint32_t gateway = 0;
+  uint16_t vlan = 0;
+  uint8_t dhcp = 0;
+  uint8_t pad = 0;
+};
+
+struct RouteInfo {
+  uint32_t prefix = 0;
+  uint32_t gateway = 0;
+  uint32_t metric = 0;
+  uint8_t length = 0;
+  uint8_t interface = kUnknownInterface;
+  uint8_t pad[2]{};
+};
+
+inline constexpr int kChainSlots = kChainKindCount * kHookCount;
+constexpr int chain_slot(ChainKind kind, Hook hook) {
+  return static_cast<int>(kind) * kHookCount + static_cast<int>(hook);
+}
+
+static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
+static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
+static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
+static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
+
+// Leading `length` bits of a `bits`-wide field value (the TupleMerge key part).
+constexpr uint32_t leading_bits(uint32_t value, int bits, int length) {
+  return length == 0 ? 0 : value >> (bits - length);
+}
+
+// Hash of a tuple key; the top bits pick the bucket. Shared by builder and lookup.
+constexpr uint64_t tuple_hash(const std::array<uint32_t, kTupleFields>& key) {
+  constexpr uint64_t kMultiplier = 0x9E3779B97F4A7C15ull;
+  uint64_t h = 0;
+  for (uint32_t part : key) h = (h ^ part) * kMultiplier;
+  return h ^ (h >> 29);
+}
+
+// Slot hash of exact-value set tables (Fibonacci hashing).
+constexpr uint32_t exact_hash(uint32_t key) {
+  return static_cast<uint32_t>((uint64_t{key} * 0x9E3779B97F4A7C15ull) >> 32);
+}
+
+struct Tables {
+  std::array<ChainTable, kChainSlots> chains{};
+  std::vector<uint8_t> class_maps;
+  std::vector<Partition> partitions;
+  std::vector<Probe> probes;
+  std::vector<SetTable> sets;
+  std::vector<TupleTable> tuples;
+  std::vector<Cube> cubes;
+  std::vector<FieldCheck> checks;
+  std::vector<Interval> intervals;
+  std::vector<uint32_t> keys;    // set keys, tuple offsets, set indexes
+  std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids)
+  std::vector<RuleInfo> rules;
+  std::vector<InterfaceInfo> interfaces;
+  std::vector<RouteInfo> routes;
+  std::vector<std::string> strings;  // strings[0] is ""
+  uint8_t conntrack = 1;
+};
+
+}  // namespace keel::firewall

@@ -1,0 +1,117 @@
+// Lookup: dispatch to a partition, then probe its set and tuple tables in order of their best
+// rule, stopping as soon as no remaining probe can beat the match already found.
+#include "keel/firewall/classifier.hpp"
+
+namespace keel::firewall {
+
+LoadStatus Classifier::load(std::span<const uint8_t> blob) {
+  Tables decoded;
+  LoadStatus status = decode_tables(blob, decoded);
+  if (status != LoadStatus::ok) return status;
+  return adopt(std::move(decoded));
+}
+
+LoadStatus Classifier::adopt(Tables tables) {
+  LoadStatus status = validate(tables);
+  if (status == LoadStatus::ok) tables_ = std::move(tables);
+  return status;
+}
+
+bool Classifier::checks_pass(uint32_t first, uint32_t count, const Packet& packet) const {
+  for (uint32_t c = first; c < first + count; ++c) {
+    const FieldCheck& check = tables_.checks[c];
+    const uint32_t v = field_value(packet, static_cast<Field>(check.field));
+    const Interval* iv = &tables_.intervals[check.first];
+    // Most checks hold one or two intervals; binary search only for long lists.
+    uint32_t lo = 0, hi = check.count;
+    while (hi - lo > 4) {
+      uint32_t mid = (lo + hi) / 2;
+      if (iv[mid].lo <= v) lo = mid; else hi = mid;
+    }
+    bool hit = false;
+    for (uint32_t i = lo; i < hi && iv[i].lo <= v; ++i) hit |= v <= iv[i].hi;
+    if (!hit) return false;
+  }
+  return true;
+}
+
+uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const {
+  if (!checks_pass(set.first_check, set.check_count, packet)) return kNoRule;
+  const uint32_t v = field_value(packet, static_cast<Field>(set.field));
+  const uint32_t* values = tables_.values.data() + set.first;
+  switch (set.kind) {
+    case SetKind::direct: return values[v];
+    case SetKind::exact_hash: {
+      const uint32_t* keys = tables_.keys.data() + set.first;
+      const uint32_t mask = set.count - 1;
+      for (uint32_t slot = exact_hash(v) & mask;; slot = (slot + 1) & mask) {
+        if (values[slot] == kNoRule) return kNoRule;
+        if (keys[slot] == v) return values[slot];
+      }
+    }
+    case SetKind::intervals: {
+      const uint32_t* starts = tables_.keys.data() + set.first;
+      uint32_t lo = 0, hi = set.count;  // find the last start <= v in [lo, hi)
+      if (set.index_bits) {
+        const uint32_t* index = tables_.keys.data() + set.index_first;
+        const uint32_t b = v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits);
+        lo = index[b];
+        hi = index[b + 1] + 1;
+      }
+      while (hi - lo > 1) {
+        uint32_t mid = (lo + hi) / 2;
+        if (starts[mid] <= v) lo = mid; else hi = mid;
+      }
+      return values[lo];
+    }
+  }
+  return kNoRule;
+}
+
+uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const {
+  std::array<uint32_t, kTupleFields> key{};
+  for (int i = 0; i < kTupleFields; ++i) {
+    const Field f = kTupleFieldList[i];
+    key[i] = leading_bits(field_value(packet, f), field_bits(f), table.lengths[i]);
+  }
+  const uint64_t h = tuple_hash(key);
+  const uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
+  const uint32_t* offsets = tables_.keys.data() + table.offsets_first;
+  const uint32_t* entries = tables_.values.data() + table.entries_first;
+  for (uint32_t e = offsets[bucket]; e < offsets[bucket + 1]; ++e) {
+    const Cube& cube = tables_.cubes[entries[e]];
+    if (cube.rule >= best) break;  // bucket is in rule order
+    if (checks_pass(cube.first_check, cube.check_count, packet)) return cube.rule;
+  }
+  return kNoRule;
+}
+
+uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet) const {
+  const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
+  if (!chain.present) return kNoRule;
+  uint32_t part = 0;
+  const uint8_t* maps = tables_.class_maps.data() + chain.class_maps_first;
+  for (int d = 0; d < chain.dispatch_count; ++d) {
+    const uint32_t v = field_value(packet, static_cast<Field>(chain.dispatch_field[d])) & (kClassMapSize - 1);
+    part = part * chain.class_count[d] + maps[d * kClassMapSize + v];
+  }
+  const Partition& partition = tables_.partitions[chain.first_partition + part];
+  uint32_t best = kNoRule;
+  for (uint32_t p = partition.first_probe; p < partition.first_probe + partition.probe_count; ++p) {
+    const Probe& probe = tables_.probes[p];
+    if (probe.best_rule >= best) break;
+    uint32_t r = probe.kind == ProbeKind::set ? lookup_set(tables_.sets[probe.index], packet)
+                                              : lookup_tuple(tables_.tuples[probe.index], packet, best);
+    if (r < best) best = r;
+  }
+  return best;
+}
+
+Verdict Classifier::classify(ChainKind kind, Hook hook, const Packet& packet) const {
+  const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
+  uint32_t rule = first_match(kind, hook, packet);
+  if (rule == kNoRule) return {chain.present ? chain.policy : Action::accept, kNoRule};
+  return {tables_.rules[rule].action, rule};
+}
+
+}  // namespace keel::firewall

@@ -1,0 +1,136 @@
+// Validation of decoded tables: after this, no lookup can index outside a pool or loop forever.
+#include "keel/firewall/classifier.hpp"
+
+namespace keel::firewall {
+namespace {
+constexpr int kMaxBucketBits = 31;
+constexpr int kMaxSetIndexBits = 24;
+
+bool range_ok(uint64_t first, uint64_t count, size_t size) { return first <= size && count <= size - first; }
+bool rule_ok(uint32_t rule, const Tables& t) { return rule == kNoRule || rule < t.rules.size(); }
+
+LoadStatus validate_set(const SetTable& s, const Tables& t) {
+  if (s.field >= kFieldCount) return LoadStatus::bad_enum;
+  const Field field = static_cast<Field>(s.field);
+  const int bits = field_bits(field);
+  if (!range_ok(s.first_check, s.check_count, t.checks.size())) return LoadStatus::bad_index;
+  if (!range_ok(s.first, s.count, t.values.size())) return LoadStatus::bad_index;
+  for (uint32_t i = 0; i < s.count; ++i)
+    if (!rule_ok(t.values[s.first + i], t)) return LoadStatus::bad_index;
+  switch (s.kind) {
+    case SetKind::direct:
+      if (bits > 16 || s.count != field_max(field) + 1) return LoadStatus::bad_size;
+      return LoadStatus::ok;
+    case SetKind::exact_hash: {
+      if (s.count == 0 || (s.count & (s.count - 1)) != 0) return LoadStatus::bad_size;
+      if (!range_ok(s.first, s.count, t.keys.size())) return LoadStatus::bad_index;
+      bool has_empty = false;  // linear probing stops at an empty slot
+      for (uint32_t i = 0; i < s.count; ++i) has_empty |= t.values[s.first + i] == kNoRule;
+      return has_empty ? LoadStatus::ok : LoadStatus::bad_size;
+    }
+    case SetKind::intervals: {
+      if (s.count == 0 || !range_ok(s.first, s.count, t.keys.size())) return LoadStatus::bad_index;
+      if (t.keys[s.first] != 0) return LoadStatus::bad_order;
+      for (uint32_t i = 1; i < s.count; ++i)
+        if (t.keys[s.first + i] <= t.keys[s.first + i - 1]) return LoadStatus::bad_order;
+      if (t.keys[s.first + s.count - 1] > field_max(field)) return LoadStatus::bad_order;
+      if (s.index_bits == 0) return LoadStatus::ok;
+      if (s.index_bits > bits || s.index_bits > kMaxSetIndexBits) return LoadStatus::bad_size;
+      const uint64_t entries = (uint64_t{1} << s.index_bits) + 1;
+      if (!range_ok(s.index_first, entries, t.keys.size())) return LoadStatus::bad_index;
+      const int shift = bits - s.index_bits;
+      for (uint64_t b = 0; b < entries; ++b) {
+        uint32_t seg = t.keys[s.index_first + b];
+        if (seg >= s.count) return LoadStatus::bad_index;
+        if (b > 0 && seg < t.keys[s.index_first + b - 1]) return LoadStatus::bad_order;
+        if (b + 1 < entries) {  // the entry must name the segment holding the bucket's first value
+          uint64_t point = b << shift;
+          if (t.keys[s.first + seg] > point) return LoadStatus::bad_order;
+          if (seg + 1 < s.count && t.keys[s.first + seg + 1] <= point) return LoadStatus::bad_order;
+        }
+      }
+      return LoadStatus::ok;
+    }
+  }
+  return LoadStatus::bad_enum;
+}
+
+LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
+  for (int i = 0; i < kTupleFields; ++i)
+    if (tt.lengths[i] > field_bits(kTupleFieldList[i])) return LoadStatus::bad_size;
+  if (tt.bucket_bits > kMaxBucketBits) return LoadStatus::bad_size;
+  const uint64_t offsets = (uint64_t{1} << tt.bucket_bits) + 1;
+  if (!range_ok(tt.offsets_first, offsets, t.keys.size())) return LoadStatus::bad_index;
+  if (!range_ok(tt.entries_first, tt.entries_count, t.values.size())) return LoadStatus::bad_index;
+  if (t.keys[tt.offsets_first] != 0 || t.keys[tt.offsets_first + offsets - 1] != tt.entries_count) {
+    return LoadStatus::bad_size;
+  }
+  for (uint64_t b = 1; b < offsets; ++b)
+    if (t.keys[tt.offsets_first + b] < t.keys[tt.offsets_first + b - 1]) return LoadStatus::bad_order;
+  for (uint32_t i = 0; i < tt.entries_count; ++i)
+    if (t.values[tt.entries_first + i] >= t.cubes.size()) return LoadStatus::bad_index;
+  return LoadStatus::ok;
+}
+
+LoadStatus validate_chain(const ChainTable& c, const Tables& t) {
+  if (c.present > 1) return LoadStatus::bad_enum;
+  if (!c.present) return LoadStatus::ok;
+  if (static_cast<int>(c.policy) >= kActionCount) return LoadStatus::bad_enum;
+  if (c.dispatch_count > kMaxDispatchFields) return LoadStatus::bad_size;
+  if (!range_ok(c.class_maps_first, uint64_t{c.dispatch_count} * kClassMapSize, t.class_maps.size())) {
+    return LoadStatus::bad_index;
+  }
+  uint64_t partitions = 1;
+  for (int d = 0; d < c.dispatch_count; ++d) {
+    if (c.dispatch_field[d] > static_cast<uint8_t>(Field::ct_state)) return LoadStatus::bad_enum;
+    if (c.class_count[d] == 0 || c.class_count[d] > kClassMapSize) return LoadStatus::bad_size;
+    for (uint32_t v = 0; v < kClassMapSize; ++v)
+      if (t.class_maps[c.class_maps_first + d * kClassMapSize + v] >= c.class_count[d]) return LoadStatus::bad_index;
+    partitions *= c.class_count[d];
+  }
+  if (partitions != c.partition_count) return LoadStatus::bad_size;
+  if (!range_ok(c.first_partition, c.partition_count, t.partitions.size())) return LoadStatus::bad_index;
+  return LoadStatus::ok;
+}
+}  // namespace
+
+LoadStatus validate(const Tables& t) {
+  if (t.strings.empty()) return LoadStatus::bad_size;
+  for (const RuleInfo& r : t.rules) {
+    if (static_cast<int>(r.action) >= kActionCount) return LoadStatus::bad_enum;
+    if (r.log_prefix >= t.strings.size()) return LoadStatus::bad_index;
+  }
+  for (const InterfaceInfo& i : t.interfaces)
+    if (i.name >= t.strings.size()) return LoadStatus::bad_index;
+  for (const RouteInfo& r : t.routes) {
+    if (r.length > 32) return LoadStatus::bad_size;
+    if (r.interface != kUnknownInterface && r.interface >= t.interfaces.size()) return LoadStatus::bad_index;
+  }
+  for (const Interval& iv : t.intervals)
+    if (iv.lo > iv.hi) return LoadStatus::bad_order;
+  for (const FieldCheck& c : t.checks) {
+    if (c.field >= kFieldCount) return LoadStatus::bad_enum;
+    if (!range_ok(c.first, c.count, t.intervals.size())) return LoadStatus::bad_index;
+  }
+  for (const Cube& c : t.cubes) {
+    if (c.rule >= t.rules.size()) return LoadStatus::bad_index;
+    if (!range_ok(c.first_check, c.check_count, t.checks.size())) return LoadStatus::bad_index;
+  }
+  for (const SetTable& s : t.sets)
+    if (LoadStatus st = validate_set(s, t); st != LoadStatus::ok) return st;
+  for (const TupleTable& tt : t.tuples)
+    if (LoadStatus st = validate_tuple(tt, t); st != LoadStatus::ok) return st;
+  for (const Probe& p : t.probes) {
+    if (p.kind == ProbeKind::set ? p.index >= t.sets.size()
+        : p.kind == ProbeKind::tuple ? p.index >= t.tuples.size() : true) {
+      return LoadStatus::bad_index;
+    }
+  }
+  for (const Partition& p : t.partitions)
+    if (!range_ok(p.first_probe, p.probe_count, t.probes.size())) return LoadStatus::bad_index;
+  for (const ChainTable& c : t.chains)
+    if (LoadStatus st = validate_chain(c, t); st != LoadStatus::ok) return st;
+  return LoadStatus::ok;
+}
+
+}  // namespace keel::firewall

@@ -1,0 +1,98 @@
+// keel-fw: the firewall rule compiler.
+//   keel-fw check RULES.fw                 report errors (file:line:column) and exit 1 on any
+//   keel-fw compile RULES.fw -o TABLES.bin write classifier tables for a Keel image
+//   keel-fw nft RULES.fw                   print an equivalent nftables ruleset (nft -f)
+//   keel-fw classify TABLES.bin            read packet lines on stdin, print verdicts
+//   keel-fw stats RULES.fw                 print table statistics
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <string>
+
+#include "keel/firewall/classifier.hpp"
+#include "keel/firewall/compiler.hpp"
+#include "packet_text.hpp"
+
+using namespace keel::firewall;
+
+namespace {
+constexpr int kExitUsage = 2;
+
+int usage() {
+  std::cerr << "usage: keel-fw check RULES.fw\n"
+               "       keel-fw compile RULES.fw -o TABLES.bin\n"
+               "       keel-fw nft RULES.fw\n"
+               "       keel-fw classify TABLES.bin < packets\n"
+               "       keel-fw stats RULES.fw\n";
+  return kExitUsage;
+}
+
+std::optional<Ruleset> compile_or_report(const std::string& path) {
+  CompileResult result = compile_file(path);
+  for (const std::string& e : result.errors) std::cerr << e << "\n";
+  return std::move(result.ruleset);
+}
+
+int classify(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    std::cerr << path << ": cannot read\n";
+    return 1;
+  }
+  std::vector<uint8_t> blob((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Classifier classifier;
+  if (LoadStatus st = classifier.load(blob); st != LoadStatus::ok) {
+    std::cerr << path << ": " << to_string(st) << "\n";
+    return 1;
+  }
+  std::string line, error;
+  for (size_t n = 1; std::getline(std::cin, line); ++n) {
+    if (line.empty() || line[0] == '#') continue;
+    auto packet = parse_packet_line(line, classifier.tables(), error);
+    if (!packet) {
+      std::cerr << "stdin:" << n << ": " << error << "\n";
+      return 1;
+    }
+    Verdict v = classifier.classify(packet->kind, packet->hook, packet->packet);
+    std::cout << to_string(v.action) << " ";
+    if (v.rule == kNoRule) std::cout << "policy\n";
+    else std::cout << "rule " << classifier.tables().rules[v.rule].source_id << "\n";
+  }
+  return 0;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) return usage();
+  std::string command = argv[1], input = argv[2];
+  if (command == "classify") return classify(input);
+  std::optional<Ruleset> ruleset = compile_or_report(input);
+  if (!ruleset) return 1;
+  if (command == "check") return 0;
+  if (command == "nft") {
+    std::cout << export_nft(*ruleset);
+    return 0;
+  }
+  if (command == "stats") {
+    BuildStats stats;
+    Tables tables = build_tables(*ruleset, &stats);
+    size_t rules = tables.rules.size();
+    std::cout << "rules " << rules << "\npartitions " << stats.partitions << "\nset_tables " << stats.set_tables
+              << "\ntuple_tables " << stats.tuple_tables << "\ncubes " << stats.cubes << "\ntable_bytes "
+              << table_bytes(tables) << "\n";
+    return 0;
+  }
+  if (command == "compile") {
+    if (argc != 5 || std::string(argv[3]) != "-o") return usage();
+    std::vector<uint8_t> blob = encode_tables(build_tables(*ruleset));
+    std::ofstream out(argv[4], std::ios::binary);
+    out.write(reinterpret_cast<const char*>(blob.data()), static_cast<std::streamsize>(blob.size()));
+    if (!out) {
+      std::cerr << argv[4] << ": cannot write\n";
+      return 1;
+    }
+    return 0;
+  }
+  return usage();
+}

@@ -38,7 +38,7 @@ void wait_for_events() {
     // Round up: waking a little late is fine, waking early spins.
     timeout_ms = int((wait_ns + 999'999) / 1'000'000);
   }
-  linux::wait_for_watched_fds(timeout_ms);
+  linux_platform::wait_for_watched_fds(timeout_ms);
 }
 
 std::size_t console_try_write(const char* data, std::size_t size) {

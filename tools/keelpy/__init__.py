@@ -1,0 +1,1 @@
+"""The keel command's implementation, one concern per module."""

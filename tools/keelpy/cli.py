@@ -1,0 +1,113 @@
+"""Command-line front end of the keel tool."""
+import argparse
+import os
+import sys
+
+from . import accel, build as builder, qemu, setup, testing
+from .paths import ROOT, KeelError
+
+
+def cmd_setup(args):
+    setup.install(with_tests=args.tests)
+    return 0
+
+
+def cmd_build(args):
+    builder.build(args.dir, args.platform)
+    return 0
+
+
+def cmd_boot(args):
+    target = args.image
+    if args.platform == "linux":
+        if os.path.isdir(target):
+            target = builder.build(target, "linux")
+        return os.spawnv(os.P_WAIT, target, [target, *args.append.split()])
+    if os.path.isdir(target):
+        target = builder.build(target, "kvm")
+    extra = []
+    for i, tap in enumerate(args.tap or []):
+        extra += ["-netdev", f"tap,id=net{i},ifname={tap},script=no,downscript=no"]
+        device = "virtio-net-device" if args.machine == "microvm" else "virtio-net-pci"
+        extra += ["-device", f"{device},netdev=net{i}"]
+    return qemu.boot(target, args.machine, args.memory, args.cpus, args.append, args.accel,
+                     args.timeout, extra)
+
+
+def cmd_test(args):
+    if args.install:
+        setup.install(with_tests=True)
+    return testing.run_all(args.pytest_args, unit=not args.integration_only,
+                           integration=not args.unit_only)
+
+
+def cmd_demo(args):
+    setup.install(with_tests=False)
+    image = builder.build(os.path.join(ROOT, "examples", "hello"), "kvm")
+    return qemu.boot(image, timeout=60)
+
+
+def cmd_bench(args):
+    script = os.path.join(ROOT, "bench", args.name, "run.sh")
+    if not os.path.isfile(script):
+        names = sorted(d for d in os.listdir(os.path.join(ROOT, "bench"))
+                       if os.path.isfile(os.path.join(ROOT, "bench", d, "run.sh")))
+        raise KeelError(f"no benchmark '{args.name}' (have: {', '.join(names)})")
+    return os.spawnv(os.P_WAIT, "/bin/bash", ["/bin/bash", script, *args.rest])
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="keel", description="Build, boot and test Keel services.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    s = sub.add_parser("setup", help="install build (and test) dependencies")
+    s.add_argument("--tests", action="store_true", help="also what the tests need")
+    s.set_defaults(run=cmd_setup)
+
+    s = sub.add_parser("build", help="build a service directory")
+    s.add_argument("dir")
+    s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS)
+    s.set_defaults(run=cmd_build)
+
+    s = sub.add_parser("boot", help="boot an image (or build and boot a service directory)")
+    s.add_argument("image", help="an image, or a service directory to build first")
+    s.add_argument("--machine", "-M", default="microvm", choices=qemu.MACHINES)
+    s.add_argument("--memory", "-m", default="64M")
+    s.add_argument("--cpus", type=int, default=1)
+    s.add_argument("--append", "-a", default="", help="kernel command line for the service")
+    s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"))
+    s.add_argument("--tap", action="append", help="attach a virtio-net NIC on this TAP device")
+    s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
+    s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS,
+                   help="linux: run the service as a Linux process instead")
+    s.set_defaults(run=cmd_boot)
+
+    s = sub.add_parser("test", help="build everything and run all tests")
+    s.add_argument("--install", action="store_true", help="first install what the tests need")
+    s.add_argument("--unit-only", action="store_true")
+    s.add_argument("--integration-only", action="store_true")
+    s.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. -k hello)")
+    s.set_defaults(run=cmd_test)
+
+    s = sub.add_parser("demo", help="set up, build and boot examples/hello")
+    s.set_defaults(run=cmd_demo)
+
+    s = sub.add_parser("bench", help="run a benchmark in bench/NAME")
+    s.add_argument("name")
+    s.add_argument("rest", nargs=argparse.REMAINDER)
+    s.set_defaults(run=cmd_bench)
+
+    s = sub.add_parser("accel", help="say whether KVM or TCG will be used, and why")
+    s.set_defaults(run=lambda a: print(accel.choose()[0], "-", accel.kvm_problem() or "KVM usable") or 0)
+    return p
+
+
+def main(argv):
+    args = parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except KeelError as e:
+        print(f"keel: error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,64 @@
+"""Runs an image in QEMU and maps its exit status back to the service's."""
+import shutil
+import subprocess
+
+from . import accel as accelerators
+from .image import check_image
+from .paths import KeelError
+
+MACHINES = ("microvm", "pc", "q35")
+DEBUG_EXIT = ["-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
+# Exit status of `keel boot` when the guest reset or QEMU ended without the
+# guest reporting a status (isa-debug-exit statuses are always odd).
+NO_STATUS = 255
+TIMED_OUT = 124
+
+
+def machine_args(machine):
+    if machine == "microvm":
+        # No option ROMs, no PCI; the RTC stays for wall-clock time under TCG.
+        return ["-M", "microvm,x-option-roms=off,pic=off,rtc=on"]
+    if machine in ("pc", "q35"):
+        return ["-M", machine]
+    raise KeelError(f"unknown machine type '{machine}' (choose from {', '.join(MACHINES)})")
+
+
+def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tcg",
+            extra=()):
+    qemu = shutil.which("qemu-system-x86_64")
+    if qemu is None:
+        raise KeelError("qemu-system-x86_64 not found: install it with `tools/keel setup` "
+                        "(Debian package qemu-system-x86)")
+    args = [qemu, *machine_args(machine), *accelerators.cpu_args(accel), "-m", str(memory),
+            "-smp", str(cpus), "-nodefaults", "-no-user-config", "-display", "none",
+            "-serial", "stdio", *DEBUG_EXIT, "-no-reboot", "-kernel", image]
+    if append:
+        args += ["-append", append]
+    return args + list(extra)
+
+
+def status_of(qemu_status):
+    """The service's exit code from QEMU's: isa-debug-exit gives (code << 1) | 1."""
+    if qemu_status > 0 and qemu_status % 2 == 1:
+        return (qemu_status - 1) // 2
+    return NO_STATUS
+
+
+def boot(image, machine="microvm", memory="64M", cpus=1, append="", accel="auto",
+         timeout=None, extra=(), quiet=False):
+    """Boots `image` with the console on our stdout; returns the service's exit code."""
+    check_image(image)
+    chosen, note = accelerators.choose(accel)
+    if note and not quiet:
+        print(f"keel: {note}", flush=True)
+    args = command(image, machine, memory, cpus, append, chosen, extra)
+    try:
+        result = subprocess.run(args, stdin=subprocess.DEVNULL, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        print(f"keel: the guest did not exit within {timeout} s; stopped it", flush=True)
+        return TIMED_OUT
+    code = status_of(result.returncode)
+    if code == NO_STATUS and not quiet:
+        print(f"keel: QEMU ended with status {result.returncode} and no status from the guest "
+              "(reset, triple fault, or QEMU error)", flush=True)
+    return code

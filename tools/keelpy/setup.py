@@ -1,0 +1,39 @@
+"""Installs what Keel needs from Debian's packages (Debian 12, as root)."""
+import os
+import shutil
+import subprocess
+
+from .paths import KeelError
+
+# Building and booting images.
+BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-system-x86",
+                  "python3", "nlohmann-json3-dev"]
+# Running every test, fuzz target and the network peers the tests use.
+TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "iproute2",
+                 "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
+                 "procps", "time", "tcpdump"]
+
+
+def missing(packages):
+    result = subprocess.run(["dpkg-query", "-W", "-f=${Package} ${Status}\\n", *packages],
+                            capture_output=True, text=True)
+    installed = {line.split()[0] for line in result.stdout.splitlines()
+                 if line.endswith("install ok installed")}
+    return [p for p in packages if p not in installed]
+
+
+def install(with_tests=False):
+    packages = BUILD_PACKAGES + (TEST_PACKAGES if with_tests else [])
+    if shutil.which("dpkg-query") is None:
+        raise KeelError("keel setup needs a Debian system (dpkg/apt-get)")
+    todo = missing(packages)
+    if not todo:
+        return
+    if os.geteuid() != 0:
+        raise KeelError(f"missing packages: {' '.join(todo)}; run `tools/keel setup` as root")
+    print(f"keel: installing {' '.join(todo)}", flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for step in (["apt-get", "update", "-qq"],
+                 ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *todo]):
+        if subprocess.run(step, env=env).returncode != 0:
+            raise KeelError(f"`{' '.join(step)}` failed")

@@ -1,0 +1,38 @@
+"""keel test: host build + ctest, bounded fuzz runs, then the pytest suites."""
+import glob
+import os
+import subprocess
+
+from .paths import DEBIAN_PYTHON, HOST_BUILD, ROOT
+
+PYTEST_DIRS = ["test/integration", "test/net", "test/firewall"]
+FUZZ_SECONDS = os.environ.get("KEEL_FUZZ_SECONDS", "20")
+
+
+def step(title, args, **kwargs):
+    print(f"\n=== keel test: {title}\n$ {' '.join(args)}", flush=True)
+    return subprocess.run(args, cwd=ROOT, **kwargs).returncode == 0
+
+
+def run_all(pytest_args=(), unit=True, integration=True):
+    results = {}
+    if unit:
+        results["host build"] = (
+            step("configure host build", ["cmake", "-S", ROOT, "-B", HOST_BUILD, "-G", "Ninja",
+                                          "-DCMAKE_BUILD_TYPE=RelWithDebInfo"])
+            and step("build host", ["cmake", "--build", HOST_BUILD, "-j", "2"]))
+        if results["host build"]:
+            results["unit tests"] = step("unit tests (ctest)", [
+                "ctest", "--test-dir", HOST_BUILD, "--output-on-failure", "-j", "2"])
+        for script in sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh"))):
+            name = os.path.basename(script)
+            results[f"fuzz {name}"] = step(f"fuzz smoke run ({name}, {FUZZ_SECONDS} s per target)",
+                                           ["bash", script, FUZZ_SECONDS])
+    if integration:
+        dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
+        results["pytest"] = step("integration tests (pytest)", [
+            DEBIAN_PYTHON, "-m", "pytest", "-v", "-rs", *dirs, *pytest_args])
+    failed = [name for name, ok in results.items() if not ok]
+    print("\n=== keel test summary: " + ", ".join(
+        f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results.items()), flush=True)
+    return 1 if failed else 0

@@ -1,0 +1,53 @@
+// Interface configuration: an embedded JSON file, overridden by the kernel
+// command line. Format and precedence: docs/net/README.md.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <net/ip4_addr.hpp>
+
+namespace net {
+
+struct InterfaceConfig {
+  enum class Mode { none, static_address, dhcp };
+  Mode mode = Mode::none;
+  // Static settings; with dhcp they are the fallback when no lease comes.
+  ip4::Addr address, netmask, gateway;
+  std::vector<ip4::Addr> dns;
+  // DHCP: give up (and fall back to the static settings, if any) after this.
+  std::chrono::seconds dhcp_timeout{10};
+  // Tests: renew at this time instead of the server's T1.
+  std::optional<std::chrono::seconds> dhcp_t1;
+
+  bool has_static_address() const { return !address.is_any(); }
+};
+
+struct Config {
+  std::vector<InterfaceConfig> interfaces;
+
+  // The config for interface n (a default one when absent).
+  InterfaceConfig interface(std::size_t n) const {
+    return n < interfaces.size() ? interfaces[n] : InterfaceConfig{};
+  }
+};
+
+// An error names the field: "net.interfaces[1].gateway: '10.0.0' is not an
+// IPv4 address". Empty on success.
+using ConfigError = std::string;
+
+// Parses {"net": {"interfaces": [{...}]}} (see docs/net/README.md) into
+// `config`. Empty or absent "net" leaves it unchanged.
+ConfigError parse_config_json(std::string_view json, Config& config);
+// Applies command-line words: ip=, gw=, dns=, netmask=, dhcp_timeout=,
+// dhcp_t1= for interface 0, and ip1=, gw1=... (or ip0=...) per interface.
+// Unrelated words are ignored.
+ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config);
+// The embedded JSON (keel_net_config() in cmake) and os::args(), or the
+// first error.
+ConfigError load_config(Config& config);
+
+}  // namespace net

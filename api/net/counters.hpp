@@ -1,0 +1,96 @@
+// Per-layer counters of one interface's stack, readable by the service:
+// `stack.counters().ip4.drop_bad_checksum`. Every dropped packet is counted
+// under exactly one reason. Plain integers: the event loop is the only writer.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include <util/delegate.hpp>
+
+namespace net {
+
+struct EthernetCounters {
+  uint64_t rx = 0, tx = 0;
+  uint64_t drop_truncated = 0;     // shorter than the 14-byte header
+  uint64_t drop_not_for_us = 0;    // unicast to another MAC
+  uint64_t drop_unknown_type = 0;  // neither IPv4 nor ARP
+  uint64_t drop_no_buffer = 0;     // transmit: pool empty
+};
+
+struct ArpCounters {
+  uint64_t rx_requests = 0, rx_replies = 0;
+  uint64_t tx_requests = 0, tx_replies = 0, tx_gratuitous = 0;
+  uint64_t drop_truncated = 0;
+  uint64_t drop_bad_format = 0;      // not Ethernet/IPv4, bad lengths or opcode
+  uint64_t drop_bad_sender = 0;      // sender is broadcast/multicast/zero MAC or our own
+  uint64_t drop_rate_limited = 0;    // an entry changing too often (spoof storm)
+  uint64_t address_conflicts = 0;    // someone else claims our address
+  uint64_t queued = 0;               // packets parked awaiting resolution
+  uint64_t drop_queue_full = 0;
+  uint64_t drop_unresolved = 0;      // resolution timed out
+  uint64_t cache_evictions = 0;
+};
+
+struct Ip4Counters {
+  uint64_t rx = 0, tx = 0;
+  uint64_t drop_truncated = 0;
+  uint64_t drop_bad_version = 0;
+  uint64_t drop_bad_header_length = 0;  // IHL < 5 or past the packet
+  uint64_t drop_bad_total_length = 0;   // < IHL*4 or past the frame
+  uint64_t drop_bad_checksum = 0;
+  uint64_t drop_bad_source = 0;         // broadcast/multicast source
+  uint64_t drop_not_for_us = 0;
+  uint64_t drop_unknown_protocol = 0;
+  uint64_t drop_no_route = 0;
+  uint64_t drop_no_buffer = 0;
+  uint64_t rx_fragments = 0, reassembled = 0, tx_fragments = 0;
+  uint64_t drop_fragment_overlap = 0;   // conflicting overlap: datagram discarded
+  uint64_t drop_fragment_too_big = 0;   // end past 65535 or the per-datagram limit
+  uint64_t drop_fragment_no_slot = 0;   // global reassembly memory exhausted
+  uint64_t drop_fragment_timeout = 0;   // incomplete when the timer ran out (datagrams)
+  uint64_t drop_fragment_bad = 0;       // bad MF/offset combination
+};
+
+struct Icmp4Counters {
+  uint64_t rx = 0;
+  uint64_t rx_echo_requests = 0, tx_echo_replies = 0;
+  uint64_t tx_port_unreachable = 0, tx_time_exceeded = 0;
+  uint64_t drop_truncated = 0;
+  uint64_t drop_bad_checksum = 0;
+  uint64_t drop_rate_limited = 0;  // errors not sent (RFC 1812 §4.3.2.8)
+  uint64_t drop_no_buffer = 0;
+  uint64_t rx_ignored = 0;         // other types: counted, not answered
+};
+
+struct UdpCounters {
+  uint64_t rx = 0, tx = 0;
+  uint64_t drop_truncated = 0;
+  uint64_t drop_bad_length = 0;
+  uint64_t drop_bad_checksum = 0;
+  uint64_t drop_no_port = 0;
+  uint64_t drop_tx_failed = 0;
+};
+
+struct DhcpCounters {
+  uint64_t tx_discover = 0, tx_request = 0, tx_release = 0;
+  uint64_t rx_offer = 0, rx_ack = 0, rx_nak = 0;
+  uint64_t leases = 0, renewals = 0, rebinds = 0, expirations = 0, fallbacks = 0;
+  uint64_t drop_malformed = 0;
+  uint64_t drop_unexpected = 0;  // wrong xid, state or message type
+};
+
+struct Counters {
+  EthernetCounters ethernet;
+  ArpCounters arp;
+  Ip4Counters ip4;
+  Icmp4Counters icmp4;
+  UdpCounters udp;
+  DhcpCounters dhcp;
+
+  // Every counter as ("ip4.drop_bad_checksum", value), for printing.
+  void for_each(const keel::delegate<void(std::string_view name, uint64_t value)>& fn) const;
+  // Sum of all drop_* counters.
+  uint64_t total_drops() const;
+};
+
+}  // namespace net

@@ -1,0 +1,41 @@
+// The registry of network interfaces: drivers register NICs, services get
+// the stack built on each.
+//
+//   auto& stack = net::Interfaces::get(0);   // net::Inet on the first NIC
+//
+// Drivers do not need a kernel hook to run before Service::start(): each
+// registers a probe function from a static constructor
+// (`static bool registered = (net::Interfaces::register_probe(probe), true);`)
+// and the probes run once, the first time a service asks for an interface.
+// A probe finds its devices and calls register_nic() for each, in a stable
+// order (so interface numbers are stable across boots).
+#pragma once
+#include <cstddef>
+#include <memory>
+
+#include <net/inet.hpp>
+#include <net/nic.hpp>
+
+namespace net {
+
+class Interfaces {
+ public:
+  using Probe = void (*)();
+
+  // Drivers: hand over a NIC. Returns its interface number.
+  static std::size_t register_nic(std::unique_ptr<Nic> nic);
+  // Drivers: a function that finds devices and calls register_nic().
+  static void register_probe(Probe probe);
+
+  // The stack on interface `index`, built (and configured from the embedded
+  // config and the command line, see docs/net/README.md) on first use.
+  // Panics with a clear message when there is no such interface.
+  static Inet& get(std::size_t index);
+  // Number of NICs (runs the probes first).
+  static std::size_t count();
+
+  // Tests only: forgets every interface and stack (probes stay registered).
+  static void clear_for_tests();
+};
+
+}  // namespace net

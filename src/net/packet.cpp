@@ -1,0 +1,43 @@
+// PacketPool: one block of equal buffers and a free list (packet.hpp).
+#include <net/packet.hpp>
+
+#include <cstdlib>
+#include <new>
+
+namespace net {
+namespace {
+// Cache-line aligned so a device and the CPU never share a line across buffers.
+constexpr std::size_t buffer_alignment = 64;
+}  // namespace
+
+PacketPool::PacketPool(std::size_t count, uint32_t buffer_size)
+    : buffer_size_((buffer_size + buffer_alignment - 1) / buffer_alignment * buffer_alignment),
+      count_(count),
+      packets_(new Packet[count]) {
+  std::size_t bytes = count * buffer_size_;
+  memory_ = static_cast<uint8_t*>(std::aligned_alloc(buffer_alignment, bytes ? bytes : buffer_alignment));
+  if (!memory_) throw std::bad_alloc();
+  free_.reserve(count);
+  for (std::size_t i = count; i-- > 0;) {
+    packets_[i].attach(memory_ + i * buffer_size_, buffer_size_, this);
+    packets_[i].cookie = uint32_t(i);
+    free_.push_back(&packets_[i]);
+  }
+}
+
+PacketPool::~PacketPool() { std::free(memory_); }
+
+PacketPtr PacketPool::allocate(uint32_t headroom) noexcept {
+  if (free_.empty()) return nullptr;
+  Packet* packet = free_.back();
+  free_.pop_back();
+  packet->reset(headroom);
+  return PacketPtr(packet);
+}
+
+void PacketPool::release(Packet* packet) noexcept {
+  // reserve(count) in the constructor: push_back never allocates here.
+  free_.push_back(packet);
+}
+
+}  // namespace net

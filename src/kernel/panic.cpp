@@ -2,6 +2,7 @@
 // with a non-zero status. Uses neither the heap nor libc: either may be what
 // broke.
 #include <string_view>
+#include <unwind.h>
 
 #include "console.hpp"
 #include "format.hpp"
@@ -44,6 +45,24 @@ void print_backtrace(uint64_t rbp, int first) {
   }
 }
 
+// Outside an interrupt, unwind by the .eh_frame tables instead: they also
+// cover the C and C++ runtime, which has no frame pointers (a throw that
+// ends in std::terminate passes through it).
+void print_unwound_backtrace() {
+  struct Walk {
+    int index = 0;
+  } walk;
+  _Unwind_Backtrace(
+      [](_Unwind_Context* context, void* arg) -> _Unwind_Reason_Code {
+        auto* w = static_cast<Walk*>(arg);
+        uint64_t ip = _Unwind_GetIP(context);
+        if (ip == 0 || w->index >= max_frames) return _URC_END_OF_STACK;
+        print_frame(w->index++, ip);
+        return _URC_NO_REASON;
+      },
+      &walk);
+}
+
 }  // namespace
 
 void panic(std::string_view why, const CpuState* state) {
@@ -63,7 +82,7 @@ void panic(std::string_view why, const CpuState* state) {
     print_backtrace(frame_pointer_of(*state), 1);
   } else {
     emit("Backtrace:\n");
-    print_backtrace(reinterpret_cast<uint64_t>(__builtin_frame_address(0)), 0);
+    print_unwound_backtrace();
   }
   emit("*** Keel halted\n");
   console::flush();

@@ -38,6 +38,12 @@ uint64_t deadline_after(std::chrono::nanoseconds d) {
   std::snprintf(message, sizeof message, "std::terminate: uncaught exception");
   if (std::type_info* type = abi::__cxa_current_exception_type()) {
     what = type->name();
+    // Demangling may need the heap; after an out-of-memory it keeps the raw name.
+    static char readable[128];
+    std::size_t size = sizeof readable;
+    int status = -1;
+    char* demangled = abi::__cxa_demangle(what, readable, &size, &status);
+    if (status == 0 && demangled) what = demangled;
     try {
       std::rethrow_exception(std::current_exception());
     } catch (const std::exception& e) {

@@ -18,7 +18,7 @@
 #define EFER_NXE (1 << 11)
 #define PTE_PRESENT_RW 0x3
 #define PTE_LARGE 0x80
-#define BOOT_STACK_SIZE (64 * 1024)
+#define BOOT_STACK_SIZE (256 * 1024)
 
   .section .note.Xen, "a", @note
   .balign 4

@@ -1,0 +1,16 @@
+// Prints the kernel command line, its words, and the clocks.
+#include <os>
+#include <cstdio>
+#include <ctime>
+
+void Service::start() {
+  std::printf("cmdline: [%.*s]\n", int(os::cmdline().size()), os::cmdline().data());
+  for (const auto& word : os::args()) std::printf("arg: [%s]\n", word.c_str());
+  auto wall = std::chrono::system_clock::to_time_t(os::wall_clock());
+  std::tm utc;
+  gmtime_r(&wall, &utc);
+  std::printf("year: %d\n", utc.tm_year + 1900);
+  std::printf("uptime_us: %lld\n",
+              static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(os::uptime()).count()));
+  os::shutdown(0);
+}

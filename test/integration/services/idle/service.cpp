@@ -1,0 +1,10 @@
+// Waits on a 60 s timer and nothing else: the CPU must halt meanwhile.
+#include <os>
+#include <cstdio>
+
+using namespace std::chrono_literals;
+
+void Service::start() {
+  os::Timers::oneshot(60s, [](auto) { os::shutdown(0); });
+  std::printf("idle: waiting 60 s\n");
+}

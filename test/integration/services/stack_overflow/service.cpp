@@ -1,0 +1,14 @@
+// Recurses without end: the guard page under the stack must catch it.
+#include <os>
+#include <cstdio>
+
+[[gnu::noinline]] int recurse(volatile int depth) {
+  volatile char frame[512];
+  frame[0] = char(depth);
+  return recurse(depth + 1) + frame[0];
+}
+
+void Service::start() {
+  std::printf("about to overflow the stack\n");
+  std::printf("%d\n", recurse(0));
+}

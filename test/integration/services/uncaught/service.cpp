@@ -1,0 +1,9 @@
+// Throws an exception nobody catches: std::terminate must panic naming it.
+#include <os>
+#include <cstdio>
+#include <stdexcept>
+
+void Service::start() {
+  std::printf("about to throw\n");
+  throw std::logic_error("nobody catches this");
+}

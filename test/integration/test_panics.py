@@ -1,0 +1,38 @@
+"""Faults end in a panic with registers and a symbolized backtrace, a
+non-zero status, and never a hang."""
+import pytest
+
+from conftest import boot, image
+
+PANIC_STATUS = 70
+
+
+@pytest.mark.parametrize("machine", ["microvm", "pc"])
+@pytest.mark.parametrize("service,message", [
+    ("null_deref", "page fault): null pointer dereference at address 0x0000000000000000"),
+    ("stack_overflow", "page fault): stack overflow"),
+])
+def test_cpu_fault_panics_with_backtrace(service, message, machine):
+    code, out = boot(image(service), machine, timeout=60)
+    assert "*** Keel panic: CPU exception 14 (" + message in out, out
+    assert "rip " in out and "cr2 " in out
+    assert "Backtrace:" in out
+    # Frames are named from the image's own symbol table.
+    expected = "read_through" if service == "null_deref" else "recurse"
+    assert expected in out.split("Backtrace:")[1], out
+    assert code == PANIC_STATUS
+
+
+def test_out_of_memory_is_reported_and_panics():
+    code, out = boot(image("out_of_memory"), memory="32M", timeout=60)
+    assert "Keel: out of memory: asked for" in out, out
+    assert "*** Keel panic: std::terminate: uncaught std::bad_alloc" in out, out
+    assert "allocated" not in out
+    assert code == PANIC_STATUS
+
+
+def test_uncaught_exception_names_the_exception():
+    code, out = boot(image("uncaught"), timeout=60)
+    assert "*** Keel panic: std::terminate: uncaught std::logic_error: nobody catches this" in out, out
+    assert "Service::start" in out.split("Backtrace:")[1], out
+    assert code == PANIC_STATUS

@@ -13,7 +13,7 @@ namespace {
 constexpr Field kDispatchCandidates[] = {Field::proto, Field::ct_state, Field::iif, Field::oif};
 constexpr size_t kMaxPartitions = 4096;
 constexpr size_t kCopySlack = 1024;      // allowed extra cube copies beyond 2x from dispatch
-constexpr size_t kMinGroupSize = 2;
+constexpr size_t kMinGroupSize = 64;  // smaller runs cost more as separate probes than inside tuples
 
 struct DispatchField {
   Field field;

@@ -10,6 +10,9 @@
 namespace keel::firewall {
 namespace {
 constexpr uint32_t kCollisionLimit = 8;  // cubes per key before a table counts as full for it
+// Relaxed tables hash at most a /16 of an address: coarse enough that few tables cover most
+// rule shapes, fine enough that buckets stay small (the collision limit splits the rest).
+constexpr int kAddressRelaxMax = 16;
 constexpr int kAddressRelaxStep = 8;
 
 using Lengths = std::array<uint8_t, kTupleFields>;
@@ -39,8 +42,8 @@ Lengths cube_lengths(const IrCube& cube, uint32_t skip_mask) {
 Lengths relax(Lengths l) {
   for (int i = 0; i < kTupleFields; ++i) {
     int bits = field_bits(kTupleFieldList[i]);
-    if (bits == 32) l[i] = static_cast<uint8_t>(l[i] - l[i] % kAddressRelaxStep);
-    else if (l[i] != bits) l[i] = 0;  // ports and protocol: exact or wildcard
+    if (bits == 32) l[i] = static_cast<uint8_t>(std::min<int>(l[i] - l[i] % kAddressRelaxStep, kAddressRelaxMax));
+    else if (l[i] != bits || kTupleFieldList[i] == Field::sport) l[i] = 0;  // source ports rarely narrow
   }
   return l;
 }

@@ -1,0 +1,18 @@
+#pragma once
+// Rule-mix generators for the benchmark and the packets each mix is measured with.
+//  a: TCP destination-port rules (distinct ports, at most 65,536)
+//  b: a blocklist of /32 source addresses
+//  c: source or destination prefixes of mixed lengths (/8../32), one prefix per rule
+//  d: ClassBench-style 5-tuples: clustered src/dst prefixes, port ranges, tcp/udp/any
+#include <random>
+#include <string>
+#include <vector>
+
+#include "keel/firewall/packet.hpp"
+
+namespace keel::firewall::bench {
+
+std::string generate_rules(char mix, size_t count, uint32_t seed);
+std::vector<Packet> generate_packets(char mix, const std::string& rules_text, size_t count, uint32_t seed);
+
+}  // namespace keel::firewall::bench

@@ -44,7 +44,7 @@ void mask_legacy_pic() {
 // against the TSC once.
 void calibrate_lapic_timer() {
   constexpr uint32_t start_count = 0xffffffff;
-  constexpr uint64_t window_ns = 2'000'000;
+  constexpr uint64_t window_ns = 1'000'000;
   write(reg_timer_divide, divide_by_16);
   write(reg_timer_initial, start_count);
   uint64_t start = clock::monotonic_ns();

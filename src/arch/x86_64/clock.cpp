@@ -84,25 +84,37 @@ bool init_kvmclock() {
   return true;
 }
 
-// Counts TSC ticks across 10 ms of PIT channel 2 (gate on port 0x61).
+// Counts TSC ticks across 5 ms of the PIT's channel 0, read by latching the
+// counter: that needs no gate on port 0x61, which microvm does not have.
 bool calibrate_with_pit() {
-  constexpr uint16_t pit_channel2 = 0x42, pit_command = 0x43, pit_gate = 0x61;
-  constexpr uint32_t pit_hz = 1'193'182;
-  constexpr uint32_t window_ticks = pit_hz / 100;
-  constexpr uint8_t gate_on = 0x01, speaker_on = 0x02, output_high = 0x20;
-  uint8_t gate = inb(pit_gate);
-  if (gate == 0xff) return false;  // nothing behind the port
-  outb(pit_gate, (gate & ~speaker_on) | gate_on);
-  outb(pit_command, 0xb0);  // channel 2, lobyte/hibyte, mode 0, binary
-  outb(pit_channel2, window_ticks & 0xff);
-  outb(pit_channel2, window_ticks >> 8);
-  uint64_t start = rdtsc();
-  uint64_t spins = 0;
-  while (!(inb(pit_gate) & output_high)) {
-    if (++spins > 100'000'000) return false;
+  constexpr uint16_t pit_channel0 = 0x40, pit_command = 0x43;
+  constexpr uint8_t channel0_rate_generator = 0x34;  // lobyte/hibyte, mode 2
+  constexpr uint8_t latch_channel0 = 0x00;
+  constexpr uint64_t pit_hz = 1'193'182;
+  constexpr uint64_t window_ticks = pit_hz / 200;  // 5 ms
+  constexpr uint64_t max_spins = 50'000'000;
+  auto read_counter = [] {
+    outb(pit_command, latch_channel0);
+    uint8_t low = inb(pit_channel0);
+    return uint16_t(low | (inb(pit_channel0) << 8));
+  };
+  outb(pit_command, channel0_rate_generator);
+  outb(pit_channel0, 0);  // reload 0 = 65536: the longest period
+  outb(pit_channel0, 0);
+  uint16_t previous = read_counter();
+  uint64_t start = rdtsc(), elapsed = 0, spins = 0;
+  constexpr uint64_t max_unchanged_reads = 10'000;
+  uint64_t unchanged = 0;
+  while (elapsed < window_ticks) {
+    uint16_t now = read_counter();
+    elapsed += uint16_t(previous - now);  // counts down, wrapping at 65536
+    unchanged = now == previous ? unchanged + 1 : 0;
+    previous = now;
+    // A counter that never moves means no PIT behind the port.
+    if (unchanged > max_unchanged_reads || ++spins > max_spins) return false;
   }
   uint64_t ticks = rdtsc() - start;
-  tsc_rate_hz = ticks * 100;
+  tsc_rate_hz = ticks * pit_hz / elapsed;
   return tsc_rate_hz > 0;
 }
 

@@ -113,7 +113,6 @@ void resolve_atom(Atom& atom, const Program& program, const Symbols& symbols, Er
       return;
     }
     value = &program.defines[it->second].value;
-    origin = " '" + value->reference + "'";
     origin = " '$" + atom.value.reference + "' (defined at " + where(program, program.defines[it->second].location) + ")";
   }
   Field field = atom_field(atom.kind);

@@ -25,6 +25,10 @@ constexpr uint32_t divide_by_16 = 0x3;
 constexpr uint32_t cpuid_tsc_deadline = 1 << 24;
 
 constexpr uint64_t ioapic_base = 0xfec00000;
+// QEMU -M microvm with ACPI adds a second I/O APIC for GSIs 24..47, where
+// its virtio-mmio transports are wired (hw/i386/microvm.c).
+constexpr uint64_t ioapic2_base = 0xfec10000;
+constexpr uint32_t ioapic_pins = 24;
 constexpr uint32_t ioapic_redirection_table = 0x10;
 constexpr uint32_t ioapic_level_triggered = 1 << 15;
 
@@ -44,7 +48,7 @@ void mask_legacy_pic() {
 // against the TSC once.
 void calibrate_lapic_timer() {
   constexpr uint32_t start_count = 0xffffffff;
-  constexpr uint64_t window_ns = 1'000'000;
+  constexpr uint64_t window_ns = 500'000;
   write(reg_timer_divide, divide_by_16);
   write(reg_timer_initial, start_count);
   uint64_t start = clock::monotonic_ns();
@@ -55,8 +59,8 @@ void calibrate_lapic_timer() {
   lapic_timer_hz = uint64_t(elapsed_ticks) * 1'000'000'000ull / elapsed_ns;
 }
 
-void ioapic_write(uint32_t reg, uint32_t value) {
-  auto* base = reinterpret_cast<volatile uint32_t*>(ioapic_base);
+void ioapic_write(uint64_t ioapic, uint32_t reg, uint32_t value) {
+  auto* base = reinterpret_cast<volatile uint32_t*>(ioapic);
   base[0] = reg;
   base[4] = value;
 }
@@ -102,8 +106,10 @@ void arm_timer(uint64_t deadline_ns) {
 void route_irq(uint32_t gsi, int event, Trigger trigger) {
   uint32_t low = first_event_vector + uint32_t(event);
   if (trigger == Trigger::level) low |= ioapic_level_triggered;
-  ioapic_write(ioapic_redirection_table + 2 * gsi + 1, 0);  // destination: APIC 0
-  ioapic_write(ioapic_redirection_table + 2 * gsi, low);
+  uint64_t ioapic = gsi < ioapic_pins ? ioapic_base : ioapic2_base;
+  gsi %= ioapic_pins;
+  ioapic_write(ioapic, ioapic_redirection_table + 2 * gsi + 1, 0);  // destination: APIC 0
+  ioapic_write(ioapic, ioapic_redirection_table + 2 * gsi, low);
 }
 
 }  // namespace keel::arch::apic

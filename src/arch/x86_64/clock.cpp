@@ -84,14 +84,14 @@ bool init_kvmclock() {
   return true;
 }
 
-// Counts TSC ticks across 5 ms of the PIT's channel 0, read by latching the
+// Counts TSC ticks across 2 ms of the PIT's channel 0, read by latching the
 // counter: that needs no gate on port 0x61, which microvm does not have.
 bool calibrate_with_pit() {
   constexpr uint16_t pit_channel0 = 0x40, pit_command = 0x43;
   constexpr uint8_t channel0_rate_generator = 0x34;  // lobyte/hibyte, mode 2
   constexpr uint8_t latch_channel0 = 0x00;
   constexpr uint64_t pit_hz = 1'193'182;
-  constexpr uint64_t window_ticks = pit_hz / 200;  // 5 ms
+  constexpr uint64_t window_ticks = pit_hz / 500;  // 2 ms: +-1 tick is 0.04%
   constexpr uint64_t max_spins = 50'000'000;
   auto read_counter = [] {
     outb(pit_command, latch_channel0);

@@ -24,7 +24,8 @@ set(KEEL_RUNTIME_LIBS -Wl,--start-group ${KEEL_LIBSTDCXX} ${KEEL_MUSL_DIR}/libm.
     ${KEEL_MUSL_DIR}/libc.a ${KEEL_LIBGCC} ${KEEL_GCC_DIR}/libgcc_eh.a -Wl,--end-group)
 
 if(NOT TARGET keel_os)
-  add_library(keel_os OBJECT ${KEEL_KERNEL_SOURCES} ${KEEL_KVM_SOURCES} ${KEEL_NET_SOURCES})
+  add_library(keel_os OBJECT ${KEEL_KERNEL_SOURCES} ${KEEL_KVM_SOURCES} ${KEEL_NET_SOURCES}
+              ${KEEL_NET_KVM_SOURCES})
   target_include_directories(keel_os PUBLIC ${KEEL_INCLUDE_DIRS})
   target_compile_options(keel_os PRIVATE ${KEEL_OS_FLAGS})
   target_compile_definitions(keel_os PUBLIC KEEL_PLATFORM_KVM=1)

@@ -52,6 +52,8 @@ class Transport {
 
   // Queue `index`'s largest size, 0 when the queue does not exist.
   virtual uint16_t queue_max_size(uint16_t index) = 0;
+  // Legacy PCI queues have exactly the device's size (4.1.4.8).
+  virtual bool queue_size_fixed() const { return false; }
   // Tells the device where `queue` lives and enables it.
   virtual bool setup_queue(const Virtqueue& queue) = 0;
   virtual void notify(uint16_t queue_index) = 0;

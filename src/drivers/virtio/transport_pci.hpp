@@ -32,6 +32,7 @@ class PciTransport final : public Transport {
   uint64_t device_features() override;
   void set_driver_features(uint64_t features) override;
   uint16_t queue_max_size(uint16_t index) override;
+  bool queue_size_fixed() const override { return legacy(); }
   bool setup_queue(const Virtqueue& queue) override;
   void notify(uint16_t queue_index) override;
   uint8_t config8(uint32_t offset) override;

@@ -1,0 +1,147 @@
+// virtio-net: device set-up and feature negotiation (virtio 1.1, 3.1, 5.1.5).
+// The data path is in net_datapath.cpp.
+#include "net.hpp"
+
+#include <cstdio>
+#include <kernel/events.hpp>
+#include <kernel/timers.hpp>
+
+#include "net_header.hpp"
+
+namespace keel::drivers::virtio {
+namespace {
+
+// Queue sizes we ask for: QEMU offers 256, and a larger ring only holds
+// more buffers hostage. Legacy PCI devices fix the size themselves.
+constexpr uint16_t wanted_queue_size = 256;
+// Buffers beyond the receive ring: what the stack may hold (ARP queue,
+// reassembly, replies in flight) and what it allocates to transmit.
+constexpr std::size_t extra_buffers = 256;
+// Without a usable interrupt, look at the rings this often.
+constexpr auto poll_period = std::chrono::milliseconds(1);
+
+constexpr uint64_t wanted_features = net_feature::csum | net_feature::guest_csum |
+                                     net_feature::mac | feature::ring_event_idx |
+                                     feature::version_1 | feature::any_layout;
+
+}  // namespace
+
+Net::Net(std::unique_ptr<Transport> transport, int number)
+    : transport_(std::move(transport)), number_(number) {}
+
+Net::~Net() {
+  transport_->reset();
+  if (event_ >= 0) os::Events::subscribe(event_, {});
+}
+
+std::unique_ptr<Net> Net::create(std::unique_ptr<Transport> transport, int number) {
+  std::unique_ptr<Net> nic(new Net(std::move(transport), number));
+  if (!nic->init()) {
+    nic->transport_->set_status(status::failed);
+    return nullptr;
+  }
+  return nic;
+}
+
+bool Net::negotiate() {
+  Transport& t = *transport_;
+  t.reset();
+  t.set_status(status::acknowledge);
+  t.set_status(status::acknowledge | status::driver);
+  uint64_t offered = t.device_features();
+  if (!t.legacy() && !(offered & feature::version_1)) {
+    std::printf("%s: %s offers no VIRTIO_F_VERSION_1\n", name().c_str(), t.describe().c_str());
+    return false;
+  }
+  features_ = offered & wanted_features;
+  if (!t.legacy()) features_ &= ~feature::any_layout;  // implied by VERSION_1
+  t.set_driver_features(features_);
+  if (!t.legacy()) {
+    t.set_status(status::acknowledge | status::driver | status::features_ok);
+    if (!(t.status() & status::features_ok)) {
+      std::printf("%s: device refused features %#llx\n", name().c_str(),
+                  static_cast<unsigned long long>(features_));
+      return false;
+    }
+  }
+  // 5.1.6: the header has num_buffers only with VERSION_1 (or MRG_RXBUF,
+  // which we do not take: every buffer holds a whole frame).
+  header_size_ = (features_ & feature::version_1) ? sizeof(NetHeader) : legacy_header_size;
+  return true;
+}
+
+bool Net::init() {
+  if (!negotiate()) return false;
+  Transport& t = *transport_;
+  if (features_ & net_feature::mac) {
+    for (uint32_t i = 0; i < 6; ++i) mac_.bytes[i] = t.config8(net_config_mac + i);
+  } else {
+    // No MAC from the device: a locally administered unicast one (IEEE 802 U/L bit).
+    mac_ = {{0x02, 0x4b, 0x45, 0x45, 0x4c, uint8_t(number_)}};
+  }
+
+  event_ = os::Events::allocate([this] { handle_event(); });
+  if (event_ < 0) {
+    std::printf("%s: no free event\n", name().c_str());
+    return false;
+  }
+  bool interrupt = t.setup_interrupt(event_);
+
+  bool event_idx = features_ & feature::ring_event_idx;
+  uint16_t sizes[2];
+  for (uint16_t q = 0; q < 2; ++q) {
+    uint16_t max = t.queue_max_size(q);
+    sizes[q] = t.queue_size_fixed() || max < wanted_queue_size ? max : wanted_queue_size;
+    // A size that is not a power of two (allowed for modern devices):
+    // round down, Virtqueue wants one.
+    while (sizes[q] & (sizes[q] - 1)) sizes[q] &= uint16_t(sizes[q] - 1);
+    auto queue = Virtqueue::create(q, sizes[q], event_idx);
+    if (!queue || !t.setup_queue(*queue)) {
+      std::printf("%s: cannot set up queue %u (size %u of %u)\n", name().c_str(), q, sizes[q], max);
+      return false;
+    }
+    (q == receive_queue ? rx_ : tx_) = std::move(queue);
+  }
+  pool_ = std::make_unique<net::PacketPool>(rx_->size() + extra_buffers);
+  rx_slots_.resize(rx_->size());
+  tx_slots_.resize(tx_->size());
+  for (uint32_t i = rx_->size(); i-- > 0;) rx_free_.push_back(i);
+  for (uint32_t i = tx_->size(); i-- > 0;) tx_free_.push_back(i);
+
+  t.set_status(t.status() | status::driver_ok);
+  if (t.status() & status::needs_reset) {
+    std::printf("%s: device needs reset after set-up\n", name().c_str());
+    return false;
+  }
+  tx_->suppress_interrupts();  // completions are reaped lazily
+  refill_rx();
+  if (!interrupt) {
+    std::printf("%s: no interrupt, polling every %lld ms\n", name().c_str(),
+                static_cast<long long>(poll_period.count()));
+    os::Timers::periodic(poll_period, [event = event_](os::Timers::id_t) {
+      os::Events::trigger(event);
+    });
+  }
+  std::printf("%s: %s, mac %s, features %#llx, queues %u/%u\n", name().c_str(),
+              t.describe().c_str(), mac_.to_string().c_str(),
+              static_cast<unsigned long long>(features_), rx_->size(), tx_->size());
+  // A line interrupt raised before it was routed left no edge: look once.
+  os::Events::trigger(event_);
+  return true;
+}
+
+net::Nic::Offloads Net::offloads() const {
+  return {.tx_checksum = bool(features_ & net_feature::csum),
+          .rx_checksum = bool(features_ & net_feature::guest_csum)};
+}
+
+std::string Net::name() const { return "virtio-net" + std::to_string(number_); }
+
+Net::DriverStats Net::driver_stats() const {
+  DriverStats s = driver_;
+  if (rx_) s.rx_queue = rx_->stats();
+  if (tx_) s.tx_queue = tx_->stats();
+  return s;
+}
+
+}  // namespace keel::drivers::virtio

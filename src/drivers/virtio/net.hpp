@@ -1,0 +1,91 @@
+// virtio-net (virtio 1.1, 5.1) as a net::Nic, over any Transport.
+//
+// Receive: every rx descriptor points into a buffer of the driver's
+// PacketPool; the device writes the virtio-net header and the frame there
+// and the very same buffer goes to the stack (no copy). Transmit: the
+// driver pushes the header into the frame's headroom and hands the device
+// one descriptor. Both directions work in batches: rx is refilled in one
+// go and each queue is notified once per batch (and only when the device
+// asks, 2.6.7); tx completions are reaped lazily, without interrupts.
+//
+// The interrupt only marks the NIC's os::Events event; handle_event(),
+// run by the event loop, acknowledges it, drains the used rings with
+// interrupts suppressed, and re-enables them only when the rings are empty.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <net/nic.hpp>
+#include <net/packet.hpp>
+
+#include "transport.hpp"
+#include "virtqueue.hpp"
+
+namespace keel::drivers::virtio {
+
+class Net final : public net::Nic {
+ public:
+  // What the driver counts beyond Nic::Stats: device misbehaviour included.
+  struct DriverStats {
+    uint64_t events = 0;           // handler runs
+    uint64_t rx_kicks = 0, tx_kicks = 0;
+    uint64_t rx_bad_length = 0;    // shorter than the header or longer than the buffer
+    uint64_t rx_no_buffer = 0;     // refill found the pool empty
+    uint64_t tx_queue_full = 0;
+    uint64_t tx_software_checksum = 0;
+    Virtqueue::Stats rx_queue, tx_queue;
+  };
+
+  // Negotiates features, sets up the queues and the interrupt, fills the
+  // receive ring. nullptr (after printing why) when the device is unusable.
+  static std::unique_ptr<Net> create(std::unique_ptr<Transport> transport, int number);
+  ~Net() override;
+
+  net::ethernet::Addr mac() const override { return mac_; }
+  uint16_t mtu() const override { return mtu_; }
+  Offloads offloads() const override;
+  std::string name() const override;
+  Stats stats() const override { return stats_; }
+  void set_receive(ReceiveDelegate receive) override { receive_ = std::move(receive); }
+  std::size_t transmit(std::span<net::PacketPtr> frames) override;
+  using net::Nic::transmit;  // the single-frame overload
+  net::PacketPtr allocate_packet() override;
+
+  DriverStats driver_stats() const;
+  uint64_t features() const { return features_; }
+  const Transport& transport() const { return *transport_; }
+
+ private:
+  Net(std::unique_ptr<Transport> transport, int number);
+  bool init();
+  bool negotiate();
+  void handle_event();
+  // Each returns how many completions it took.
+  std::size_t drain_rx(std::size_t budget);
+  std::size_t reap_tx();
+  void refill_rx();
+  void kick_tx();
+  void receive_one(net::PacketPtr packet, const Virtqueue::Completion& c);
+
+  std::unique_ptr<Transport> transport_;
+  int number_;
+  int event_ = -1;
+  uint64_t features_ = 0;
+  uint32_t header_size_ = 0;
+  net::ethernet::Addr mac_;
+  uint16_t mtu_ = 1500;
+  std::unique_ptr<Virtqueue> rx_, tx_;
+  std::unique_ptr<net::PacketPool> pool_;
+  // Buffers the device holds, by token; free tokens on a stack.
+  std::vector<net::PacketPtr> rx_slots_, tx_slots_;
+  std::vector<uint32_t> rx_free_, tx_free_;
+  ReceiveDelegate receive_;
+  bool in_handler_ = false;   // transmit() defers its kick to the end of the batch
+  bool tx_kick_pending_ = false;
+  uint32_t refill_timer_ = 0;  // os::Timers id while a refill retry is armed
+  Stats stats_;
+  DriverStats driver_;
+};
+
+}  // namespace keel::drivers::virtio

@@ -1,0 +1,199 @@
+// virtio-net's data path: receive into the stack's own buffers, transmit
+// from them, both in batches (see net.hpp).
+#include <cstring>
+#include <kernel/events.hpp>
+#include <kernel/timers.hpp>
+
+#include "net.hpp"
+#include "net_header.hpp"
+
+namespace keel::drivers::virtio {
+namespace {
+
+// Where the Ethernet header lands in a receive buffer: after the stack's
+// usual headroom (replies are built in place) plus 2, so that the IPv4
+// header behind the 14-byte Ethernet header is 4-byte aligned.
+constexpr uint32_t rx_frame_offset = net::Packet::default_headroom + 2;
+// Completions handled per event before yielding to other events.
+constexpr std::size_t rx_budget = 128;
+// When the pool ran dry and the ring is nearly empty, retry this soon
+// (the stack returns buffers as it finishes with them).
+constexpr auto refill_retry = std::chrono::milliseconds(1);
+constexpr uint16_t rx_low_water_divisor = 4;  // a quarter of the ring
+
+uint64_t physical(const void* p) { return reinterpret_cast<uint64_t>(p); }
+
+// RFC 1071 ones' complement sum, for a device without VIRTIO_NET_F_CSUM.
+void software_checksum(net::Packet& p) {
+  uint32_t start = p.csum_start, field = p.csum_start + p.csum_offset;
+  if (start >= p.size() || field + 2 > p.size()) return;
+  const uint8_t* d = p.data();
+  uint32_t sum = 0;
+  for (uint32_t i = start; i + 1 < p.size(); i += 2) sum += uint32_t(d[i] << 8 | d[i + 1]);
+  if ((p.size() - start) & 1) sum += uint32_t(d[p.size() - 1] << 8);
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  uint16_t result = uint16_t(~sum);
+  if (result == 0) result = 0xffff;  // RFC 768: 0 means "no checksum"
+  p.data()[field] = uint8_t(result >> 8);
+  p.data()[field + 1] = uint8_t(result);
+}
+
+}  // namespace
+
+void Net::handle_event() {
+  ++driver_.events;
+  transport_->acknowledge_interrupt();
+  rx_->suppress_interrupts();
+  in_handler_ = true;
+  std::size_t taken = drain_rx(rx_budget);
+  refill_rx();
+  reap_tx();
+  in_handler_ = false;
+  kick_tx();  // the replies the stack sent while we delivered: one kick
+  if (taken == rx_budget || rx_->has_used()) {
+    os::Events::trigger(event_);  // more to do: after the other events
+  } else if (rx_->enable_interrupts()) {
+    os::Events::trigger(event_);  // arrived while interrupts were off
+  }
+}
+
+std::size_t Net::drain_rx(std::size_t budget) {
+  std::size_t taken = 0;
+  while (taken < budget) {
+    auto c = rx_->take_used();
+    if (!c) break;
+    ++taken;
+    net::PacketPtr packet = std::move(rx_slots_[c->token]);
+    rx_free_.push_back(c->token);
+    if (!packet) continue;  // cannot happen: tokens are ours
+    receive_one(std::move(packet), *c);
+  }
+  return taken;
+}
+
+void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
+  uint32_t room = packet->capacity() - rx_frame_offset;
+  if (!c.length_ok || c.length < header_size_ || c.length - header_size_ > room) {
+    ++driver_.rx_bad_length;
+    ++stats_.rx_dropped;
+    return;  // the buffer goes back to the pool
+  }
+  NetHeader header;
+  std::memcpy(&header, packet->buffer() + rx_frame_offset - header_size_, header_size_);
+  uint32_t frame_size = c.length - header_size_;
+  packet->set_window(rx_frame_offset, frame_size);
+  packet->flags = 0;
+  // 5.1.6.4: DATA_VALID, or NEEDS_CSUM (a partial checksum from a local
+  // sender: nothing was corrupted on a wire), only when we offered
+  // GUEST_CSUM; otherwise the stack checks.
+  if ((features_ & net_feature::guest_csum) &&
+      (header.flags & (NetHeader::flag_data_valid | NetHeader::flag_needs_csum))) {
+    packet->flags |= net::Packet::checksum_verified;
+  }
+  ++stats_.rx_packets;
+  stats_.rx_bytes += frame_size;
+  if (!receive_) {
+    ++stats_.rx_dropped;
+    return;
+  }
+  receive_(std::move(packet));
+}
+
+void Net::refill_rx() {
+  uint32_t descriptor_offset = rx_frame_offset - header_size_;
+  while (!rx_free_.empty() && rx_->free_descriptors() > 0) {
+    net::PacketPtr packet = pool_->allocate(0);
+    if (!packet) {
+      ++driver_.rx_no_buffer;
+      break;
+    }
+    uint32_t token = rx_free_.back();
+    Virtqueue::Segment segment{physical(packet->buffer() + descriptor_offset),
+                               packet->capacity() - descriptor_offset, true};
+    if (!rx_->add({&segment, 1}, token)) break;
+    rx_free_.pop_back();
+    rx_slots_[token] = std::move(packet);
+  }
+  if (rx_->publish()) {
+    transport_->notify(receive_queue);
+    ++driver_.rx_kicks;
+  }
+  if (rx_->in_flight() < rx_->size() / rx_low_water_divisor && !refill_timer_) {
+    refill_timer_ = os::Timers::oneshot(refill_retry, [this](os::Timers::id_t) {
+      refill_timer_ = os::Timers::invalid_id;
+      refill_rx();
+    });
+  }
+}
+
+std::size_t Net::reap_tx() {
+  std::size_t reaped = 0;
+  while (auto c = tx_->take_used()) {
+    tx_slots_[c->token].reset();  // back to its owner
+    tx_free_.push_back(c->token);
+    ++reaped;
+  }
+  return reaped;
+}
+
+void Net::kick_tx() {
+  if (!tx_kick_pending_) return;
+  tx_kick_pending_ = false;
+  if (tx_->publish()) {
+    transport_->notify(transmit_queue);
+    ++driver_.tx_kicks;
+  }
+}
+
+std::size_t Net::transmit(std::span<net::PacketPtr> frames) {
+  reap_tx();
+  std::size_t queued = 0;
+  for (net::PacketPtr& frame : frames) {
+    if (!frame) continue;
+    net::PacketPtr packet = std::move(frame);
+    uint32_t frame_size = packet->size();
+    if (tx_free_.empty() || tx_->free_descriptors() == 0) {
+      ++driver_.tx_queue_full;
+      ++stats_.tx_dropped;
+      continue;
+    }
+    NetHeader header{};
+    if (packet->flags & net::Packet::checksum_partial) {
+      if (features_ & net_feature::csum) {
+        header.flags = NetHeader::flag_needs_csum;
+        header.csum_start = packet->csum_start;
+        header.csum_offset = packet->csum_offset;
+      } else {
+        software_checksum(*packet);
+        ++driver_.tx_software_checksum;
+      }
+    }
+    uint8_t* h = packet->push(header_size_);
+    if (!h) {
+      ++stats_.tx_dropped;  // the stack left no headroom: its bug, counted
+      continue;
+    }
+    std::memcpy(h, &header, header_size_);
+    uint32_t token = tx_free_.back();
+    Virtqueue::Segment segment{physical(packet->data()), packet->size(), false};
+    if (!tx_->add({&segment, 1}, token)) {
+      ++driver_.tx_queue_full;
+      ++stats_.tx_dropped;
+      continue;
+    }
+    tx_free_.pop_back();
+    tx_slots_[token] = std::move(packet);
+    ++stats_.tx_packets;
+    stats_.tx_bytes += frame_size;
+    ++queued;
+  }
+  if (queued) {
+    tx_kick_pending_ = true;
+    if (!in_handler_) kick_tx();
+  }
+  return queued;
+}
+
+net::PacketPtr Net::allocate_packet() { return pool_->allocate(net::Packet::default_headroom); }
+
+}  // namespace keel::drivers::virtio

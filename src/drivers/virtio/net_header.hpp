@@ -1,0 +1,35 @@
+// virtio-net's wire structures and feature bits (virtio 1.1, 5.1).
+#pragma once
+#include <cstdint>
+
+namespace keel::drivers::virtio {
+
+namespace net_feature {  // 5.1.3
+inline constexpr uint64_t csum = 1ull << 0;        // device takes partial checksums
+inline constexpr uint64_t guest_csum = 1ull << 1;  // driver takes partial/validated ones
+inline constexpr uint64_t mac = 1ull << 5;
+inline constexpr uint64_t mrg_rxbuf = 1ull << 15;
+}  // namespace net_feature
+
+inline constexpr uint16_t receive_queue = 0;  // 5.1.2: receiveq1, transmitq1
+inline constexpr uint16_t transmit_queue = 1;
+inline constexpr uint32_t net_config_mac = 0;  // 5.1.4
+
+// 5.1.6: in front of every frame, both directions.
+struct NetHeader {
+  static constexpr uint8_t flag_needs_csum = 1;
+  static constexpr uint8_t flag_data_valid = 2;
+  static constexpr uint8_t gso_none = 0;
+  uint8_t flags;
+  uint8_t gso_type;
+  uint16_t hdr_len;
+  uint16_t gso_size;
+  uint16_t csum_start;
+  uint16_t csum_offset;
+  uint16_t num_buffers;  // VERSION_1 or MRG_RXBUF only
+};
+static_assert(sizeof(NetHeader) == 12);
+// Legacy devices without MRG_RXBUF: no num_buffers (5.1.6.1).
+inline constexpr uint32_t legacy_header_size = 10;
+
+}  // namespace keel::drivers::virtio

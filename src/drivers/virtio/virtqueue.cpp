@@ -132,9 +132,10 @@ std::optional<Virtqueue::Completion> Virtqueue::take_used() {
   for (;;) {
     uint16_t device_index = device_used_index();
     if (device_index == last_used_) return std::nullopt;
-    // Each used entry returns a chain we posted: more than are in flight is
-    // a broken device. Take nothing rather than read stale entries.
-    if (uint16_t(device_index - last_used_) > in_flight_) {
+    // The ring holds at most size() entries we have not read: an index
+    // further ahead is a broken device. Take nothing rather than read
+    // entries it has overwritten. (Bogus entries within it fail the id check.)
+    if (uint16_t(device_index - last_used_) > size_) {
       ++stats_.bad_index;
       return std::nullopt;
     }

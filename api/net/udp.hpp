@@ -55,13 +55,16 @@ class Udp {
   // 65535 - 20 (IPv4 header) - 8 (UDP header).
   static constexpr std::size_t max_payload = 65507;
 
-  // How the stack below sends: a UDP datagram (header + payload, in one
-  // contiguous buffer) to an IPv4 destination. Set by Inet.
-  using Output = keel::delegate<Status(ip4::Addr dst, const uint8_t* datagram, std::size_t len)>;
+  // How the stack below sends: a UDP datagram (data() at the UDP header)
+  // to an IPv4 destination; IPv4 fragments it when it exceeds the MTU.
+  using Output = keel::delegate<Status(ip4::Addr dst, PacketPtr datagram)>;
+  // A buffer with headroom for the IPv4 and Ethernet headers.
+  using Allocate = keel::delegate<PacketPtr()>;
   // The source address to use and put in the checksum's pseudo-header.
   using SourceAddress = keel::delegate<ip4::Addr()>;
-  // Reports a datagram for a closed port (for ICMP port unreachable).
-  using Unreachable = keel::delegate<void(PacketPtr ip_packet)>;
+  // A datagram for a closed port (for ICMP port unreachable); the IPv4
+  // header is the ip_header_len bytes in front of data().
+  using Unreachable = keel::delegate<void(PacketPtr datagram, uint32_t ip_header_len)>;
 
   explicit Udp(UdpCounters& counters) : counters_(counters) {}
 
@@ -69,7 +72,7 @@ class Udp {
   // free ephemeral port.
   UdpSocket& bind(uint16_t port = 0);
   bool is_bound(uint16_t port) const { return sockets_.count(port) != 0; }
-  void close(uint16_t port) { sockets_.erase(port); }
+  void close(uint16_t port);
 
   // Sends a datagram. sport 0: from a fresh ephemeral port (replies to it
   // are not delivered unless it is bound). Payloads over the path MTU are
@@ -77,16 +80,17 @@ class Udp {
   Status sendto(ip4::Addr dst, uint16_t dport, const void* data, std::size_t len,
                 uint16_t sport = 0);
 
-  // From IPv4: `packet` data() is the UDP header; the IP header is just in
-  // front of it (for ICMP errors).
-  void receive(ip4::Addr src, ip4::Addr dst, PacketPtr packet, uint32_t ip_header_len);
+  // From IPv4: `packet` data() is the UDP header; the IP header is the
+  // ip_header_len bytes in front of it (quoted in ICMP errors).
+  void receive(ip4::Addr src, ip4::Addr dst, PacketPtr packet, uint32_t ip_header_len,
+               bool to_broadcast = false);
 
   void set_output(Output output) { output_ = std::move(output); }
+  void set_allocate(Allocate allocate) { allocate_ = std::move(allocate); }
   void set_source(SourceAddress source) { source_ = std::move(source); }
   void set_unreachable(Unreachable unreachable) { unreachable_ = std::move(unreachable); }
-  // When the NIC completes checksums, the stack may leave them to it. Not
-  // used yet for UDP: UDP sends build one contiguous datagram.
-  void set_verify_checksums(bool verify) { verify_checksums_ = verify; }
+  // The NIC completes transmit checksums (Packet::checksum_partial).
+  void set_checksum_offload(bool offload) { checksum_offload_ = offload; }
 
  private:
   uint16_t next_ephemeral();
@@ -94,11 +98,16 @@ class Udp {
   UdpCounters& counters_;
   std::map<uint16_t, std::unique_ptr<UdpSocket>> sockets_;
   Output output_;
+  Allocate allocate_;
   SourceAddress source_;
   Unreachable unreachable_;
   uint16_t ephemeral_next_ = ephemeral_first;
-  bool verify_checksums_ = true;
-  std::unique_ptr<uint8_t[]> scratch_;  // one datagram being built, reused
+  uint16_t dispatching_ = 0;  // port whose handler is running
+  bool close_pending_ = false;
+  bool checksum_offload_ = false;
+  // Datagrams larger than a packet buffer are built here (allocated on the
+  // first one, then reused) and fragmented by IPv4, which copies them out.
+  std::unique_ptr<uint8_t[]> large_;
 };
 
 }  // namespace net

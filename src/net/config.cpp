@@ -1,0 +1,187 @@
+// Interface configuration from the embedded JSON and the command line
+// (api/net/config.hpp; format in docs/net/README.md).
+#include <net/config.hpp>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <os>
+
+// The embedded config: a service's build defines it with keel_net_config()
+// (cmake/keel-net-sources.cmake); this weak default means "none".
+extern "C" __attribute__((weak)) const char* const keel_net_config_json = "";
+
+namespace net {
+namespace {
+
+using json = nlohmann::json;
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+ConfigError parse_addr(std::string_view field, std::string_view text, ip4::Addr& out) {
+  auto addr = ip4::Addr::parse(text);
+  if (!addr) return std::string(field) + ": " + quoted(text) + " is not an IPv4 address";
+  out = *addr;
+  return {};
+}
+
+ConfigError parse_seconds(std::string_view field, std::string_view text, std::chrono::seconds& out) {
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value > 86400 * 365)
+    return std::string(field) + ": " + quoted(text) + " is not a number of seconds";
+  out = std::chrono::seconds(value);
+  return {};
+}
+
+// "10.0.0.2/24" or "10.0.0.2" (prefix kept as is).
+ConfigError parse_address(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  auto slash = text.find('/');
+  if (auto e = parse_addr(field, text.substr(0, slash), c.address); !e.empty()) return e;
+  if (slash == std::string_view::npos) {
+    if (c.netmask.is_any()) c.netmask = ip4::netmask_of(24);
+    return {};
+  }
+  std::string_view p = text.substr(slash + 1);
+  int prefix = -1;
+  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
+  if (ec != std::errc() || end != p.data() + p.size() || prefix < 0 || prefix > 32)
+    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..32";
+  c.netmask = ip4::netmask_of(prefix);
+  return {};
+}
+
+ConfigError parse_dns_list(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  c.dns.clear();
+  while (!text.empty()) {
+    auto comma = text.find(',');
+    ip4::Addr a;
+    if (auto e = parse_addr(field, text.substr(0, comma), a); !e.empty()) return e;
+    c.dns.push_back(a);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  }
+  return {};
+}
+
+ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfig& c) {
+  if (!j.is_object()) return at + ": expected an object";
+  for (auto& [key, value] : j.items()) {
+    std::string field = at + "." + key;
+    auto need_string = [&]() -> ConfigError {
+      return value.is_string() ? ConfigError{} : field + ": expected a string";
+    };
+    ConfigError e;
+    if (key == "address") {
+      if ((e = need_string()).empty()) e = parse_address(field, value.get<std::string>(), c);
+      if (e.empty() && c.mode == InterfaceConfig::Mode::none) c.mode = InterfaceConfig::Mode::static_address;
+    } else if (key == "netmask") {
+      if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.netmask);
+    } else if (key == "gateway") {
+      if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.gateway);
+    } else if (key == "dns") {
+      if (!value.is_array()) return field + ": expected an array of addresses";
+      c.dns.clear();
+      for (std::size_t i = 0; i < value.size() && e.empty(); ++i) {
+        std::string f = field + "[" + std::to_string(i) + "]";
+        if (!value[i].is_string()) return f + ": expected a string";
+        ip4::Addr a;
+        e = parse_addr(f, value[i].get<std::string>(), a);
+        c.dns.push_back(a);
+      }
+    } else if (key == "dhcp") {
+      if (!value.is_boolean()) return field + ": expected true or false";
+      if (value.get<bool>()) c.mode = InterfaceConfig::Mode::dhcp;
+      else if (c.mode == InterfaceConfig::Mode::dhcp) c.mode = InterfaceConfig::Mode::static_address;
+    } else if (key == "dhcp_timeout" || key == "dhcp_t1") {
+      if (!value.is_number_unsigned()) return field + ": expected a whole number of seconds";
+      std::chrono::seconds s(value.get<uint64_t>());
+      if (key == "dhcp_timeout") c.dhcp_timeout = s;
+      else c.dhcp_t1 = s;
+    } else {
+      return field + ": unknown field";
+    }
+    if (!e.empty()) return e;
+  }
+  return {};
+}
+
+}  // namespace
+
+ConfigError parse_config_json(std::string_view text, Config& config) {
+  if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) return {};
+  json j = json::parse(text.begin(), text.end(), nullptr, false);
+  if (j.is_discarded()) return "net config: not valid JSON";
+  if (!j.is_object()) return "net config: expected an object";
+  if (!j.contains("net")) return {};
+  const json& net = j["net"];
+  if (!net.is_object()) return "net: expected an object";
+  for (auto& [key, value] : net.items()) {
+    if (key != "interfaces") return "net." + key + ": unknown field";
+    if (!value.is_array()) return "net.interfaces: expected an array";
+    config.interfaces.resize(std::max(config.interfaces.size(), value.size()));
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      auto e = parse_interface(value[i], "net.interfaces[" + std::to_string(i) + "]",
+                               config.interfaces[i]);
+      if (!e.empty()) return e;
+    }
+  }
+  return {};
+}
+
+ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) {
+  static constexpr std::string_view keys[] = {"ip", "gw", "dns", "netmask", "dhcp_timeout", "dhcp_t1"};
+  for (const std::string& arg : args) {
+    auto eq = arg.find('=');
+    if (eq == std::string::npos) continue;
+    std::string_view name(arg.data(), eq), value(arg.data() + eq + 1, arg.size() - eq - 1);
+    std::string_view key;
+    for (std::string_view k : keys) {
+      // "ip", "ip0", "ip1"... ; "dhcp_t1" must not read as "dhcp_t" + 1.
+      if (name.substr(0, k.size()) != k) continue;
+      std::string_view digits = name.substr(k.size());
+      if (!digits.empty() && digits.find_first_not_of("0123456789") != std::string_view::npos) continue;
+      if (k.size() > key.size()) key = k;
+    }
+    if (key.empty()) continue;
+    std::string_view digits = name.substr(key.size());
+    std::size_t index = 0;
+    if (!digits.empty()) {
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
+      if (ec != std::errc() || index > 63) return arg + ": bad interface number";
+    }
+    if (config.interfaces.size() <= index) config.interfaces.resize(index + 1);
+    InterfaceConfig& c = config.interfaces[index];
+    ConfigError e;
+    if (key == "ip") {
+      if (value == "dhcp") {
+        c.mode = InterfaceConfig::Mode::dhcp;
+      } else if (value == "none" || value == "off") {
+        c.mode = InterfaceConfig::Mode::none;
+      } else {
+        e = parse_address(name, value, c);
+        c.mode = InterfaceConfig::Mode::static_address;
+      }
+    } else if (key == "gw") {
+      e = parse_addr(name, value, c.gateway);
+    } else if (key == "dns") {
+      e = parse_dns_list(name, value, c);
+    } else if (key == "netmask") {
+      e = parse_addr(name, value, c.netmask);
+    } else if (key == "dhcp_timeout") {
+      e = parse_seconds(name, value, c.dhcp_timeout);
+    } else if (key == "dhcp_t1") {
+      std::chrono::seconds s;
+      e = parse_seconds(name, value, s);
+      c.dhcp_t1 = s;
+    }
+    if (!e.empty()) return e;
+  }
+  return {};
+}
+
+ConfigError load_config(Config& config) {
+  if (auto e = parse_config_json(keel_net_config_json ? keel_net_config_json : "", config); !e.empty())
+    return e;
+  return apply_cmdline(os::args(), config);
+}
+
+}  // namespace net

@@ -1,0 +1,153 @@
+#include "ip4.hpp"
+
+#include <cstring>
+
+#include "bytes.hpp"
+
+namespace keel::net {
+
+Ip4::Ip4(::net::Ip4Counters& counters, uint16_t mtu)
+    : counters_(counters), mtu_(mtu < 68 ? 68 : mtu), reassembly_(counters) {}  // RFC 791: 68 minimum
+
+void Ip4::set_address(Addr address, Addr netmask, Addr gateway) {
+  address_ = address;
+  netmask_ = netmask;
+  gateway_ = gateway;
+}
+
+bool Ip4::is_local_broadcast(Addr dst) const {
+  if (dst.is_broadcast()) return true;
+  // RFC 919/922: the directed broadcast of our subnet (not for /31, /32).
+  return is_configured() && netmask_.value < 0xfffffffe &&
+         dst.value == (address_.value | ~netmask_.value);
+}
+
+void Ip4::receive(::net::PacketPtr packet) {
+  ++counters_.rx;
+  if (packet->size() < ip4::header_min) {
+    ++counters_.drop_truncated;
+    return;
+  }
+  const uint8_t* p = packet->data();
+  if (p[0] >> 4 != ip4::version) {
+    ++counters_.drop_bad_version;
+    return;
+  }
+  uint32_t header_len = uint32_t(p[0] & 0x0f) * 4;
+  if (header_len < ip4::header_min || header_len > packet->size()) {
+    ++counters_.drop_bad_header_length;
+    return;
+  }
+  uint32_t total = load16(p + 2);
+  if (total < header_len || total > packet->size()) {
+    ++counters_.drop_bad_total_length;
+    return;
+  }
+  if (checksum(p, header_len) != 0) {
+    ++counters_.drop_bad_checksum;
+    return;
+  }
+  packet->trim(total);  // Ethernet pads short frames
+  ip4::Header h;
+  h.src = Addr::from_bytes(p + 12);
+  h.dst = Addr::from_bytes(p + 16);
+  h.protocol = p[9];
+  h.ttl = p[8];  // RFC 1122 §3.2.1.7: a host must not drop for a low TTL
+  h.header_len = header_len;
+  if (h.src.is_broadcast() || h.src.is_multicast() || is_local_broadcast(h.src)) {
+    ++counters_.drop_bad_source;  // RFC 1122 §3.2.1.3
+    return;
+  }
+  h.to_broadcast = is_local_broadcast(h.dst);
+  // Unconfigured, everything unicast is ours: a DHCP offer may be sent to
+  // the address being offered (RFC 2131 §4.1).
+  if (!(h.to_broadcast || h.dst == address_ || !is_configured()) || h.dst.is_multicast()) {
+    ++counters_.drop_not_for_us;
+    return;
+  }
+  uint16_t fragment = load16(p + 6);
+  if (fragment & (ip4::flag_more_fragments | ip4::fragment_offset_mask)) {
+    packet = reassembly_.add(std::move(packet), h);
+    if (!packet) return;
+    h.header_len = uint32_t(packet->data()[0] & 0x0f) * 4;
+    h.reassembled = true;
+  }
+  packet->pull(h.header_len);
+  if (h.protocol == ip4::protocol_udp && udp_) {
+    udp_(h, std::move(packet));
+  } else if (h.protocol == ip4::protocol_icmp && icmp_) {
+    icmp_(h, std::move(packet));
+  } else {
+    ++counters_.drop_unknown_protocol;
+  }
+}
+
+void Ip4::write_header(uint8_t* h, uint32_t total, uint16_t id, uint16_t flags, uint8_t protocol,
+                       Addr dst) {
+  h[0] = uint8_t(ip4::version << 4 | ip4::header_min / 4);
+  h[1] = 0;  // DSCP/ECN
+  store16(h + 2, uint16_t(total));
+  store16(h + 4, id);
+  store16(h + 6, flags);
+  h[8] = ip4::default_ttl;
+  h[9] = protocol;
+  store16(h + 10, 0);
+  address_.write(h + 12);
+  dst.write(h + 16);
+  store16(h + 10, checksum(h, ip4::header_min));
+}
+
+::net::Status Ip4::send(Addr dst, uint8_t protocol, ::net::PacketPtr payload) {
+  Addr next_hop;
+  if (is_local_broadcast(dst) || dst.is_multicast()) {
+    next_hop = dst.is_multicast() ? dst : Addr::broadcast();
+  } else if (!is_configured()) {
+    ++counters_.drop_no_route;
+    return ::net::Status::not_configured;
+  } else if ((dst.value & netmask_.value) == (address_.value & netmask_.value)) {
+    next_hop = dst;
+  } else if (!gateway_.is_any()) {
+    next_hop = gateway_;
+  } else {
+    ++counters_.drop_no_route;
+    return ::net::Status::no_route;
+  }
+  uint32_t len = payload->size();
+  if (ip4::header_min + len > ip4::max_total_length) return ::net::Status::too_big;
+  uint16_t id = next_id_++;
+  if (ip4::header_min + len <= mtu_ && payload->headroom() >= ip4::header_min + ::net::Packet::nic_headroom + 14) {
+    uint8_t* h = payload->push(ip4::header_min);
+    write_header(h, ip4::header_min + len, id, 0, protocol, dst);
+    ++counters_.tx;
+    link_(std::move(payload), next_hop);
+    return ::net::Status::ok;
+  }
+  // Fragment (RFC 791 §3.2): copy slices into fresh buffers. The checksum
+  // offload of a partial checksum cannot span fragments, so the transport
+  // layer computed it in full.
+  if (payload->flags & ::net::Packet::checksum_partial) return ::net::Status::invalid;
+  // A too-short headroom (not expected) also goes through the copying path.
+  uint32_t saved_id = id;
+  uint32_t per_fragment = (mtu_ - ip4::header_min) & ~(ip4::fragment_unit - 1);
+  const uint8_t* data = payload->data();
+  for (uint32_t offset = 0; offset < len || (len == 0 && offset == 0); offset += per_fragment) {
+    uint32_t chunk = len - offset < per_fragment ? len - offset : per_fragment;
+    ::net::PacketPtr frag = allocate_ ? allocate_() : nullptr;
+    uint8_t* h = frag ? frag->append(ip4::header_min + chunk) : nullptr;
+    if (!h) {
+      ++counters_.drop_no_buffer;
+      return ::net::Status::no_buffer;
+    }
+    bool more = offset + chunk < len;
+    uint16_t flags = uint16_t((more ? ip4::flag_more_fragments : 0) | (offset / ip4::fragment_unit));
+    std::memcpy(h + ip4::header_min, data + offset, chunk);
+    write_header(h, ip4::header_min + chunk, uint16_t(saved_id), flags, protocol, dst);
+    ++counters_.tx;
+    if (len > mtu_ - ip4::header_min) ++counters_.tx_fragments;
+    link_(std::move(frag), next_hop);
+    if (len == 0) break;
+  }
+  return ::net::Status::ok;
+}
+
+}  // namespace keel::net

@@ -1,0 +1,55 @@
+#include "memory_nic.hpp"
+
+#include <cstring>
+
+namespace net {
+
+MemoryNic::MemoryNic(ethernet::Addr mac, uint16_t mtu, std::size_t buffers)
+    : mac_(mac), mtu_(mtu), pool_(buffers) {}
+
+std::size_t MemoryNic::transmit(std::span<PacketPtr> frames) {
+  for (PacketPtr& frame : frames) {
+    ++stats_.tx_packets;
+    stats_.tx_bytes += frame->size();
+    transmitted.emplace_back(frame->data(), frame->data() + frame->size());
+    frame.reset();
+  }
+  return frames.size();
+}
+
+bool MemoryNic::inject(const uint8_t* data, std::size_t len, uint32_t packet_flags) {
+  PacketPtr packet = pool_.allocate(Packet::nic_headroom);
+  uint8_t* p = packet ? packet->append(uint32_t(len)) : nullptr;
+  if (!p || !receive_) {
+    ++stats_.rx_dropped;
+    return false;
+  }
+  if (len) std::memcpy(p, data, len);
+  packet->flags = packet_flags;
+  ++stats_.rx_packets;
+  stats_.rx_bytes += len;
+  receive_(std::move(packet));
+  return true;
+}
+
+void MemoryNic::connect(MemoryNic& peer) {
+  peer_ = &peer;
+  peer.peer_ = this;
+}
+
+std::size_t MemoryNic::pump(MemoryNic& a, MemoryNic& b, std::size_t limit) {
+  std::size_t moved = 0;
+  while (moved < limit && (!a.transmitted.empty() || !b.transmitted.empty())) {
+    if (!a.transmitted.empty()) {
+      b.inject(a.pop());
+      ++moved;
+    }
+    if (!b.transmitted.empty()) {
+      a.inject(b.pop());
+      ++moved;
+    }
+  }
+  return moved;
+}
+
+}  // namespace net

@@ -41,12 +41,12 @@ TapNic::TapNic(int fd, std::string name) : fd_(fd), name_(std::move(name)), pool
   for (char c : name_) h = (h ^ uint8_t(c)) * 16777619u;
   mac_ = ethernet::Addr{{0x02, 0x6b, 0x6c, uint8_t(h >> 16), uint8_t(h >> 8), uint8_t(h)}};
   int event = os::Events::allocate([this] { on_readable(); });
-  if (event < 0 || !keel::linux::watch_fd(fd_, event))
+  if (event < 0 || !keel::linux_platform::watch_fd(fd_, event))
     std::fprintf(stderr, "tap %s: cannot watch the device\n", name_.c_str());
 }
 
 TapNic::~TapNic() {
-  keel::linux::unwatch_fd(fd_);
+  keel::linux_platform::unwatch_fd(fd_);
   ::close(fd_);
 }
 

@@ -92,10 +92,13 @@ class Packet {
     return true;
   }
   // Opens n bytes at the front for a header; nullptr without headroom.
+  // A partial checksum's csum_start moves along, so it keeps naming the
+  // same byte as the layers below push their headers.
   uint8_t* push(uint32_t n) noexcept {
     if (n > offset_) return nullptr;
     offset_ -= n;
     size_ += n;
+    if (flags & checksum_partial) csum_start = uint16_t(csum_start + n);
     return data();
   }
   // Opens n bytes at the end; nullptr without tailroom.

@@ -102,7 +102,7 @@ bool Net::init() {
     }
     (q == receive_queue ? rx_ : tx_) = std::move(queue);
   }
-  pool_ = std::make_unique<net::PacketPool>(rx_->size() + extra_buffers);
+  pool_ = std::make_unique<::net::PacketPool>(rx_->size() + extra_buffers);
   rx_slots_.resize(rx_->size());
   tx_slots_.resize(tx_->size());
   for (uint32_t i = rx_->size(); i-- > 0;) rx_free_.push_back(i);
@@ -130,7 +130,7 @@ bool Net::init() {
   return true;
 }
 
-net::Nic::Offloads Net::offloads() const {
+::net::Nic::Offloads Net::offloads() const {
   return {.tx_checksum = bool(features_ & net_feature::csum),
           .rx_checksum = bool(features_ & net_feature::guest_csum)};
 }

@@ -24,7 +24,7 @@
 
 namespace keel::drivers::virtio {
 
-class Net final : public net::Nic {
+class Net final : public ::net::Nic {
  public:
   // What the driver counts beyond Nic::Stats: device misbehaviour included.
   struct DriverStats {
@@ -42,15 +42,15 @@ class Net final : public net::Nic {
   static std::unique_ptr<Net> create(std::unique_ptr<Transport> transport, int number);
   ~Net() override;
 
-  net::ethernet::Addr mac() const override { return mac_; }
+  ::net::ethernet::Addr mac() const override { return mac_; }
   uint16_t mtu() const override { return mtu_; }
   Offloads offloads() const override;
   std::string name() const override;
   Stats stats() const override { return stats_; }
   void set_receive(ReceiveDelegate receive) override { receive_ = std::move(receive); }
-  std::size_t transmit(std::span<net::PacketPtr> frames) override;
-  using net::Nic::transmit;  // the single-frame overload
-  net::PacketPtr allocate_packet() override;
+  std::size_t transmit(std::span<::net::PacketPtr> frames) override;
+  using ::net::Nic::transmit;  // the single-frame overload
+  ::net::PacketPtr allocate_packet() override;
 
   DriverStats driver_stats() const;
   uint64_t features() const { return features_; }
@@ -66,19 +66,19 @@ class Net final : public net::Nic {
   std::size_t reap_tx();
   void refill_rx();
   void kick_tx();
-  void receive_one(net::PacketPtr packet, const Virtqueue::Completion& c);
+  void receive_one(::net::PacketPtr packet, const Virtqueue::Completion& c);
 
   std::unique_ptr<Transport> transport_;
   int number_;
   int event_ = -1;
   uint64_t features_ = 0;
   uint32_t header_size_ = 0;
-  net::ethernet::Addr mac_;
+  ::net::ethernet::Addr mac_;
   uint16_t mtu_ = 1500;
   std::unique_ptr<Virtqueue> rx_, tx_;
-  std::unique_ptr<net::PacketPool> pool_;
+  std::unique_ptr<::net::PacketPool> pool_;
   // Buffers the device holds, by token; free tokens on a stack.
-  std::vector<net::PacketPtr> rx_slots_, tx_slots_;
+  std::vector<::net::PacketPtr> rx_slots_, tx_slots_;
   std::vector<uint32_t> rx_free_, tx_free_;
   ReceiveDelegate receive_;
   bool in_handler_ = false;   // transmit() defers its kick to the end of the batch

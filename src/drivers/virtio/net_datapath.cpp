@@ -13,7 +13,7 @@ namespace {
 // Where the Ethernet header lands in a receive buffer: after the stack's
 // usual headroom (replies are built in place) plus 2, so that the IPv4
 // header behind the 14-byte Ethernet header is 4-byte aligned.
-constexpr uint32_t rx_frame_offset = net::Packet::default_headroom + 2;
+constexpr uint32_t rx_frame_offset = ::net::Packet::default_headroom + 2;
 // Completions handled per event before yielding to other events.
 constexpr std::size_t rx_budget = 128;
 // When the pool ran dry and the ring is nearly empty, retry this soon
@@ -24,7 +24,7 @@ constexpr uint16_t rx_low_water_divisor = 4;  // a quarter of the ring
 uint64_t physical(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
 // RFC 1071 ones' complement sum, for a device without VIRTIO_NET_F_CSUM.
-void software_checksum(net::Packet& p) {
+void software_checksum(::net::Packet& p) {
   uint32_t start = p.csum_start, field = p.csum_start + p.csum_offset;
   if (start >= p.size() || field + 2 > p.size()) return;
   const uint8_t* d = p.data();
@@ -63,7 +63,7 @@ std::size_t Net::drain_rx(std::size_t budget) {
     auto c = rx_->take_used();
     if (!c) break;
     ++taken;
-    net::PacketPtr packet = std::move(rx_slots_[c->token]);
+    ::net::PacketPtr packet = std::move(rx_slots_[c->token]);
     rx_free_.push_back(c->token);
     if (!packet) continue;  // cannot happen: tokens are ours
     receive_one(std::move(packet), *c);
@@ -71,7 +71,7 @@ std::size_t Net::drain_rx(std::size_t budget) {
   return taken;
 }
 
-void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
+void Net::receive_one(::net::PacketPtr packet, const Virtqueue::Completion& c) {
   uint32_t room = packet->capacity() - rx_frame_offset;
   if (!c.length_ok || c.length < header_size_ || c.length - header_size_ > room) {
     ++driver_.rx_bad_length;
@@ -88,7 +88,7 @@ void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
   // GUEST_CSUM; otherwise the stack checks.
   if ((features_ & net_feature::guest_csum) &&
       (header.flags & (NetHeader::flag_data_valid | NetHeader::flag_needs_csum))) {
-    packet->flags |= net::Packet::checksum_verified;
+    packet->flags |= ::net::Packet::checksum_verified;
   }
   ++stats_.rx_packets;
   stats_.rx_bytes += frame_size;
@@ -102,7 +102,7 @@ void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
 void Net::refill_rx() {
   uint32_t descriptor_offset = rx_frame_offset - header_size_;
   while (!rx_free_.empty() && rx_->free_descriptors() > 0) {
-    net::PacketPtr packet = pool_->allocate(0);
+    ::net::PacketPtr packet = pool_->allocate(0);
     if (!packet) {
       ++driver_.rx_no_buffer;
       break;
@@ -145,12 +145,12 @@ void Net::kick_tx() {
   }
 }
 
-std::size_t Net::transmit(std::span<net::PacketPtr> frames) {
+std::size_t Net::transmit(std::span<::net::PacketPtr> frames) {
   reap_tx();
   std::size_t queued = 0;
-  for (net::PacketPtr& frame : frames) {
+  for (::net::PacketPtr& frame : frames) {
     if (!frame) continue;
-    net::PacketPtr packet = std::move(frame);
+    ::net::PacketPtr packet = std::move(frame);
     uint32_t frame_size = packet->size();
     if (tx_free_.empty() || tx_->free_descriptors() == 0) {
       ++driver_.tx_queue_full;
@@ -158,7 +158,7 @@ std::size_t Net::transmit(std::span<net::PacketPtr> frames) {
       continue;
     }
     NetHeader header{};
-    if (packet->flags & net::Packet::checksum_partial) {
+    if (packet->flags & ::net::Packet::checksum_partial) {
       if (features_ & net_feature::csum) {
         header.flags = NetHeader::flag_needs_csum;
         header.csum_start = packet->csum_start;
@@ -194,6 +194,6 @@ std::size_t Net::transmit(std::span<net::PacketPtr> frames) {
   return queued;
 }
 
-net::PacketPtr Net::allocate_packet() { return pool_->allocate(net::Packet::default_headroom); }
+::net::PacketPtr Net::allocate_packet() { return pool_->allocate(::net::Packet::default_headroom); }
 
 }  // namespace keel::drivers::virtio

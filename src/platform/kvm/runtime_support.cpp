@@ -1,8 +1,10 @@
 // The few symbols the static C++ runtime expects from a dynamic loader or a
 // newer libc than musl: Keel is one static image with one thread.
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <dlfcn.h>
+#include <iconv.h>
 
 extern "C" {
 
@@ -30,5 +32,25 @@ uint32_t arc4random() {
   asm volatile("rdtsc" : "=a"(value)::"rdx");
   return value * 2654435761u;
 }
+
+}
+
+// libstdc++'s locale set-up references iconv, which would pull in musl's
+// ~100 KiB of CJK conversion tables. Keel images have only the C locale,
+// so character-set conversion is not offered: iconv_open fails cleanly.
+
+extern "C" {
+
+iconv_t iconv_open(const char*, const char*) {
+  errno = EINVAL;
+  return reinterpret_cast<iconv_t>(-1);
+}
+
+size_t iconv(iconv_t, char**, size_t*, char**, size_t*) {
+  errno = EBADF;
+  return static_cast<size_t>(-1);
+}
+
+int iconv_close(iconv_t) { return 0; }
 
 }

@@ -1,0 +1,188 @@
+#include "stack_fixture.hpp"
+#include "net/ip4_reassembly.hpp"
+#include <algorithm>
+
+using namespace std::chrono_literals;
+
+namespace keel::test {
+namespace {
+
+using Ip4Test = StackTest;
+
+Bytes echo_packet(std::size_t size, uint16_t id = 1) {
+  return ip4(peer_ip, stack_ip, 1, icmp_echo(0x1234, 1, pattern(size)), {.id = id});
+}
+
+TEST_F(Ip4Test, MalformedHeadersAreDroppedByReason) {
+  Bytes good = echo_packet(8);
+  inject_ip(Bytes(good.begin(), good.begin() + 19));  // truncated
+  Bytes v6 = good;
+  v6[0] = 0x65;
+  inject_ip(v6);
+  Bytes ihl = good;
+  ihl[0] = 0x44;
+  inject_ip(ihl);
+  Bytes ihl_long = good;
+  ihl_long[0] = 0x4f;  // 60 bytes of header in a 36-byte packet
+  inject_ip(ihl_long);
+  Bytes total = good;
+  keel::net::store16(&total[2], 200);
+  inject_ip(total);
+  Bytes total_small = good;
+  keel::net::store16(&total_small[2], 10);
+  inject_ip(total_small);
+  Bytes sum = good;
+  sum[10] ^= 1;
+  inject_ip(sum);
+  const auto& c = counters().ip4;
+  EXPECT_EQ(c.drop_truncated, 1u);
+  EXPECT_EQ(c.drop_bad_version, 1u);
+  EXPECT_EQ(c.drop_bad_header_length, 2u);
+  EXPECT_EQ(c.drop_bad_total_length, 2u);
+  EXPECT_EQ(c.drop_bad_checksum, 1u);
+  EXPECT_TRUE(nic.transmitted.empty());
+}
+
+TEST_F(Ip4Test, BadSourcesAndOtherDestinationsAreDropped) {
+  inject_ip(ip4(Ip::broadcast(), stack_ip, 1, icmp_echo(1, 1, {})));
+  inject_ip(ip4(Ip{224, 0, 0, 1}, stack_ip, 1, icmp_echo(1, 1, {})));
+  inject_ip(ip4(peer_ip, Ip{10, 0, 0, 99}, 1, icmp_echo(1, 1, {})));
+  inject_ip(ip4(peer_ip, stack_ip, 6, Bytes(20)));  // TCP: not here yet
+  EXPECT_EQ(counters().ip4.drop_bad_source, 2u);
+  EXPECT_EQ(counters().ip4.drop_not_for_us, 1u);
+  EXPECT_EQ(counters().ip4.drop_unknown_protocol, 1u);
+}
+
+TEST_F(Ip4Test, EthernetPaddingIsIgnored) {
+  Bytes p = echo_packet(0);
+  p.resize(46, 0xee);  // minimum Ethernet payload, padded
+  inject_ip(p);
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  EXPECT_EQ(nic.transmitted[0].size(), 14u + 28u);
+}
+
+TEST_F(Ip4Test, LowTtlIsStillAccepted) {  // RFC 1122 §3.2.1.7
+  inject_ip(ip4(peer_ip, stack_ip, 1, icmp_echo(1, 1, {}), {.ttl = 0}));
+  EXPECT_EQ(nic.transmitted.size(), 1u);
+}
+
+// Splits `packet` (an IPv4 packet with a 20-byte header) into fragments
+// carrying `chunk` payload bytes each.
+std::vector<Bytes> fragments(const Bytes& packet, std::size_t chunk) {
+  std::vector<Bytes> out;
+  Bytes payload(packet.begin() + 20, packet.end());
+  uint16_t id = keel::net::load16(&packet[4]);
+  for (std::size_t off = 0; off < payload.size(); off += chunk) {
+    std::size_t n = std::min(chunk, payload.size() - off);
+    bool more = off + n < payload.size();
+    Bytes part(payload.begin() + off, payload.begin() + off + n);
+    out.push_back(ip4(Ip::from_bytes(&packet[12]), Ip::from_bytes(&packet[16]), packet[9], part,
+                      {.id = id, .fragment = uint16_t((more ? 0x2000 : 0) | off / 8)}));
+  }
+  return out;
+}
+
+// Reassembles what the stack sent back (fragments in order) into one payload.
+Bytes reassemble_sent(std::deque<Bytes>& frames) {
+  Bytes payload;
+  while (!frames.empty()) {
+    Bytes ip = Bytes(frames.front().begin() + 14, frames.front().end());
+    frames.pop_front();
+    EXPECT_EQ(keel::net::checksum(ip.data(), 20), 0);
+    uint16_t frag = keel::net::load16(&ip[6]);
+    EXPECT_EQ(std::size_t(frag & 0x1fff) * 8, payload.size());
+    EXPECT_LE(ip.size(), 1500u);
+    payload.insert(payload.end(), ip.begin() + 20, ip.end());
+    if (!(frag & 0x2000)) break;
+  }
+  return payload;
+}
+
+TEST_F(Ip4Test, PingOf8000BytesIsReassembledAndAnsweredInFragments) {
+  Bytes request = echo_packet(8000, 77);
+  auto parts = fragments(request, 1480);
+  std::reverse(parts.begin(), parts.end());  // out of order
+  for (auto& p : parts) inject_ip(p);
+  EXPECT_EQ(counters().ip4.reassembled, 1u);
+  ASSERT_EQ(nic.transmitted.size(), 6u);  // 8008 bytes of ICMP in 1480-byte pieces
+  Bytes reply = reassemble_sent(nic.transmitted);
+  ASSERT_EQ(reply.size(), 8008u);
+  EXPECT_EQ(reply[0], 0);  // echo reply
+  EXPECT_EQ(keel::net::checksum(reply.data(), reply.size()), 0);
+  EXPECT_TRUE(std::equal(reply.begin() + 8, reply.end(), request.begin() + 28));
+  EXPECT_EQ(nic.pool().available(), nic.pool().count());
+}
+
+TEST_F(Ip4Test, IdenticalOverlapsAreAcceptedConflictingOnesDiscardTheDatagram) {
+  Bytes request = echo_packet(3000, 5);
+  auto parts = fragments(request, 1000);
+  inject_ip(parts[0]);
+  inject_ip(parts[0]);  // duplicate
+  inject_ip(parts[1]);
+  inject_ip(parts[2]);
+  inject_ip(parts[3]);
+  EXPECT_EQ(counters().ip4.reassembled, 1u);
+  nic.transmitted.clear();
+
+  Bytes other = echo_packet(3000, 6);
+  auto bad = fragments(other, 1000);
+  Bytes evil = bad[1];
+  evil[30] ^= 0xff;  // same range, different bytes
+  inject_ip(bad[0]);
+  inject_ip(bad[1]);
+  inject_ip(evil);
+  inject_ip(bad[2]);
+  inject_ip(bad[3]);
+  EXPECT_EQ(counters().ip4.drop_fragment_overlap, 1u);
+  EXPECT_EQ(counters().ip4.reassembled, 1u);  // the second never completes
+}
+
+TEST_F(Ip4Test, BadFragmentsAreCounted) {
+  inject_ip(ip4(peer_ip, stack_ip, 1, pattern(100), {.id = 9, .fragment = 0x2000}));  // MF, not 8n
+  inject_ip(ip4(peer_ip, stack_ip, 1, pattern(800), {.id = 9, .fragment = 0x1fff}));  // past 65535
+  inject_ip(ip4(peer_ip, stack_ip, 1, {}, {.id = 9, .fragment = 0x2001}));          // empty
+  EXPECT_EQ(counters().ip4.drop_fragment_bad, 2u);
+  EXPECT_EQ(counters().ip4.drop_fragment_too_big, 1u);
+  // A last fragment whose end contradicts data already received.
+  inject_ip(ip4(peer_ip, stack_ip, 1, pattern(800), {.id = 10, .fragment = 0x2000 | 100}));
+  inject_ip(ip4(peer_ip, stack_ip, 1, pattern(8), {.id = 10, .fragment = 10}));
+  EXPECT_EQ(counters().ip4.drop_fragment_overlap, 1u);
+}
+
+TEST_F(Ip4Test, EndlessFragmentsAreBoundedAndTimedOut) {
+  // Many datagrams that never complete: at most a fixed number in memory.
+  for (uint16_t id = 0; id < 1000; ++id) {
+    inject_ip(ip4(peer_ip, stack_ip, 1, pattern(1480), {.id = id, .fragment = 0x2000}));
+    inject_ip(ip4(peer_ip, stack_ip, 1, pattern(1480), {.id = id, .fragment = 0x2000 | 400}));
+  }
+  EXPECT_EQ(counters().ip4.drop_fragment_no_slot, 1000u - ::keel::net::Reassembly::max_datagrams);
+  advance(16s);
+  EXPECT_EQ(counters().ip4.drop_fragment_timeout, ::keel::net::Reassembly::max_datagrams);
+  // RFC 792: time exceeded for those whose first fragment came (all).
+  EXPECT_EQ(counters().icmp4.tx_time_exceeded, ::keel::net::Reassembly::max_datagrams);
+  Bytes f = nic.transmitted.back();
+  EXPECT_EQ(f[14 + 20], 11);
+  EXPECT_EQ(f[14 + 21], 1);
+  EXPECT_EQ(nic.pool().available(), nic.pool().count());
+  // And reassembly still works afterwards.
+  nic.transmitted.clear();
+  for (auto& p : fragments(echo_packet(2000, 4242), 1480)) inject_ip(p);
+  EXPECT_EQ(nic.transmitted.size(), 2u);
+}
+
+TEST_F(Ip4Test, SendRoutesViaGatewayOffLink) {
+  stack.udp().sendto(Ip{192, 168, 1, 1}, 53, "q", 1);
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  Bytes f = nic.pop();
+  EXPECT_EQ(ethertype(f), 0x0806);
+  EXPECT_EQ(Ip::from_bytes(&f[14 + 24]), (Ip{10, 0, 0, 254}));
+}
+
+TEST_F(Ip4Test, NoRouteWithoutGateway) {
+  stack.configure(stack_ip, ::net::ip4::netmask_of(24));
+  EXPECT_EQ(stack.udp().sendto(Ip{192, 168, 1, 1}, 53, "q", 1), ::net::Status::no_route);
+  EXPECT_EQ(counters().ip4.drop_no_route, 1u);
+}
+
+}  // namespace
+}  // namespace keel::test

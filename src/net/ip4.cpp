@@ -123,9 +123,17 @@ void Ip4::write_header(uint8_t* h, uint32_t total, uint16_t id, uint16_t flags, 
     return ::net::Status::ok;
   }
   // Fragment (RFC 791 §3.2): copy slices into fresh buffers. The checksum
-  // offload of a partial checksum cannot span fragments, so the transport
-  // layer computed it in full.
-  if (payload->flags & ::net::Packet::checksum_partial) return ::net::Status::invalid;
+  // offload of a partial checksum cannot span fragments: complete it here
+  // (a datagram that fits a buffer but not the MTU arrives partial).
+  if (payload->flags & ::net::Packet::checksum_partial) {
+    uint32_t start = payload->csum_start, field = start + payload->csum_offset;
+    if (start > len || field + 2 > len) return ::net::Status::invalid;
+    uint8_t* d = payload->data();
+    uint16_t sum = uint16_t(~checksum_fold(checksum_add(0, d + start, len - start)));
+    if (sum == 0) sum = 0xffff;  // RFC 768: 0 means "no checksum"
+    store16(d + field, sum);
+    payload->flags &= ~::net::Packet::checksum_partial;
+  }
   // A too-short headroom (not expected) also goes through the copying path.
   uint32_t saved_id = id;
   uint32_t per_fragment = (mtu_ - ip4::header_min) & ~(ip4::fragment_unit - 1);

@@ -36,8 +36,12 @@ void console_write_all(const char* data, std::size_t size) { kvm::serial::write_
 void exit(int code) {
   arch::disable_interrupts();
   arch::outl(debug_exit_port, uint32_t(code));
-  // No isa-debug-exit (Firecracker, or QEMU without the device): a triple
-  // fault resets the VM, which ends it under -no-reboot (status 0).
+  // No isa-debug-exit. Firecracker ends the VM on an i8042 reset request;
+  // elsewhere a triple fault resets it, which ends it under -no-reboot. The
+  // status is lost either way: `keel boot` reports "no status".
+  constexpr uint16_t i8042_command = 0x64;
+  constexpr uint8_t i8042_pulse_reset = 0xfe;
+  arch::outb(i8042_command, i8042_pulse_reset);
   struct [[gnu::packed]] {
     uint16_t limit = 0;
     uint64_t base = 0;

@@ -13,17 +13,62 @@ constexpr uint32_t kSeed = 20240601;
 constexpr int kRuleSets = 300;
 constexpr int kPacketsPerSet = 400;
 
-void run(const RandomRulesOptions& options, uint32_t seed, int sets) {
+// 5-tuple rules in the ClassBench shape (prefixes of a few sites, port values and ranges):
+// they land in packed tuple tables, many shadow one another, buckets overflow.
+std::string classbench_ruleset(std::mt19937& rng, int rules) {
+  constexpr int kLengths[] = {32, 32, 24, 24, 28, 20, 16, 8, 0};
+  const uint32_t sites[] = {0x0A000000u, 0x0A010000u, 0xC0A80000u, 0xAC100000u};
+  auto prefix = [&](int length) {
+    uint32_t a = (sites[rng() % 4] | (rng() & 0x3F3F)) & (length ? ~0u << (32 - length) : 0);
+    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 255) + "." + std::to_string(a >> 8 & 255) + "." +
+           std::to_string(a & 255) + "/" + std::to_string(length);
+  };
+  auto ports = [&]() -> std::string {
+    switch (rng() % 4) {
+      case 0: return "";
+      case 1: return std::to_string(rng() % 8);
+      case 2: return "1024-65535";
+      default: { uint32_t lo = rng() % 10; return std::to_string(lo) + "-" + std::to_string(lo + rng() % 5); }
+    }
+  };
+  std::string text = "chain f hook forward policy accept {\n";
+  for (int r = 0; r < rules; ++r) {
+    std::string rule = "  ";
+    if (int l = kLengths[rng() % std::size(kLengths)]) rule += "ip saddr " + prefix(l) + " ";
+    if (int l = kLengths[rng() % std::size(kLengths)]) rule += "ip daddr " + prefix(l) + " ";
+    const char* proto = rng() % 2 ? "tcp" : "udp";
+    std::string sp = ports(), dp = ports();
+    if (!sp.empty()) rule += std::string(proto) + " sport " + sp + " ";
+    if (!dp.empty()) rule += std::string(proto) + " dport " + dp + " ";
+    if (sp.empty() && dp.empty() && rng() % 3) rule += std::string(proto) + " ";
+    text += rule + (rng() % 2 ? "accept\n" : "drop\n");
+  }
+  return text + "}\n";
+}
+
+Packet classbench_packet(std::mt19937& rng) {
+  const uint32_t sites[] = {0x0A000000u, 0x0A010000u, 0xC0A80000u, 0xAC100000u};
+  Packet p;
+  p.proto = rng() % 2 ? kProtoTcp : kProtoUdp;
+  p.saddr = sites[rng() % 4] | (rng() & 0x3F3F);
+  p.daddr = sites[rng() % 4] | (rng() & 0x3F3F);
+  p.sport = static_cast<uint16_t>(rng() % 3 ? rng() % 16 : rng());
+  p.dport = static_cast<uint16_t>(rng() % 3 ? rng() % 16 : rng());
+  return p;
+}
+
+template <typename MakeRules, typename MakePacket>
+void compare(MakeRules make_rules, MakePacket make_packet, uint32_t seed, int sets) {
   std::mt19937 rng(seed);
   size_t compared = 0;
   for (int s = 0; s < sets; ++s) {
-    std::string text = random_ruleset(rng, options);
+    std::string text = make_rules(rng);
     CompileResult result = compile_source(text, "random.fw");
     ASSERT_TRUE(result.ruleset) << (result.errors.empty() ? "" : result.errors[0]) << "\n" << text;
     Classifier classifier;
     ASSERT_EQ(classifier.load(encode_tables(build_tables(*result.ruleset))), LoadStatus::ok);
     for (int i = 0; i < kPacketsPerSet; ++i) {
-      Packet packet = random_packet(rng);
+      Packet packet = make_packet(rng);
       LinearVerdict want = linear_first_match(*result.program, ChainKind::filter, Hook::forward, packet);
       Verdict got = classifier.classify(ChainKind::filter, Hook::forward, packet);
       uint32_t got_source = got.rule == kNoRule ? kNoRule : classifier.tables().rules[got.rule].source_id;
@@ -35,10 +80,18 @@ void run(const RandomRulesOptions& options, uint32_t seed, int sets) {
   EXPECT_EQ(compared, static_cast<size_t>(sets) * kPacketsPerSet);
 }
 
+void run(const RandomRulesOptions& options, uint32_t seed, int sets) {
+  compare([&](std::mt19937& rng) { return random_ruleset(rng, options); }, random_packet, seed, sets);
+}
+
 TEST(Differential, SmallRuleSets) { run({.rules = 8, .helper_chains = 1}, kSeed, kRuleSets); }
 TEST(Differential, MediumRuleSets) { run({.rules = 40, .helper_chains = 2}, kSeed + 1, kRuleSets / 2); }
 TEST(Differential, RunsOfSimilarRules) {
   run({.rules = 80, .helper_chains = 2, .long_runs = true}, kSeed + 2, kRuleSets / 3);
+}
+TEST(Differential, ClassBenchFiveTuples) {
+  compare([](std::mt19937& rng) { return classbench_ruleset(rng, 30 + static_cast<int>(rng() % 300)); },
+          classbench_packet, kSeed + 3, kRuleSets / 5);
 }
 
 }  // namespace

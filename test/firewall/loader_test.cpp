@@ -93,5 +93,46 @@ TEST(Loader, CorruptPayloadNeverCrashesAndIsMostlyRejected) {
   EXPECT_GT(rejected, 0u);
 }
 
+// Packed tuple entries are validated field by field before a lookup may trust them.
+TEST(Loader, RejectsBadPackedTupleEntries) {
+  CompileResult r = compile_source(
+      "chain f hook forward policy accept {\n  ip saddr 10.0.0.0/8 tcp dport 80 drop\n"
+      "  ip saddr 11.0.0.0/8 tcp dport 80 drop\n  ip daddr 10.1.2.0/24 udp sport 1-9 accept\n}\n",
+      "t.fw");
+  ASSERT_TRUE(r.ruleset);
+  const Tables good = build_tables(*r.ruleset);
+  ASSERT_FALSE(good.tuple_entries.empty());
+  Classifier c;
+  ASSERT_EQ(c.adopt(good), LoadStatus::ok);
+  auto with = [&](auto change) {
+    Tables t = good;
+    change(t);
+    return Classifier().adopt(std::move(t));
+  };
+  EXPECT_EQ(with([](Tables& t) { t.tuple_entries[0].rule = 99; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t) { t.tuple_entries[0].saddr_length = 33; }), LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables& t) {
+              t.tuple_entries[0].saddr_length = 8;
+              t.tuple_entries[0].saddr = 0x0A000001u;
+            }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables& t) { t.tuple_entries[0].dport_lo = 2, t.tuple_entries[0].dport_hi = 1; }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables& t) { t.tuples[0].format = static_cast<TupleFormat>(7); }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([](Tables& t) { t.tuples[0].entries_first = static_cast<uint32_t>(t.tuple_entries.size()); }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t) {  // two entries of one bucket out of rule order
+              for (TupleTable& tt : t.tuples) {
+                for (uint32_t b = 0; b + 1u < (1u << tt.bucket_bits) + 1; ++b) {
+                  uint32_t lo = t.keys[tt.offsets_first + b], hi = t.keys[tt.offsets_first + b + 1];
+                  if (hi - lo >= 2) std::swap(t.tuple_entries[tt.entries_first + lo], t.tuple_entries[tt.entries_first + lo + 1]);
+                  if (hi - lo >= 2) return;
+                }
+              }
+              t.tuple_entries[0].rule = 99;  // no bucket of two: fail anyway so the test notices
+            }),
+            LoadStatus::bad_order);
+}
+
 }  // namespace
 }  // namespace keel::firewall::testing

@@ -14,6 +14,9 @@ constexpr Field kDispatchCandidates[] = {Field::proto, Field::ct_state, Field::i
 constexpr size_t kMaxPartitions = 4096;
 constexpr size_t kCopySlack = 1024;      // allowed extra cube copies beyond 2x from dispatch
 constexpr size_t kMinGroupSize = 64;  // smaller runs cost more as separate probes than inside tuples
+// A run must also hold this share of its partition: each set table is one more probe, and many
+// small runs (a 5-tuple mix) cost more as probes than inside the few merged tuple tables.
+constexpr size_t kMinGroupShareDivisor = 32;
 
 struct DispatchField {
   Field field;
@@ -85,6 +88,7 @@ bool same_residual(const IrCube& a, const IrCube& b, Field key, uint32_t skip_ma
 }
 
 void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_t skip_mask) {
+  const size_t min_group = std::max(kMinGroupSize, cubes.size() / kMinGroupShareDivisor);
   // Count, for every (key field, residual) signature, how many cubes share it.
   std::unordered_map<uint64_t, uint32_t> counts;
   auto signature = [&](const IrCube& c, Field key) {
@@ -106,7 +110,7 @@ void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_
       uint32_t n = counts[signature(*pc.cube, fs.field)];
       if (n > best) best = n, key = fs.field;
     }
-    if (best < kMinGroupSize) {
+    if (best < min_group) {
       rest.push_back(pc);
       continue;
     }
@@ -123,7 +127,7 @@ void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_
   }
   std::vector<Probe> probes;
   for (const SetGroup& g : groups) {
-    if (g.members.size() < kMinGroupSize) {
+    if (g.members.size() < min_group) {
       rest.insert(rest.end(), g.members.begin(), g.members.end());
       continue;
     }
@@ -241,7 +245,8 @@ size_t table_bytes(const Tables& t) {
   return t.class_maps.size() + t.partitions.size() * sizeof(Partition) + t.probes.size() * sizeof(Probe) +
          t.sets.size() * sizeof(SetTable) + t.tuples.size() * sizeof(TupleTable) + t.cubes.size() * sizeof(Cube) +
          t.checks.size() * sizeof(FieldCheck) + t.intervals.size() * sizeof(Interval) +
-         (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.rules.size() * sizeof(RuleInfo);
+         (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.tuple_entries.size() * sizeof(TupleEntry) +
+         t.rules.size() * sizeof(RuleInfo);
 }
 
 }  // namespace keel::firewall

@@ -1,8 +1,12 @@
-// Tuple space search with merged tuples (after TupleMerge, Daly et al. 2019): a cube joins the
-// first table whose hashed prefix lengths it covers, unless its bucket is already crowded;
-// new tables take relaxed lengths so later, similar cubes can share them.
+// Tuple space search with merged tuples (after TupleMerge, Daly et al. 2019). Each cube has a
+// relaxed shape (addresses hashed on /16 or not at all, destination ports exact or not, source
+// ports not), so most rules fall into a handful of tables per partition. A cube joins the first
+// table whose lengths it covers unless its bucket already holds kCollisionLimit cubes; only then
+// does a finer table appear. Cubes an earlier (packed) cube covers can never be the first match
+// and are dropped. Cubes of the 5-tuple shape are stored packed (TupleEntry).
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <unordered_map>
 
 #include "compile/builder_parts.hpp"
@@ -10,17 +14,25 @@
 namespace keel::firewall {
 namespace {
 constexpr uint32_t kCollisionLimit = 8;  // cubes per key before a table counts as full for it
-// Relaxed tables hash at most a /16 of an address: coarse enough that few tables cover most
-// rule shapes, fine enough that buckets stay small (the collision limit splits the rest).
-constexpr int kAddressRelaxMax = 16;
+// First choice: addresses hashed on a /16 (sites) or not at all. A cube whose bucket is full
+// there moves on to lengths rounded down to a multiple of 8 (at most /24), then to its own.
+constexpr int kAddressRelaxCoarse = 16;
+constexpr int kAddressRelaxFine = 24;
 constexpr int kAddressRelaxStep = 8;
 
 using Lengths = std::array<uint8_t, kTupleFields>;
 
+struct Bucket {
+  uint32_t count = 0;
+  int32_t head = -1;  // last cube placed (index into Candidate::cubes), chained through `next`
+};
+
 struct Candidate {
   Lengths lengths{};
-  std::unordered_map<uint64_t, uint32_t> load;  // key hash -> cubes
+  std::unordered_map<uint64_t, Bucket> load;  // key hash -> cubes
   std::vector<PartCube> cubes;
+  std::vector<std::optional<TupleEntry>> packed;  // per cube, when it has the 5-tuple shape
+  std::vector<int32_t> next;                      // previous cube of the same bucket
 };
 
 // Leading bits shared by the lowest and highest value: the enclosing prefix length.
@@ -39,11 +51,22 @@ Lengths cube_lengths(const IrCube& cube, uint32_t skip_mask) {
   return out;
 }
 
-Lengths relax(Lengths l) {
+// Coarse: addresses /16 or nothing, ports exact or nothing (source ports never).
+Lengths relax_coarse(Lengths l) {
   for (int i = 0; i < kTupleFields; ++i) {
     int bits = field_bits(kTupleFieldList[i]);
-    if (bits == 32) l[i] = static_cast<uint8_t>(std::min<int>(l[i] - l[i] % kAddressRelaxStep, kAddressRelaxMax));
-    else if (l[i] != bits || kTupleFieldList[i] == Field::sport) l[i] = 0;  // source ports rarely narrow
+    if (bits == 32) l[i] = static_cast<uint8_t>(l[i] >= kAddressRelaxCoarse ? kAddressRelaxCoarse : 0);
+    else if (l[i] != bits || kTupleFieldList[i] == Field::sport) l[i] = 0;
+  }
+  return l;
+}
+
+// Fine: addresses to a multiple of 8 up to /24, exact ports (source ports too).
+Lengths relax_fine(Lengths l) {
+  for (int i = 0; i < kTupleFields; ++i) {
+    int bits = field_bits(kTupleFieldList[i]);
+    if (bits == 32) l[i] = static_cast<uint8_t>(std::min<int>(l[i] - l[i] % kAddressRelaxStep, kAddressRelaxFine));
+    else if (l[i] != bits) l[i] = 0;
   }
   return l;
 }
@@ -63,76 +86,143 @@ std::array<uint32_t, kTupleFields> key_of(const IrCube& cube, const Lengths& len
   }
   return key;
 }
+
+// The packed form of a cube whose residual fields are all tuple fields with one interval each,
+// addresses being prefixes; nullopt otherwise.
+std::optional<TupleEntry> pack(const PartCube& pc, uint32_t skip_mask) {
+  TupleEntry e;
+  e.rule = pc.rule;
+  e.sport_hi = e.dport_hi = 0xFFFF;
+  e.proto_hi = 0xFF;
+  for (const FieldSet& fs : pc.cube->fields) {
+    if (skip_mask & field_bit(fs.field)) continue;
+    if (fs.set.size() != 1) return std::nullopt;
+    const Interval iv = fs.set.front();
+    switch (fs.field) {
+      case Field::saddr:
+      case Field::daddr: {
+        int length = enclosing_length(fs.set, 32);
+        if (iv.lo != (iv.lo & prefix_mask(length)) || iv.hi != (iv.lo | ~prefix_mask(length))) return std::nullopt;
+        (fs.field == Field::saddr ? e.saddr : e.daddr) = iv.lo;
+        (fs.field == Field::saddr ? e.saddr_length : e.daddr_length) = static_cast<uint8_t>(length);
+        break;
+      }
+      case Field::sport: e.sport_lo = static_cast<uint16_t>(iv.lo), e.sport_hi = static_cast<uint16_t>(iv.hi); break;
+      case Field::dport: e.dport_lo = static_cast<uint16_t>(iv.lo), e.dport_hi = static_cast<uint16_t>(iv.hi); break;
+      case Field::proto: e.proto_lo = static_cast<uint8_t>(iv.lo), e.proto_hi = static_cast<uint8_t>(iv.hi); break;
+      default: return std::nullopt;
+    }
+  }
+  return e;
+}
+
+// Every packet `b` matches, `a` matches too.
+bool entry_covers(const TupleEntry& a, const TupleEntry& b) {
+  return a.saddr_length <= b.saddr_length && (b.saddr & prefix_mask(a.saddr_length)) == a.saddr &&
+         a.daddr_length <= b.daddr_length && (b.daddr & prefix_mask(a.daddr_length)) == a.daddr &&
+         a.sport_lo <= b.sport_lo && b.sport_hi <= a.sport_hi && a.dport_lo <= b.dport_lo && b.dport_hi <= a.dport_hi &&
+         a.proto_lo <= b.proto_lo && b.proto_hi <= a.proto_hi;
+}
+
+// True when a cube already in `bucket` covers `entry` (so the new cube is dead).
+bool shadowed(const Candidate& c, const Bucket& bucket, const TupleEntry& entry) {
+  for (int32_t i = bucket.head; i >= 0; i = c.next[i])
+    if (c.packed[i] && entry_covers(*c.packed[i], entry)) return true;
+  return false;
+}
+
+void emit_table(Tables& tables, const Candidate& c, uint32_t skip_mask, std::vector<Probe>& probes) {
+  TupleTable table;
+  table.lengths = c.lengths;
+  table.bucket_bits = static_cast<uint8_t>(std::bit_width(c.load.size()));
+  const bool packed = std::all_of(c.packed.begin(), c.packed.end(), [](const auto& p) { return p.has_value(); });
+  table.format = packed ? TupleFormat::packed : TupleFormat::cubes;
+  const uint32_t buckets = 1u << table.bucket_bits;
+  std::vector<std::pair<uint32_t, uint32_t>> placed;  // (bucket, cube), cubes in rule order
+  placed.reserve(c.cubes.size());
+  for (uint32_t i = 0; i < c.cubes.size(); ++i) {
+    uint64_t h = tuple_hash(key_of(*c.cubes[i].cube, c.lengths));
+    uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
+    placed.push_back({bucket, i});
+  }
+  std::stable_sort(placed.begin(), placed.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  table.offsets_first = static_cast<uint32_t>(tables.keys.size());
+  table.entries_first = static_cast<uint32_t>(packed ? tables.tuple_entries.size() : tables.values.size());
+  table.entries_count = static_cast<uint32_t>(placed.size());
+  size_t next = 0;
+  for (uint32_t b = 0; b <= buckets; ++b) {
+    while (next < placed.size() && placed[next].first < b) ++next;
+    tables.keys.push_back(static_cast<uint32_t>(next));
+  }
+  for (auto& p : placed) {
+    if (packed) {
+      tables.tuple_entries.push_back(*c.packed[p.second]);
+      continue;
+    }
+    const PartCube& pc = c.cubes[p.second];
+    Cube cube;
+    cube.rule = pc.rule;
+    cube.first_check = emit_checks(tables, *pc.cube, skip_mask, cube.check_count);
+    tables.cubes.push_back(cube);
+    tables.values.push_back(static_cast<uint32_t>(tables.cubes.size() - 1));
+  }
+  tables.tuples.push_back(table);
+  Probe probe;
+  probe.kind = ProbeKind::tuple;
+  probe.index = static_cast<uint32_t>(tables.tuples.size() - 1);
+  probe.best_rule = c.cubes.front().rule;
+  probes.push_back(probe);
+}
 }  // namespace
 
 void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint32_t skip_mask,
                         std::vector<Probe>& probes) {
   std::vector<Candidate> candidates;
+  auto existing = [&](const Lengths& l) {
+    auto it = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.lengths == l; });
+    return it == candidates.end() ? nullptr : &*it;
+  };
   for (const PartCube& pc : cubes) {
-    Lengths own = cube_lengths(*pc.cube, skip_mask);
+    const Lengths own = cube_lengths(*pc.cube, skip_mask);
+    const std::optional<TupleEntry> entry = pack(pc, skip_mask);
     Candidate* chosen = nullptr;
+    uint64_t chosen_key = 0;
+    bool dead = false;
+    // An earlier cube covering this one sits in a table whose lengths this cube covers, in the
+    // bucket of this cube's key (its hashed bits agree): so checking those buckets finds them all.
     for (Candidate& c : candidates) {
       if (!covers(c.lengths, own)) continue;
-      auto it = c.load.find(tuple_hash(key_of(*pc.cube, c.lengths)));
-      if (it == c.load.end() || it->second < kCollisionLimit) {
-        chosen = &c;
+      const uint64_t key = tuple_hash(key_of(*pc.cube, c.lengths));
+      auto it = c.load.find(key);
+      if (it != c.load.end() && entry && shadowed(c, it->second, *entry)) {
+        dead = true;
         break;
       }
+      if (!chosen && (it == c.load.end() || it->second.count < kCollisionLimit)) chosen = &c, chosen_key = key;
+      if (chosen && !entry) break;
     }
+    if (dead) continue;
     if (!chosen) {
-      // Prefer relaxed lengths; fall back to the cube's own (identical keys may still pile up there).
-      Lengths relaxed = relax(own);
-      auto existing = [&](const Lengths& l) {
-        return std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.lengths == l; });
-      };
-      auto it = existing(relaxed);
-      if (it == candidates.end()) {
-        candidates.push_back({relaxed, {}, {}});
-        chosen = &candidates.back();
-      } else if ((it = existing(own)) == candidates.end()) {
-        candidates.push_back({own, {}, {}});
-        chosen = &candidates.back();
-      } else {
-        chosen = &*it;
+      // A new table: the coarse shape if there is none yet, else finer ones. When all exist
+      // (identical keys pile up), the cube goes to its own lengths' table over the limit.
+      for (const Lengths& l : {relax_coarse(own), relax_fine(own), own}) {
+        if (!existing(l)) {
+          candidates.push_back({l, {}, {}, {}, {}});
+          chosen = &candidates.back();
+          break;
+        }
       }
+      if (!chosen) chosen = existing(own);
+      chosen_key = tuple_hash(key_of(*pc.cube, chosen->lengths));
     }
-    ++chosen->load[tuple_hash(key_of(*pc.cube, chosen->lengths))];
+    Bucket& bucket = chosen->load[chosen_key];
+    chosen->next.push_back(bucket.head);
+    bucket.head = static_cast<int32_t>(chosen->cubes.size());
+    ++bucket.count;
     chosen->cubes.push_back(pc);
+    chosen->packed.push_back(entry);
   }
-
-  for (Candidate& c : candidates) {
-    TupleTable table;
-    table.lengths = c.lengths;
-    table.bucket_bits = static_cast<uint8_t>(std::bit_width(c.load.size()));
-    const uint32_t buckets = 1u << table.bucket_bits;
-    std::vector<std::pair<uint32_t, uint32_t>> placed;  // (bucket, cube id), cubes in rule order
-    placed.reserve(c.cubes.size());
-    for (const PartCube& pc : c.cubes) {
-      uint64_t h = tuple_hash(key_of(*pc.cube, c.lengths));
-      uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
-      Cube cube;
-      cube.rule = pc.rule;
-      cube.first_check = emit_checks(tables, *pc.cube, skip_mask, cube.check_count);
-      tables.cubes.push_back(cube);
-      placed.push_back({bucket, static_cast<uint32_t>(tables.cubes.size() - 1)});
-    }
-    std::stable_sort(placed.begin(), placed.end(), [](auto& a, auto& b) { return a.first < b.first; });
-    table.offsets_first = static_cast<uint32_t>(tables.keys.size());
-    table.entries_first = static_cast<uint32_t>(tables.values.size());
-    table.entries_count = static_cast<uint32_t>(placed.size());
-    size_t next = 0;
-    for (uint32_t b = 0; b <= buckets; ++b) {
-      while (next < placed.size() && placed[next].first < b) ++next;
-      tables.keys.push_back(static_cast<uint32_t>(next));
-    }
-    for (auto& p : placed) tables.values.push_back(p.second);
-    tables.tuples.push_back(table);
-    Probe probe;
-    probe.kind = ProbeKind::tuple;
-    probe.index = static_cast<uint32_t>(tables.tuples.size() - 1);
-    probe.best_rule = c.cubes.front().rule;
-    probes.push_back(probe);
-  }
+  for (const Candidate& c : candidates) emit_table(tables, c, skip_mask, probes);
 }
 
 }  // namespace keel::firewall

@@ -68,15 +68,28 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
   return kNoRule;
 }
 
+namespace {
+bool entry_matches(const TupleEntry& e, const Packet& p) {
+  // Non-short-circuit: all compares are cheap and branch-free is faster than early exits here.
+  return (((p.saddr & prefix_mask(e.saddr_length)) == e.saddr) & ((p.daddr & prefix_mask(e.daddr_length)) == e.daddr) &
+          (p.sport >= e.sport_lo) & (p.sport <= e.sport_hi) & (p.dport >= e.dport_lo) & (p.dport <= e.dport_hi) &
+          (p.proto >= e.proto_lo) & (p.proto <= e.proto_hi)) != 0;
+}
+}  // namespace
+
 uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const {
-  std::array<uint32_t, kTupleFields> key{};
-  for (int i = 0; i < kTupleFields; ++i) {
-    const Field f = kTupleFieldList[i];
-    key[i] = leading_bits(field_value(packet, f), field_bits(f), table.lengths[i]);
-  }
-  const uint64_t h = tuple_hash(key);
+  const uint64_t h = tuple_hash(tuple_key(packet, table.lengths));
   const uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
   const uint32_t* offsets = tables_.keys.data() + table.offsets_first;
+  if (table.format == TupleFormat::packed) {
+    const TupleEntry* entries = tables_.tuple_entries.data() + table.entries_first;
+    for (uint32_t e = offsets[bucket]; e < offsets[bucket + 1]; ++e) {
+      const TupleEntry& entry = entries[e];
+      if (entry.rule >= best) break;  // bucket is in rule order
+      if (entry_matches(entry, packet)) return entry.rule;
+    }
+    return kNoRule;
+  }
   const uint32_t* entries = tables_.values.data() + table.entries_first;
   for (uint32_t e = offsets[bucket]; e < offsets[bucket + 1]; ++e) {
     const Cube& cube = tables_.cubes[entries[e]];

@@ -55,21 +55,48 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
   return LoadStatus::bad_enum;
 }
 
+LoadStatus validate_entry(const TupleEntry& e, const Tables& t) {
+  if (e.rule >= t.rules.size()) return LoadStatus::bad_index;
+  if (e.saddr_length > 32 || e.daddr_length > 32) return LoadStatus::bad_size;
+  if ((e.saddr & ~prefix_mask(e.saddr_length)) != 0 || (e.daddr & ~prefix_mask(e.daddr_length)) != 0) {
+    return LoadStatus::bad_order;
+  }
+  if (e.sport_lo > e.sport_hi || e.dport_lo > e.dport_hi || e.proto_lo > e.proto_hi) return LoadStatus::bad_order;
+  return LoadStatus::ok;
+}
+
 LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
   for (int i = 0; i < kTupleFields; ++i)
     if (tt.lengths[i] > field_bits(kTupleFieldList[i])) return LoadStatus::bad_size;
   if (tt.bucket_bits > kMaxBucketBits) return LoadStatus::bad_size;
   const uint64_t offsets = (uint64_t{1} << tt.bucket_bits) + 1;
   if (!range_ok(tt.offsets_first, offsets, t.keys.size())) return LoadStatus::bad_index;
-  if (!range_ok(tt.entries_first, tt.entries_count, t.values.size())) return LoadStatus::bad_index;
+  if (tt.pad != 0) return LoadStatus::bad_size;
   if (t.keys[tt.offsets_first] != 0 || t.keys[tt.offsets_first + offsets - 1] != tt.entries_count) {
     return LoadStatus::bad_size;
   }
   for (uint64_t b = 1; b < offsets; ++b)
     if (t.keys[tt.offsets_first + b] < t.keys[tt.offsets_first + b - 1]) return LoadStatus::bad_order;
-  for (uint32_t i = 0; i < tt.entries_count; ++i)
-    if (t.values[tt.entries_first + i] >= t.cubes.size()) return LoadStatus::bad_index;
-  return LoadStatus::ok;
+  switch (tt.format) {
+    case TupleFormat::cubes:
+      if (!range_ok(tt.entries_first, tt.entries_count, t.values.size())) return LoadStatus::bad_index;
+      for (uint32_t i = 0; i < tt.entries_count; ++i)
+        if (t.values[tt.entries_first + i] >= t.cubes.size()) return LoadStatus::bad_index;
+      return LoadStatus::ok;
+    case TupleFormat::packed: {
+      if (!range_ok(tt.entries_first, tt.entries_count, t.tuple_entries.size())) return LoadStatus::bad_index;
+      const TupleEntry* entries = t.tuple_entries.data() + tt.entries_first;
+      for (uint32_t i = 0; i < tt.entries_count; ++i)
+        if (LoadStatus st = validate_entry(entries[i], t); st != LoadStatus::ok) return st;
+      // The lookup stops at the first entry not better than the match so far: rule order per bucket.
+      for (uint64_t b = 0; b + 1 < offsets; ++b) {
+        for (uint32_t e = t.keys[tt.offsets_first + b] + 1; e < t.keys[tt.offsets_first + b + 1]; ++e)
+          if (entries[e].rule <= entries[e - 1].rule) return LoadStatus::bad_order;
+      }
+      return LoadStatus::ok;
+    }
+  }
+  return LoadStatus::bad_enum;
 }
 
 LoadStatus validate_chain(const ChainTable& c, const Tables& t) {

@@ -57,14 +57,38 @@ inline constexpr int kTupleFields = 5;
 inline constexpr std::array<Field, kTupleFields> kTupleFieldList = {
     Field::saddr, Field::daddr, Field::sport, Field::dport, Field::proto};
 
+// How a tuple table stores its entries.
+enum class TupleFormat : uint8_t {
+  cubes,   // entries are cube ids in `values` (any condition; checks walked per candidate)
+  packed,  // entries are TupleEntry records in `tuple_entries` (5-tuple conditions, checked inline)
+};
+
 struct TupleTable {
   std::array<uint8_t, kTupleFields> lengths{};  // leading bits hashed per field
   uint8_t bucket_bits = 0;
-  uint8_t pad[2]{};
+  TupleFormat format = TupleFormat::cubes;
+  uint8_t pad = 0;
   uint32_t offsets_first = 0;  // (1 << bucket_bits) + 1 offsets into entries
-  uint32_t entries_first = 0;  // cube ids, each bucket sorted by rule
+  uint32_t entries_first = 0;  // each bucket sorted by rule
   uint32_t entries_count = 0;
 };
+
+// A cube of the ClassBench shape stored inline: address prefixes, port ranges, protocol range.
+// One record replaces a Cube, its FieldChecks and their Intervals (24 bytes instead of ~70).
+struct TupleEntry {
+  uint32_t rule = 0;
+  uint32_t saddr = 0;  // prefix value (bits past the length are zero)
+  uint32_t daddr = 0;
+  uint16_t sport_lo = 0, sport_hi = 0;
+  uint16_t dport_lo = 0, dport_hi = 0;
+  uint8_t saddr_length = 0, daddr_length = 0;
+  uint8_t proto_lo = 0, proto_hi = 0;
+};
+
+// Mask of a `length`-bit IPv4 prefix (0 for length 0).
+constexpr uint32_t prefix_mask(uint32_t length) {
+  return static_cast<uint32_t>((0xFFFFFFFF00000000ull >> length) & 0xFFFFFFFFu);
+}
 
 enum class ProbeKind : uint8_t { set, tuple };
 struct Probe {
@@ -135,12 +159,21 @@ constexpr int chain_slot(ChainKind kind, Hook hook) {
 
 static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
 static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
+static_assert(sizeof(TupleEntry) == 24);
 static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
 static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
 
 // Leading `length` bits of a `bits`-wide field value (the TupleMerge key part).
+// Branch-free: `value` fits in `bits` and `length` <= `bits`, so length 0 yields 0.
 constexpr uint32_t leading_bits(uint32_t value, int bits, int length) {
-  return length == 0 ? 0 : value >> (bits - length);
+  return static_cast<uint32_t>((uint64_t{value} << length) >> bits);
+}
+
+// The key a tuple table with `lengths` hashes for a packet (fields in kTupleFieldList order).
+constexpr std::array<uint32_t, kTupleFields> tuple_key(const Packet& p, const std::array<uint8_t, kTupleFields>& lengths) {
+  return {leading_bits(p.saddr, 32, lengths[0]), leading_bits(p.daddr, 32, lengths[1]),
+          leading_bits(p.sport, 16, lengths[2]), leading_bits(p.dport, 16, lengths[3]),
+          leading_bits(p.proto, 8, lengths[4])};
 }
 
 // Hash of a tuple key; the top bits pick the bucket. Shared by builder and lookup.
@@ -168,6 +201,7 @@ struct Tables {
   std::vector<Interval> intervals;
   std::vector<uint32_t> keys;    // set keys, tuple offsets, set indexes
   std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids)
+  std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables
   std::vector<RuleInfo> rules;
   std::vector<InterfaceInfo> interfaces;
   std::vector<RouteInfo> routes;

@@ -64,7 +64,9 @@ ConfigError parse_dns_list(std::string_view field, std::string_view text, Interf
 
 ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfig& c) {
   if (!j.is_object()) return at + ": expected an object";
-  for (auto& [key, value] : j.items()) {
+  for (auto& item : j.items()) {
+    const std::string& key = item.key();
+    const json& value = item.value();  // (not a structured binding: clang 14 lambdas)
     std::string field = at + "." + key;
     auto need_string = [&]() -> ConfigError {
       return value.is_string() ? ConfigError{} : field + ": expected a string";

@@ -14,6 +14,7 @@
 namespace keel::firewall {
 namespace {
 constexpr uint32_t kCollisionLimit = 8;  // cubes per key before a table counts as full for it
+constexpr size_t kSmallTable = 4;        // tables this small merge into a coarser one when they fit
 // First choice: addresses hashed on a /16 (sites) or not at all. A cube whose bucket is full
 // there moves on to lengths rounded down to a multiple of 8 (at most /24), then to its own.
 constexpr int kAddressRelaxCoarse = 16;
@@ -131,6 +132,42 @@ bool shadowed(const Candidate& c, const Bucket& bucket, const TupleEntry& entry)
   return false;
 }
 
+// A probe costs about as much as scanning a few bucket entries, so a table holding only a few
+// cubes moves into a coarser table when the buckets it lands in stay within the limit.
+void merge_small_tables(std::vector<Candidate>& candidates) {
+  for (size_t t = candidates.size(); t-- > 0;) {
+    Candidate& small = candidates[t];
+    if (small.cubes.empty() || small.cubes.size() > kSmallTable) continue;
+    for (size_t u = 0; u < candidates.size(); ++u) {
+      Candidate& into = candidates[u];
+      if (u == t || into.cubes.empty() || !covers(into.lengths, small.lengths)) continue;
+      std::unordered_map<uint64_t, uint32_t> added;
+      bool fits = true;
+      for (const PartCube& pc : small.cubes) {
+        uint64_t key = tuple_hash(key_of(*pc.cube, into.lengths));
+        auto it = into.load.find(key);
+        fits &= (it == into.load.end() ? 0 : it->second.count) + ++added[key] <= kCollisionLimit;
+      }
+      if (!fits) continue;
+      for (const auto& [key, n] : added) into.load[key].count += n;
+      // Keep the cubes in rule order (buckets are emitted in that order).
+      std::vector<uint32_t> order(into.cubes.size() + small.cubes.size());
+      std::vector<PartCube> cubes(into.cubes);
+      cubes.insert(cubes.end(), small.cubes.begin(), small.cubes.end());
+      std::vector<std::optional<TupleEntry>> packed(into.packed);
+      packed.insert(packed.end(), small.packed.begin(), small.packed.end());
+      for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cubes[a].rule < cubes[b].rule; });
+      into.cubes.clear();
+      into.packed.clear();
+      for (uint32_t i : order) into.cubes.push_back(cubes[i]), into.packed.push_back(packed[i]);
+      small.cubes.clear();
+      small.packed.clear();
+      break;
+    }
+  }
+}
+
 void emit_table(Tables& tables, const Candidate& c, uint32_t skip_mask, std::vector<Probe>& probes) {
   TupleTable table;
   table.lengths = c.lengths;
@@ -222,7 +259,9 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
     chosen->cubes.push_back(pc);
     chosen->packed.push_back(entry);
   }
-  for (const Candidate& c : candidates) emit_table(tables, c, skip_mask, probes);
+  merge_small_tables(candidates);
+  for (const Candidate& c : candidates)
+    if (!c.cubes.empty()) emit_table(tables, c, skip_mask, probes);
 }
 
 }  // namespace keel::firewall

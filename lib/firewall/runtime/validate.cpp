@@ -91,7 +91,7 @@ LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
       // The lookup stops at the first entry not better than the match so far: rule order per bucket.
       for (uint64_t b = 0; b + 1 < offsets; ++b) {
         for (uint32_t e = t.keys[tt.offsets_first + b] + 1; e < t.keys[tt.offsets_first + b + 1]; ++e)
-          if (entries[e].rule <= entries[e - 1].rule) return LoadStatus::bad_order;
+          if (entries[e].rule < entries[e - 1].rule) return LoadStatus::bad_order;
       }
       return LoadStatus::ok;
     }

@@ -89,16 +89,30 @@ bool same_residual(const IrCube& a, const IrCube& b, Field key, uint32_t skip_ma
 
 void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_t skip_mask) {
   const size_t min_group = std::max(kMinGroupSize, cubes.size() / kMinGroupShareDivisor);
-  // Count, for every (key field, residual) signature, how many cubes share it.
-  std::unordered_map<uint64_t, uint32_t> counts;
+  // Count, for every (key field, residual) signature, how many cubes share it: sort the
+  // (signature, slot) pairs and write each run's length back to its slots (a hash map of
+  // millions of signatures cost most of the compile time at 1M rules).
   auto signature = [&](const IrCube& c, Field key) {
     return hash_fields(c, key, skip_mask) * 31 + static_cast<uint64_t>(key);
   };
+  std::vector<std::pair<uint64_t, uint32_t>> signatures;  // (signature, slot)
+  signatures.reserve(cubes.size() * 4);
   for (const PartCube& pc : cubes) {
     for (const FieldSet& fs : pc.cube->fields) {
-      if (!(skip_mask & field_bit(fs.field))) ++counts[signature(*pc.cube, fs.field)];
+      if (!(skip_mask & field_bit(fs.field))) {
+        const auto slot = static_cast<uint32_t>(signatures.size());
+        signatures.push_back({signature(*pc.cube, fs.field), slot});
+      }
     }
   }
+  std::vector<uint32_t> slot_count(signatures.size());
+  std::sort(signatures.begin(), signatures.end());
+  for (size_t run = 0, end = 0; run < signatures.size(); run = end) {
+    while (end < signatures.size() && signatures[end].first == signatures[run].first) ++end;
+    for (size_t i = run; i < end; ++i) slot_count[signatures[i].second] = static_cast<uint32_t>(end - run);
+  }
+  std::vector<std::pair<uint64_t, uint32_t>>().swap(signatures);
+  uint32_t next_slot = 0;  // the second pass visits the slots in the same order
   std::unordered_map<uint64_t, uint32_t> group_of;  // signature -> index in groups
   std::vector<SetGroup> groups;
   std::vector<PartCube> rest;
@@ -107,7 +121,7 @@ void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_
     Field key = Field::saddr;
     for (const FieldSet& fs : pc.cube->fields) {
       if (skip_mask & field_bit(fs.field)) continue;
-      uint32_t n = counts[signature(*pc.cube, fs.field)];
+      uint32_t n = slot_count[next_slot++];
       if (n > best) best = n, key = fs.field;
     }
     if (best < min_group) {

@@ -73,14 +73,22 @@ class Namespace:
 
 
 class Guest:
-    """udp_echo in QEMU inside `ns`, one virtio-net per TAP device."""
+    """udp_echo in QEMU inside `ns`, one virtio-net per TAP device; or, with
+    machine="linux", udp_echo built as a Linux process on the TAP devices."""
 
     def __init__(self, ns, machine="microvm", append=None, platform="kvm", modern=True,
                  ready=r"listening on", ready_count=None, timeout=60):
         self.ns = ns
+        self.machine = machine
         self.log = tempfile.NamedTemporaryFile(prefix="keel-net-", suffix=".log", delete=False)
         if append is None:
             append = " ".join(f"ip{i}={ns.guest(i)}/24" for i in range(len(ns.taps)))
+        if machine == "linux":
+            # The linux-process build of the same service, on the same TAPs.
+            taps = " ".join(f"tap{i}={tap}" for i, tap in enumerate(ns.taps))
+            self._start(ns.exec_args([udp_echo_image("linux"), *f"{taps} {append}".split()]))
+            self._wait_ready(ready, ready_count, timeout)
+            return
         extra = []
         for i, tap in enumerate(ns.taps):
             extra += ["-netdev", f"tap,id=n{i},ifname={tap},script=no,downscript=no"]
@@ -93,12 +101,17 @@ class Guest:
         if machine == "microvm" and modern:
             extra += ["-global", "virtio-mmio.force-legacy=false"]
         args = qemu.command(udp_echo_image(platform), machine, "128M", 1, append, "tcg", extra)
+        self._start(ns.exec_args(args))
+        self._wait_ready(ready, ready_count, timeout)
+
+    def _start(self, args):
         self.started = time.monotonic()
-        self.process = subprocess.Popen(ns.exec_args(args), stdin=subprocess.DEVNULL,
-                                        stdout=self.log, stderr=subprocess.STDOUT,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+    def _wait_ready(self, ready, ready_count, timeout):
         try:
-            self.wait_for(ready, count=ready_count or len(ns.taps), timeout=timeout)
+            self.wait_for(ready, count=ready_count or len(self.ns.taps), timeout=timeout)
         except BaseException:
             self.close()
             raise

@@ -1,0 +1,265 @@
+"""The network stack as a Linux process on TAP devices, against real Linux
+tools in a network namespace this test creates (run as root):
+
+    /usr/bin/python3 -m pytest -v test/net/test_linux_tap.py
+
+Builds examples/udp_echo for the linux platform (UDP echo on port 7 of every
+interface), runs it inside the namespace with `tap=keel0 ip=10.0.0.2/24`, and
+checks ping (0..8000 bytes, fragmented both ways), flood ping, arping, UDP
+echo of 1..1472 bytes and fragmented datagrams, DHCP lease and renewal from
+dnsmasq, and two NICs on two subnets.
+"""
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(ROOT, "build", "net-linux-udp_echo")
+HOST_IP = "10.0.0.1"
+KEEL_IP = "10.0.0.2"
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP")
+
+
+def run(*args, timeout=30, check=True, **kw):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout,
+                          check=check, **kw)
+
+
+@pytest.fixture(scope="module")
+def echo_binary():
+    source = os.path.join(ROOT, "examples", "udp_echo")
+    if not os.path.exists(os.path.join(source, "service.cpp")):
+        source = os.path.join(ROOT, "test", "net", "services", "udp_echo")
+    run("cmake", "-S", source, "-B", BUILD, "-G", "Ninja", f"-Dkeel_DIR={ROOT}/cmake",
+        "-DKEEL_PLATFORM=linux", timeout=300)
+    run("cmake", "--build", BUILD, "-j2", timeout=600)
+    return os.path.join(BUILD, "udp_echo")
+
+
+class Namespace:
+    def __init__(self):
+        self.name = f"keel-net-{os.getpid()}-{time.monotonic_ns() % 100000}"
+        run("ip", "netns", "add", self.name)
+        self.ip("link", "set", "lo", "up")
+
+    def ip(self, *args):
+        return run("ip", "-n", self.name, *args)
+
+    def add_tap(self, dev, host_cidr):
+        self.ip("tuntap", "add", "dev", dev, "mode", "tap")
+        self.ip("addr", "add", host_cidr, "dev", dev)
+        self.ip("link", "set", dev, "up")
+
+    def exec(self, *args, timeout=60, check=True):
+        return run("ip", "netns", "exec", self.name, *args, timeout=timeout, check=check)
+
+    def popen(self, *args, **kw):
+        return subprocess.Popen(["ip", "netns", "exec", self.name, *args], **kw)
+
+    def delete(self):
+        run("ip", "netns", "del", self.name, check=False)
+
+
+class Service:
+    """The echo service running in the namespace; output collected in a file."""
+
+    def __init__(self, ns, binary, *args, wait_for="listening on", timeout=15):
+        self.log = open(f"/tmp/{ns.name}-{len(args)}.log", "w+")
+        self.proc = ns.popen(binary, *args, stdout=self.log, stderr=subprocess.STDOUT,
+                             start_new_session=True)
+        self.wait_for(wait_for, timeout)
+
+    def output(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()
+
+    def wait_for(self, text, timeout, count=1):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.output().count(text) >= count:
+                return
+            assert self.proc.poll() is None, f"service exited:\n{self.output()}"
+            time.sleep(0.05)
+        raise AssertionError(f"no {text!r} x{count} within {timeout}s:\n{self.output()}")
+
+    def stop(self):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=5)
+        self.log.close()
+        os.unlink(self.log.name)
+
+
+@pytest.fixture
+def ns():
+    n = Namespace()
+    yield n
+    n.delete()
+
+
+@pytest.fixture
+def echo(ns, echo_binary):
+    ns.add_tap("keel0", f"{HOST_IP}/24")
+    service = Service(ns, echo_binary, "tap=keel0", f"ip={KEEL_IP}/24", f"gw={HOST_IP}")
+    yield service
+    service.stop()
+
+
+def ping(ns, *args, timeout=60):
+    return ns.exec("ping", "-n", *args, KEEL_IP, timeout=timeout, check=False)
+
+
+def test_ping_sizes_0_to_8000(ns, echo):
+    # Every size near the fragmentation edges, and a sweep up to 8000.
+    sizes = sorted(set(list(range(0, 64)) + list(range(1400, 1500)) + list(range(2940, 2970))
+                       + list(range(0, 8001, 97)) + [8000]))
+    for size in sizes:
+        r = ping(ns, "-c", "1", "-W", "2", "-s", str(size))
+        assert r.returncode == 0, f"size {size}: {r.stdout}{r.stderr}"
+        assert " 0% packet loss" in r.stdout, f"size {size}: {r.stdout}"
+
+
+def test_flood_ping_loses_nothing(ns, echo):
+    r = ping(ns, "-f", "-c", "10000", "-w", "60", timeout=90)
+    assert "10000 received" in r.stdout and " 0% packet loss" in r.stdout, r.stdout + r.stderr
+
+
+def test_flood_ping_fragmented(ns, echo):
+    r = ping(ns, "-f", "-c", "1000", "-s", "4000", "-w", "60", timeout=90)
+    assert " 0% packet loss" in r.stdout, r.stdout + r.stderr
+
+
+def test_arping(ns, echo):
+    r = ns.exec("arping", "-c", "3", "-w", "5", "-I", "keel0", KEEL_IP, timeout=20, check=False)
+    assert r.returncode == 0 and "Received 3 response" in r.stdout, r.stdout + r.stderr
+
+
+UDP_CLIENT = r"""
+import socket, sys
+sizes = [int(x) for x in sys.argv[2].split(",")]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+bad = []
+for n in sizes:
+    payload = bytes((i * 7 + n) & 0xff for i in range(n))
+    for attempt in range(3):
+        s.sendto(payload, (sys.argv[1], 7))
+        try:
+            data, addr = s.recvfrom(70000)
+        except socket.timeout:
+            continue
+        if data == payload and addr == (sys.argv[1], 7):
+            break
+    else:
+        bad.append(n)
+print("bad:", bad)
+sys.exit(1 if bad else 0)
+"""
+
+
+def udp_echo_sizes(ns, sizes, timeout=120):
+    r = ns.exec("/usr/bin/python3", "-c", UDP_CLIENT, KEEL_IP, ",".join(map(str, sizes)),
+                timeout=timeout, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_udp_echo_1_to_1472(ns, echo):
+    udp_echo_sizes(ns, range(1, 1473))
+
+
+def test_udp_echo_fragmented(ns, echo):
+    udp_echo_sizes(ns, [1473, 2000, 2953, 4000, 8000, 16000, 30000, 65507])
+
+
+def test_udp_10000_echoes_lose_nothing(ns, echo):
+    client = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+got = 0
+for i in range(10000):
+    s.sendto(i.to_bytes(4, "big") * 16, (sys.argv[1], 7))
+    data, _ = s.recvfrom(2048)
+    got += data == i.to_bytes(4, "big") * 16
+print(got)
+sys.exit(0 if got == 10000 else 1)
+"""
+    r = ns.exec("/usr/bin/python3", "-c", client, KEEL_IP, timeout=120, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_closed_port_is_unreachable(ns, echo):
+    client = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.settimeout(2)
+s.connect((sys.argv[1], 9))
+s.send(b"x")
+try:
+    s.recv(100)
+except ConnectionRefusedError:
+    sys.exit(0)
+sys.exit(1)
+"""
+    r = ns.exec("/usr/bin/python3", "-c", client, KEEL_IP, timeout=20, check=False)
+    assert r.returncode == 0, "no ICMP port unreachable: " + r.stdout + r.stderr
+
+
+@pytest.mark.skipif(shutil.which("dnsmasq") is None, reason="dnsmasq not installed")
+def test_dhcp_lease_and_renewal(ns, echo_binary):
+    ns.add_tap("keel0", f"{HOST_IP}/24")
+    leases = f"/tmp/{ns.name}.leases"
+    # 2 minutes is dnsmasq's shortest lease; dhcp_t1=3 makes the client
+    # renew after 3 s instead of at T1 = 60 s.
+    dnsmasq = ns.popen("dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
+                       "--interface=keel0", "--bind-interfaces", "--log-dhcp",
+                       "--dhcp-range=10.0.0.50,10.0.0.60,255.255.255.0,2m",
+                       f"--dhcp-option=3,{HOST_IP}", f"--dhcp-leasefile={leases}",
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                       start_new_session=True)
+    service = None
+    try:
+        time.sleep(0.3)
+        service = Service(ns, echo_binary, "tap=keel0", "ip=dhcp", "dhcp_t1=3",
+                          wait_for="DHCP lease 10.0.0.", timeout=20)
+        line = [l for l in service.output().splitlines() if "DHCP lease 10.0.0." in l][0]
+        address = line.split()[3]
+        service.wait_for("DHCP lease renewed", timeout=15, count=2)
+        r = ns.exec("ping", "-n", "-c", "1", "-W", "2", address, check=False)
+        assert r.returncode == 0, r.stdout
+    finally:
+        if service:
+            service.stop()
+        os.killpg(dnsmasq.pid, signal.SIGTERM)
+        log = dnsmasq.communicate(timeout=10)[0]
+        if os.path.exists(leases):
+            os.unlink(leases)
+    assert log.count("DHCPACK(keel0)") >= 3, log  # the lease and two renewals
+
+
+def test_two_nics_on_two_subnets(ns, echo_binary):
+    ns.add_tap("keel0", f"{HOST_IP}/24")
+    ns.add_tap("keel1", "10.1.0.1/24")
+    service = Service(ns, echo_binary, "tap=keel0", "tap1=keel1", f"ip={KEEL_IP}/24",
+                      "ip1=10.1.0.2/24")
+    try:
+        service.wait_for("listening on", timeout=10, count=2)
+        for address in (KEEL_IP, "10.1.0.2"):
+            r = ns.exec("ping", "-n", "-c", "2", "-W", "2", address, check=False)
+            assert " 0% packet loss" in r.stdout, r.stdout
+            r = ns.exec("/usr/bin/python3", "-c", UDP_CLIENT, address, "1,1000,5000",
+                        timeout=30, check=False)
+            assert r.returncode == 0, r.stdout + r.stderr
+    finally:
+        service.stop()

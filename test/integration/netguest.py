@@ -77,7 +77,7 @@ class Guest:
     machine="linux", udp_echo built as a Linux process on the TAP devices."""
 
     def __init__(self, ns, machine="microvm", append=None, platform="kvm", modern=True,
-                 ready=r"listening on", ready_count=None, timeout=60):
+                 ready=r"listening on", ready_count=None, timeout=60, device_options=""):
         self.ns = ns
         self.machine = machine
         self.log = tempfile.NamedTemporaryFile(prefix="keel-net-", suffix=".log", delete=False)
@@ -97,7 +97,8 @@ class Guest:
                 extra += ["-device", f"virtio-net-device,netdev=n{i},mac={mac}"]
             else:
                 legacy = "" if modern else ",disable-modern=on"
-                extra += ["-device", f"virtio-net-pci,netdev=n{i},mac={mac},romfile={legacy}"]
+                extra += ["-device", f"virtio-net-pci,netdev=n{i},mac={mac},romfile={legacy}"
+                                     f"{device_options}"]
         if machine == "microvm" and modern:
             extra += ["-global", "virtio-mmio.force-legacy=false"]
         args = qemu.command(udp_echo_image(platform), machine, "128M", 1, append, "tcg", extra)

@@ -9,17 +9,21 @@ from netguest import UDP_CLIENT, UDP_STREAM, Guest, Namespace
 
 # (machine, modern): microvm as QEMU gives it by default (legacy virtio-mmio)
 # and as v2; pc with a modern and a legacy-only virtio-net-pci.
-SETUPS = [("microvm", False), ("microvm", True), ("pc", True), ("pc", False), ("q35", True),
-          ("linux", True)]
+# (id, machine, modern, virtio-net-pci options). vectors=0: no MSI-X, so
+# the driver takes INTx through the I/O APIC.
+SETUPS = [("microvm-legacy", "microvm", False, ""), ("microvm-v2", "microvm", True, ""),
+          ("pc-modern", "pc", True, ""), ("pc-legacy", "pc", False, ""),
+          ("pc-modern-intx", "pc", True, ",vectors=0"), ("q35-modern", "q35", True, ""),
+          ("linux", "linux", True, "")]
 
 
-@pytest.fixture(scope="module", params=SETUPS, ids=lambda s: s[0] if s[0] == "linux" else f"{s[0]}-{'modern' if s[1] else 'legacy'}")
+@pytest.fixture(scope="module", params=SETUPS, ids=lambda s: s[0])
 def guest(request):
-    machine, modern = request.param
+    _, machine, modern, options = request.param
     ns = Namespace(taps=1)
     g = None
     try:
-        g = Guest(ns, machine=machine, modern=modern)
+        g = Guest(ns, machine=machine, modern=modern, device_options=options)
         yield g
     finally:
         if g:

@@ -185,6 +185,7 @@ bool PciTransport::setup_queue(const Virtqueue& queue) {
     arch::outl(io_base_ + legacy_queue_pfn, uint32_t(pfn));
     return true;
   }
+  if (queue.index() >= max_queues) return false;
   mmio_write<uint16_t>(common_, common_queue_select, queue.index());
   mmio_write<uint16_t>(common_, common_queue_size, queue.size());
   if (msix_enabled_) {
@@ -194,17 +195,17 @@ bool PciTransport::setup_queue(const Virtqueue& queue) {
   mmio_write<uint64_t>(common_, common_queue_desc, queue.descriptor_address());
   mmio_write<uint64_t>(common_, common_queue_driver, queue.available_address());
   mmio_write<uint64_t>(common_, common_queue_device, queue.used_address());
+  // Cached: reading it on every kick would cost an MMIO exit each time.
+  notify_offset_[queue.index()] =
+      mmio_read<uint16_t>(common_, common_queue_notify_off) * notify_multiplier_;
   mmio_write<uint16_t>(common_, common_queue_enable, 1);
   return true;
 }
 
 void PciTransport::notify(uint16_t queue_index) {
   if (legacy()) return arch::outw(io_base_ + legacy_queue_notify, queue_index);
-  // The notify offset could be cached per queue; reading it costs one MMIO
-  // exit per kick, which batching keeps rare.
-  mmio_write<uint16_t>(common_, common_queue_select, queue_index);
-  uint32_t offset = mmio_read<uint16_t>(common_, common_queue_notify_off) * notify_multiplier_;
-  mmio_write<uint16_t>(notify_base_, offset, queue_index);
+  if (queue_index >= max_queues) return;
+  mmio_write<uint16_t>(notify_base_, notify_offset_[queue_index], queue_index);
 }
 
 uint8_t PciTransport::config8(uint32_t offset) {

@@ -48,6 +48,8 @@ class PciTransport final : public Transport {
   volatile uint8_t* common_ = nullptr;
   volatile uint8_t* notify_base_ = nullptr;
   uint32_t notify_multiplier_ = 0;
+  static constexpr uint16_t max_queues = 8;  // virtio-net uses 2 (3 with a control queue)
+  uint32_t notify_offset_[max_queues] = {};
   volatile uint8_t* isr_ = nullptr;
   volatile uint8_t* device_config_ = nullptr;
   // Legacy: the I/O port base of BAR 0.

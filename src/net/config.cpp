@@ -8,7 +8,10 @@
 
 // The embedded config: a service's build defines it with keel_net_config()
 // (cmake/keel-net-sources.cmake); this weak default means "none".
-extern "C" __attribute__((weak)) const char* const keel_net_config_json = "";
+// Not const: a const weak object may be folded to its default by the compiler.
+extern "C" {
+__attribute__((weak)) const char* keel_net_config_json = "";
+}
 
 namespace net {
 namespace {

@@ -263,3 +263,28 @@ def test_two_nics_on_two_subnets(ns, echo_binary):
             assert r.returncode == 0, r.stdout + r.stderr
     finally:
         service.stop()
+
+
+def test_embedded_config_and_command_line_override(ns):
+    source = os.path.join(ROOT, "test", "net", "services", "configured_echo")
+    build = os.path.join(ROOT, "build", "net-linux-configured_echo")
+    run("cmake", "-S", source, "-B", build, "-G", "Ninja", f"-Dkeel_DIR={ROOT}/cmake",
+        "-DKEEL_PLATFORM=linux", timeout=300)
+    run("cmake", "--build", build, "-j2", timeout=600)
+    binary = os.path.join(build, "udp_echo")
+    ns.add_tap("keel0", f"{HOST_IP}/24")
+    service = Service(ns, binary, "tap=keel0")  # address from net.json
+    try:
+        assert "10.0.0.7 netmask 255.255.255.0 gateway 10.0.0.1" in service.output()
+        r = ns.exec("ping", "-n", "-c", "1", "-W", "2", "10.0.0.7", check=False)
+        assert r.returncode == 0, r.stdout
+    finally:
+        service.stop()
+    service = Service(ns, binary, "tap=keel0", "ip=10.0.0.9/24")  # the command line wins
+    try:
+        assert "10.0.0.9 netmask 255.255.255.0 gateway 10.0.0.1" in service.output()
+    finally:
+        service.stop()
+    r = ns.exec(binary, "tap=keel0", "gw=10.0.0", timeout=10, check=False)
+    assert r.returncode != 0
+    assert "net config: gw: '10.0.0' is not an IPv4 address" in r.stdout + r.stderr

@@ -30,8 +30,9 @@ Net::Net(std::unique_ptr<Transport> transport, int number)
     : transport_(std::move(transport)), number_(number) {}
 
 Net::~Net() {
-  transport_->reset();
+  transport_->reset();  // the device lets go of every buffer
   if (event_ >= 0) os::Events::subscribe(event_, {});
+  if (refill_timer_) os::Timers::stop(refill_timer_);
 }
 
 std::unique_ptr<Net> Net::create(std::unique_ptr<Transport> transport, int number) {

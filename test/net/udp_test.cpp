@@ -95,6 +95,19 @@ TEST_F(UdpTest, ChecksumOffloadLeavesPartialSum) {
   Bytes ip = ip_of(nic.pop());
   uint16_t partial = keel::net::checksum_fold(keel::net::pseudo_header_sum(stack_ip, peer_ip, 17, 11));
   EXPECT_EQ(keel::net::load16(&ip[26]), partial);
+  // Relative to the Ethernet header, as the driver sees it.
+  EXPECT_TRUE(nic.last_flags & ::net::Packet::checksum_partial);
+  EXPECT_EQ(nic.last_csum_start, 14 + 20);
+  EXPECT_EQ(nic.last_csum_offset, 6);
+  // Bigger than the MTU but within one buffer: completed in software, then fragmented.
+  std::string data(1800, 'z');
+  ASSERT_EQ(offloaded.udp().sendto(peer_ip, 7, data.data(), data.size(), 7), ::net::Status::ok);
+  ASSERT_EQ(nic.transmitted.size(), 2u);
+  Bytes first = ip_of(nic.pop()), second = ip_of(nic.pop());
+  Bytes whole(first.begin() + 20, first.end());
+  whole.insert(whole.end(), second.begin() + 20, second.end());
+  uint32_t pseudo = keel::net::pseudo_header_sum(stack_ip, peer_ip, 17, uint16_t(whole.size()));
+  EXPECT_EQ(keel::net::checksum_fold(keel::net::checksum_add(pseudo, whole.data(), whole.size())), 0xffff);
 }
 
 // Two stacks back to back: large datagrams go out in fragments and come

@@ -12,6 +12,9 @@ std::size_t MemoryNic::transmit(std::span<PacketPtr> frames) {
     ++stats_.tx_packets;
     stats_.tx_bytes += frame->size();
     transmitted.emplace_back(frame->data(), frame->data() + frame->size());
+    last_flags = frame->flags;
+    last_csum_start = frame->csum_start;
+    last_csum_offset = frame->csum_offset;
     frame.reset();
   }
   return frames.size();

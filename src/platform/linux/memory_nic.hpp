@@ -38,6 +38,9 @@ class MemoryNic final : public Nic {
     return f;
   }
   void set_offloads(Offloads o) { offloads_ = o; }
+  // Offload fields of the last frame transmitted.
+  uint32_t last_flags = 0;
+  uint16_t last_csum_start = 0, last_csum_offset = 0;
   PacketPool& pool() { return pool_; }
 
   // Back to back: frames sent by one are queued for the other; pump()

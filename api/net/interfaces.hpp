@@ -3,12 +3,12 @@
 //
 //   auto& stack = net::Interfaces::get(0);   // net::Inet on the first NIC
 //
-// Drivers do not need a kernel hook to run before Service::start(): each
-// registers a probe function from a static constructor
-// (`static bool registered = (net::Interfaces::register_probe(probe), true);`)
-// and the probes run once, the first time a service asks for an interface.
-// A probe finds its devices and calls register_nic() for each, in a stable
-// order (so interface numbers are stable across boots).
+// The platform's NICs are found the first time a service asks for an
+// interface (src/net/platform_nics.hpp), so drivers need no hook before
+// Service::start() and an image that never asks links no driver. Tests can
+// add probes of their own with register_probe(); a probe finds its devices
+// and calls register_nic() for each, in a stable order (so interface numbers
+// are stable across boots).
 #pragma once
 #include <cstddef>
 #include <memory>

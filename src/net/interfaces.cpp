@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernel/kernel.hpp"
+#include "platform_nics.hpp"
 
 namespace net {
 namespace {
@@ -17,7 +18,7 @@ struct Registry {
   std::vector<std::unique_ptr<Inet>> stacks;
 };
 
-// Function-local: drivers register probes from static constructors.
+// Function-local: tests may register probes from static constructors.
 Registry& registry() {
   static Registry r;
   return r;
@@ -27,10 +28,17 @@ void probe_once() {
   Registry& r = registry();
   if (r.probed) return;
   r.probed = true;
+  keel::net::probe_platform_nics();
   for (std::size_t i = 0; i < r.probes.size(); ++i) r.probes[i]();
 }
 
 }  // namespace
+}  // namespace net
+
+// A build with no platform NICs (the host unit tests) finds none.
+[[gnu::weak]] void keel::net::probe_platform_nics() {}
+
+namespace net {
 
 std::size_t Interfaces::register_nic(std::unique_ptr<Nic> nic) {
   Registry& r = registry();

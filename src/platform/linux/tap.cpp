@@ -13,6 +13,8 @@
 
 #include <net/interfaces.hpp>
 
+#include "net/platform_nics.hpp"
+
 #include "watch.hpp"
 
 namespace net {
@@ -117,7 +119,7 @@ void probe_taps() {
   }
 }
 
-const bool registered = (Interfaces::register_probe(probe_taps), true);
-
 }  // namespace
 }  // namespace net
+
+void keel::net::probe_platform_nics() { ::net::probe_taps(); }

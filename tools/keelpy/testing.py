@@ -9,9 +9,20 @@ PYTEST_DIRS = ["test/integration", "test/net", "test/firewall"]
 FUZZ_SECONDS = os.environ.get("KEEL_FUZZ_SECONDS", "20")
 
 
-def step(title, args, **kwargs):
+def step(title, args, tail=None):
+    """Runs one step; with `tail`, shows only that many last lines of its output
+    (more when it fails), for chatty steps such as fuzzing."""
     print(f"\n=== keel test: {title}\n$ {' '.join(args)}", flush=True)
-    return subprocess.run(args, cwd=ROOT, **kwargs).returncode == 0
+    if tail is None:
+        return subprocess.run(args, cwd=ROOT).returncode == 0
+    result = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, errors="replace")
+    lines = result.stdout.splitlines()
+    shown = lines[-(tail if result.returncode == 0 else 10 * tail):]
+    if len(shown) < len(lines):
+        print(f"[... {len(lines) - len(shown)} lines left out ...]")
+    print("\n".join(shown), flush=True)
+    return result.returncode == 0
 
 
 def run_all(pytest_args=(), unit=True, integration=True):
@@ -27,7 +38,7 @@ def run_all(pytest_args=(), unit=True, integration=True):
         for script in sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh"))):
             name = os.path.basename(script)
             results[f"fuzz {name}"] = step(f"fuzz smoke run ({name}, {FUZZ_SECONDS} s per target)",
-                                           ["bash", script, FUZZ_SECONDS])
+                                           ["bash", script, FUZZ_SECONDS], tail=15)
     if integration:
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
         results["pytest"] = step("integration tests (pytest)", [

@@ -1,4 +1,4 @@
-// firewall_bench gen MIX N OUT      write an N-rule set of mix a|b|c|d|e
+// firewall_bench gen MIX N OUT      write an N-rule set of mix a|b|c|d|f (see mixes.hpp)
 // firewall_bench lookup MIX RULES   lookups/s of the classifier and the linear evaluator
 #include <algorithm>
 #include <chrono>
@@ -68,9 +68,9 @@ int lookup(char mix, const std::string& path) {
   }
   double linear_lps = linear / seconds_since(start);
   std::printf("mix=%c rules=%zu classifier_lps=%.0f linear_lps=%.0f linear_packets=%zu mismatches=%zu "
-              "table_bytes=%zu blob_bytes=%zu partitions=%zu set_tables=%zu tuple_tables=%zu sink=%llu\n",
+              "table_bytes=%zu blob_bytes=%zu partitions=%zu set_tables=%zu tuple_tables=%zu trees=%zu sink=%llu\n",
               mix, rules, classifier_lps, linear_lps, linear, mismatches, bytes, blob, stats.partitions,
-              stats.set_tables, stats.tuple_tables, static_cast<unsigned long long>(sink & 1));
+              stats.set_tables, stats.tuple_tables, stats.trees, static_cast<unsigned long long>(sink & 1));
   return mismatches == 0 ? 0 : 3;
 }
 }  // namespace

@@ -3,7 +3,11 @@
 //  a: TCP destination-port rules (distinct ports, at most 65,536)
 //  b: a blocklist of /32 source addresses
 //  c: source or destination prefixes of mixed lengths (/8../32), one prefix per rule
-//  d: ClassBench-style 5-tuples: clustered src/dst prefixes, port ranges, tcp/udp/any
+//  d: ClassBench-style 5-tuples: clustered src/dst prefixes, port ranges, tcp/udp/any; every
+//     rule names an address, so (nearly) every rule is live
+//  e: an alias of d (its name in results before d was made live)
+//  f: d's generator allowing rules without addresses: early match-all rules make most later
+//     rules dead (the old, redundant mix d)
 #include <random>
 #include <string>
 #include <vector>

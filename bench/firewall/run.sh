@@ -16,7 +16,7 @@ trap 'rm -rf "$WORK"' EXIT
 RAW=$ROOT/bench/results/firewall.raw
 mkdir -p "$ROOT/bench/results"
 : > "$RAW"
-for mix in a b c d e; do
+for mix in a b c d f; do
   for n in 1 10 100 1000 10000 100000 1000000; do
     [ "$n" -le "$MAX" ] || continue
     if [ "$mix" = a ] && [ "$n" -gt 65536 ]; then n=65536; fi  # there are only 65,536 ports

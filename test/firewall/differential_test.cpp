@@ -12,6 +12,8 @@ namespace {
 constexpr uint32_t kSeed = 20240601;
 constexpr int kRuleSets = 300;
 constexpr int kPacketsPerSet = 400;
+constexpr int kTreeRules = 1500;   // rules per set in the decision-tree test (partitions get trees)
+constexpr int kTreeRuleSets = 12;
 
 // 5-tuple rules in the ClassBench shape (prefixes of a few sites, port values and ranges):
 // they land in packed tuple tables, many shadow one another, buckets overflow.
@@ -92,6 +94,17 @@ TEST(Differential, RunsOfSimilarRules) {
 TEST(Differential, ClassBenchFiveTuples) {
   compare([](std::mt19937& rng) { return classbench_ruleset(rng, 30 + static_cast<int>(rng() % 300)); },
           classbench_packet, kSeed + 3, kRuleSets / 5);
+}
+
+// Large 5-tuple sets with prefixes and port ranges: partitions this big go to HyperSplit trees
+// (checked), whose splits, copies and pruned leaves must still give the first match.
+TEST(Differential, DecisionTreesOnLargeRangeSets) {
+  std::mt19937 probe_rng(kSeed + 4);
+  CompileResult sample = compile_source(classbench_ruleset(probe_rng, kTreeRules), "random.fw");
+  ASSERT_TRUE(sample.ruleset);
+  ASSERT_FALSE(build_tables(*sample.ruleset).trees.empty()) << "the rule sets no longer exercise trees";
+  compare([](std::mt19937& rng) { return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules)); },
+          classbench_packet, kSeed + 4, kTreeRuleSets);
 }
 
 }  // namespace

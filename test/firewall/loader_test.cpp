@@ -134,5 +134,65 @@ TEST(Loader, RejectsBadPackedTupleEntries) {
             LoadStatus::bad_order);
 }
 
+// Decision trees are checked node by node: fields, child order (no cycles), single parents,
+// depth, leaf ranges, entry references and rule order within leaves.
+TEST(Loader, RejectsCorruptTrees) {
+  std::string text = "chain f hook forward policy accept {\n";
+  for (int i = 0; i < 400; ++i) {
+    const std::string third = i % 2 ? std::to_string(i % 13) + ".0/24" : "0.0/16";
+    text += "  ip saddr 10." + std::to_string(i % 7) + "." + third +
+            " tcp dport " + std::to_string(i % 50) + "-" + std::to_string(i % 50 + i % 9) + (i % 2 ? " accept\n" : " drop\n");
+  }
+  CompileResult r = compile_source(text + "}\n", "t.fw");
+  ASSERT_TRUE(r.ruleset);
+  const Tables good = build_tables(*r.ruleset);
+  ASSERT_FALSE(good.trees.empty());
+  ASSERT_EQ(Classifier().adopt(good), LoadStatus::ok);
+  const TreeTable& tree = good.trees[0];
+  ASSERT_GT(tree.node_count, 3u);
+  auto with = [&](auto change) {
+    Tables t = good;
+    change(t, t.tree_nodes.data() + t.trees[0].first_node);
+    return Classifier().adopt(std::move(t));
+  };
+  auto first_leaf = [&](const TreeNode* nodes) {
+    uint32_t n = 0;
+    while (nodes[n].field != kTreeLeaf || nodes[n].child < 2) ++n;  // a leaf with two refs
+    return n;
+  };
+  EXPECT_EQ(with([](Tables&, TreeNode* n) { n[0].field = kTupleFields; }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([](Tables&, TreeNode* n) { n[0].child = 0; }), LoadStatus::bad_index);  // a cycle
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[0].child = tree.node_count - 1; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_leaf(n)].child = tree.refs_count + 1; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, TreeNode* n) { t.values[t.trees[0].refs_first + n[first_leaf(n)].value] = tree.entries_count; }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, TreeNode* n) {  // two refs of a leaf out of rule order
+              uint32_t* refs = t.values.data() + t.trees[0].refs_first + n[first_leaf(n)].value;
+              const TupleEntry* e = t.tuple_entries.data() + t.trees[0].entries_first;
+              if (e[refs[0]].rule == e[refs[1]].rule) e = nullptr;  // equal rules are in order either way
+              ASSERT_NE(e, nullptr);
+              std::swap(refs[0], refs[1]);
+            }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables&, TreeNode* n) { n[n[0].child].field = 0, n[n[0].child].child = n[0].child + 1; }),
+            LoadStatus::bad_order);  // a node with two parents
+  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].entries_first = static_cast<uint32_t>(t.tuple_entries.size()); }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].node_count = 0; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees.clear(); }), LoadStatus::bad_index);  // probes name a tree
+  // A chain of splits one level deeper than allowed, every other child an empty leaf.
+  EXPECT_EQ(with([](Tables& t, TreeNode*) {
+              TreeTable& deep = t.trees[0];
+              deep.first_node = static_cast<uint32_t>(t.tree_nodes.size());
+              deep.node_count = 2 * (kMaxTreeDepth + 1) + 1;
+              for (uint32_t i = 0; i < deep.node_count; ++i) {
+                TreeNode node;  // a leaf with no refs
+                if (i % 2 == 0 && i + 1 < deep.node_count) node.field = 0, node.child = i + 1, node.value = 1;
+                t.tree_nodes.push_back(node);
+              }
+            }),
+            LoadStatus::bad_size);
+}
+
 }  // namespace
 }  // namespace keel::firewall::testing

@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
     Tables tables = build_tables(*ruleset, &stats);
     size_t rules = tables.rules.size();
     std::cout << "rules " << rules << "\npartitions " << stats.partitions << "\nset_tables " << stats.set_tables
-              << "\ntuple_tables " << stats.tuple_tables << "\ncubes " << stats.cubes << "\ntable_bytes "
+              << "\ntuple_tables " << stats.tuple_tables << "\ntrees " << stats.trees << "\ncubes " << stats.cubes << "\ntable_bytes "
               << table_bytes(tables) << "\n";
     return 0;
   }

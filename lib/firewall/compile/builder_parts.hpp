@@ -31,6 +31,10 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
 void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint32_t skip_mask,
                         std::vector<Probe>& probes);
 
+// HyperSplit tree over packed entries (in rule order). Returns false and leaves `tables` and
+// `probes` untouched when the tree would copy entries past its budget (tuples stay in use).
+bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, std::vector<Probe>& probes);
+
 inline uint32_t field_bit(Field f) { return 1u << static_cast<int>(f); }
 const FieldSet* find_field(const IrCube& cube, Field f);
 

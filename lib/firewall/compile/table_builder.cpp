@@ -250,6 +250,7 @@ Tables build_tables(const Ruleset& ruleset, BuildStats* stats) {
     stats->partitions = tables.partitions.size();
     stats->set_tables = tables.sets.size();
     stats->tuple_tables = tables.tuples.size();
+    stats->trees = tables.trees.size();
     stats->cubes = tables.cubes.size();
   }
   return tables;
@@ -260,6 +261,7 @@ size_t table_bytes(const Tables& t) {
          t.sets.size() * sizeof(SetTable) + t.tuples.size() * sizeof(TupleTable) + t.cubes.size() * sizeof(Cube) +
          t.checks.size() * sizeof(FieldCheck) + t.intervals.size() * sizeof(Interval) +
          (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.tuple_entries.size() * sizeof(TupleEntry) +
+         t.trees.size() * sizeof(TreeTable) + t.tree_nodes.size() * sizeof(TreeNode) +
          t.rules.size() * sizeof(RuleInfo);
 }
 

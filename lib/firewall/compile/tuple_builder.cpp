@@ -20,6 +20,11 @@ constexpr size_t kSmallTable = 4;        // tables this small merge into a coars
 constexpr int kAddressRelaxCoarse = 16;
 constexpr int kAddressRelaxFine = 24;
 constexpr int kAddressRelaxStep = 8;
+// Packed cubes move into a HyperSplit tree when a partition has this many live ones spread
+// over more tables than this: every further table is one more probe per lookup, a tree costs
+// one walk.
+constexpr size_t kTreeMinEntries = 64;
+constexpr size_t kTreeMinTables = 2;
 
 using Lengths = std::array<uint8_t, kTupleFields>;
 
@@ -168,6 +173,57 @@ void merge_small_tables(std::vector<Candidate>& candidates) {
   }
 }
 
+// Replication is what makes decision trees big: a rule wide in the field a node splits is
+// copied to both sides. As in EffiCuts/CutSplit, packed cubes are grouped by which address is
+// specific (a prefix of at least kSpecificPrefix bits) and each group gets its own tree, so a
+// tree's upper splits separate rules that are narrow there and copy few.
+constexpr int kSpecificPrefix = 16;
+enum class TreeGroup : uint8_t { specific_source, specific_destination, wide_addresses };
+constexpr int kTreeGroups = 3;
+
+TreeGroup tree_group(const TupleEntry& e) {
+  if (e.saddr_length >= kSpecificPrefix) return TreeGroup::specific_source;
+  if (e.daddr_length >= kSpecificPrefix) return TreeGroup::specific_destination;
+  return TreeGroup::wide_addresses;
+}
+
+// Moves packed cubes into trees (one per group) when the tuple layout would need several
+// probes; a group whose tree exceeds its copy budget stays in the tuple tables.
+void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates, std::vector<Probe>& probes) {
+  std::array<std::vector<TupleEntry>, kTreeGroups> groups;
+  size_t packed_tables = 0, packed = 0;
+  for (const Candidate& c : candidates) {
+    const size_t before = packed;
+    for (const auto& p : c.packed) {
+      if (!p) continue;
+      groups[static_cast<int>(tree_group(*p))].push_back(*p);
+      ++packed;
+    }
+    packed_tables += packed > before;
+  }
+  if (packed < kTreeMinEntries || packed_tables <= kTreeMinTables) return;
+  std::array<bool, kTreeGroups> moved{};
+  for (int g = 0; g < kTreeGroups; ++g) {
+    std::vector<TupleEntry>& entries = groups[g];
+    if (entries.size() < kTreeMinEntries) continue;
+    std::stable_sort(entries.begin(), entries.end(), [](const TupleEntry& a, const TupleEntry& b) { return a.rule < b.rule; });
+    moved[g] = build_tree(tables, entries, probes);
+  }
+  // The tuple tables keep the cubes no tree holds (bucket loads only shrink: still valid).
+  for (Candidate& c : candidates) {
+    std::vector<PartCube> cubes;
+    std::vector<std::optional<TupleEntry>> kept;
+    for (size_t i = 0; i < c.cubes.size(); ++i) {
+      if (c.packed[i] && moved[static_cast<int>(tree_group(*c.packed[i]))]) continue;
+      cubes.push_back(c.cubes[i]);
+      kept.push_back(c.packed[i]);
+    }
+    c.cubes.swap(cubes);
+    c.packed.swap(kept);
+    c.next.clear();
+  }
+}
+
 void emit_table(Tables& tables, const Candidate& c, uint32_t skip_mask, std::vector<Probe>& probes) {
   TupleTable table;
   table.lengths = c.lengths;
@@ -259,6 +315,7 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
     chosen->cubes.push_back(pc);
     chosen->packed.push_back(entry);
   }
+  move_packed_to_tree(tables, candidates, probes);
   merge_small_tables(candidates);
   for (const Candidate& c : candidates)
     if (!c.cubes.empty()) emit_table(tables, c, skip_mask, probes);

@@ -1,4 +1,4 @@
-// Lookup: dispatch to a partition, then probe its set and tuple tables in order of their best
+// Lookup: dispatch to a partition, then probe its set and tuple tables and trees in order of their best
 // rule, stopping as soon as no remaining probe can beat the match already found.
 #include "keel/firewall/classifier.hpp"
 
@@ -99,6 +99,45 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
   return kNoRule;
 }
 
+uint32_t Classifier::scan_leaf(const TreeTable& tree, const TreeNode& leaf, const Packet& packet, uint32_t best) const {
+  const uint32_t* refs = tables_.values.data() + tree.refs_first + leaf.value;
+  const TupleEntry* entries = tables_.tuple_entries.data() + tree.entries_first;
+  for (uint32_t i = 0; i < leaf.child; ++i) {
+    const TupleEntry& entry = entries[refs[i]];
+    if (entry.rule >= best) break;  // leaf refs are in rule order
+    if (entry_matches(entry, packet)) return entry.rule;
+  }
+  return kNoRule;
+}
+
+uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const {
+  const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
+  const TreeNode* nodes[kMaxLockstepTrees];
+  uint32_t at[kMaxLockstepTrees];
+  for (uint32_t t = 0; t < count; ++t) {
+    const TreeTable& tree = tables_.trees[probes[t].index];
+    nodes[t] = tables_.tree_nodes.data() + tree.first_node;
+    at[t] = 0;
+  }
+  // The walks are independent chains of loads: interleaved, their cache misses overlap. The
+  // loader checked every split's field and that children lie further on, so each walk ends.
+  for (bool walking = true; walking;) {
+    walking = false;
+    for (uint32_t t = 0; t < count; ++t) {
+      const TreeNode& node = nodes[t][at[t]];
+      if (node.field == kTreeLeaf) continue;
+      at[t] = node.child + (key[node.field] >= node.value);
+      walking = true;
+    }
+  }
+  for (uint32_t t = 0; t < count; ++t) {
+    if (probes[t].best_rule >= best) continue;
+    const uint32_t r = scan_leaf(tables_.trees[probes[t].index], nodes[t][at[t]], packet, best);
+    if (r < best) best = r;
+  }
+  return best;
+}
+
 uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet) const {
   const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
   if (!chain.present) return kNoRule;
@@ -110,9 +149,18 @@ uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet
   }
   const Partition& partition = tables_.partitions[chain.first_partition + part];
   uint32_t best = kNoRule;
-  for (uint32_t p = partition.first_probe; p < partition.first_probe + partition.probe_count; ++p) {
+  const uint32_t end = partition.first_probe + partition.probe_count;
+  for (uint32_t p = partition.first_probe; p < end; ++p) {
     const Probe& probe = tables_.probes[p];
     if (probe.best_rule >= best) break;
+    if (probe.kind == ProbeKind::tree) {
+      // Consecutive trees (a partition's tree groups) are walked together.
+      uint32_t count = 1;
+      while (count < kMaxLockstepTrees && p + count < end && tables_.probes[p + count].kind == ProbeKind::tree) ++count;
+      best = lookup_trees(&probe, count, packet, best);
+      p += count - 1;
+      continue;
+    }
     uint32_t r = probe.kind == ProbeKind::set ? lookup_set(tables_.sets[probe.index], packet)
                                               : lookup_tuple(tables_.tuples[probe.index], packet, best);
     if (r < best) best = r;

@@ -1,4 +1,6 @@
 // Validation of decoded tables: after this, no lookup can index outside a pool or loop forever.
+#include <vector>
+
 #include "keel/firewall/classifier.hpp"
 
 namespace keel::firewall {
@@ -99,6 +101,44 @@ LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
   return LoadStatus::bad_enum;
 }
 
+// A tree must be a tree: each node but the root has exactly one parent, children lie after
+// their parent (so no cycle), splits name a tuple field, depth stays within kMaxTreeDepth, and
+// every leaf lists valid entries in rule order (the lookup stops at the first not better).
+LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
+  if (tree.node_count == 0 || !range_ok(tree.first_node, tree.node_count, t.tree_nodes.size())) {
+    return LoadStatus::bad_index;
+  }
+  if (!range_ok(tree.entries_first, tree.entries_count, t.tuple_entries.size())) return LoadStatus::bad_index;
+  if (!range_ok(tree.refs_first, tree.refs_count, t.values.size())) return LoadStatus::bad_index;
+  const TupleEntry* entries = t.tuple_entries.data() + tree.entries_first;
+  for (uint32_t i = 0; i < tree.entries_count; ++i)
+    if (LoadStatus st = validate_entry(entries[i], t); st != LoadStatus::ok) return st;
+  const TreeNode* nodes = t.tree_nodes.data() + tree.first_node;
+  const uint32_t* refs = t.values.data() + tree.refs_first;
+  std::vector<uint8_t> depth(tree.node_count, 0), parents(tree.node_count, 0);
+  for (uint32_t n = 0; n < tree.node_count; ++n) {
+    const TreeNode& node = nodes[n];
+    if (n > 0 && parents[n] != 1) return LoadStatus::bad_order;
+    if (node.field == kTreeLeaf) {
+      if (!range_ok(node.value, node.child, tree.refs_count)) return LoadStatus::bad_index;
+      for (uint32_t i = 0; i < node.child; ++i) {
+        const uint32_t ref = refs[node.value + i];
+        if (ref >= tree.entries_count) return LoadStatus::bad_index;
+        if (i > 0 && entries[ref].rule < entries[refs[node.value + i - 1]].rule) return LoadStatus::bad_order;
+      }
+      continue;
+    }
+    if (node.field >= kTupleFields) return LoadStatus::bad_enum;
+    if (node.child <= n || uint64_t{node.child} + 1 >= tree.node_count) return LoadStatus::bad_index;
+    if (depth[n] + 1 > kMaxTreeDepth) return LoadStatus::bad_size;
+    for (uint32_t c = node.child; c <= node.child + 1; ++c) {
+      depth[c] = static_cast<uint8_t>(depth[n] + 1);
+      if (parents[c]++ != 0) return LoadStatus::bad_order;
+    }
+  }
+  return LoadStatus::ok;
+}
+
 LoadStatus validate_chain(const ChainTable& c, const Tables& t) {
   if (c.present > 1) return LoadStatus::bad_enum;
   if (!c.present) return LoadStatus::ok;
@@ -147,9 +187,13 @@ LoadStatus validate(const Tables& t) {
     if (LoadStatus st = validate_set(s, t); st != LoadStatus::ok) return st;
   for (const TupleTable& tt : t.tuples)
     if (LoadStatus st = validate_tuple(tt, t); st != LoadStatus::ok) return st;
+  for (const TreeTable& tree : t.trees)
+    if (LoadStatus st = validate_tree(tree, t); st != LoadStatus::ok) return st;
   for (const Probe& p : t.probes) {
-    if (p.kind == ProbeKind::set ? p.index >= t.sets.size()
-        : p.kind == ProbeKind::tuple ? p.index >= t.tuples.size() : true) {
+    if (p.kind == ProbeKind::set     ? p.index >= t.sets.size()
+        : p.kind == ProbeKind::tuple ? p.index >= t.tuples.size()
+        : p.kind == ProbeKind::tree  ? p.index >= t.trees.size()
+                                     : true) {
       return LoadStatus::bad_index;
     }
   }

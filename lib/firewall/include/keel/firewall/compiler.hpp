@@ -28,6 +28,7 @@ struct BuildStats {
   size_t partitions = 0;
   size_t set_tables = 0;
   size_t tuple_tables = 0;
+  size_t trees = 0;
   size_t cubes = 0;
 };
 Tables build_tables(const Ruleset& ruleset, BuildStats* stats = nullptr);

@@ -90,7 +90,33 @@ constexpr uint32_t prefix_mask(uint32_t length) {
   return static_cast<uint32_t>((0xFFFFFFFF00000000ull >> length) & 0xFFFFFFFFu);
 }
 
-enum class ProbeKind : uint8_t { set, tuple };
+// Decision tree over packed entries (HyperSplit, Qi et al. 2009): binary splits on one tuple
+// field at a rule endpoint, leaves holding a few entries in rule order. A lookup costs one path
+// down the tree plus a short leaf scan, whatever the number of tuple shapes.
+inline constexpr uint8_t kTreeLeaf = 0xFF;  // TreeNode::field of a leaf
+inline constexpr int kMaxTreeDepth = 64;    // the builder stops splitting here; the loader checks it
+struct TreeNode {
+  // Split: field = index into kTupleFieldList; a value < `value` goes to `child`, else `child + 1`
+  //        (children always have larger indices than their parent, so a walk ends).
+  // Leaf:  field = kTreeLeaf; `value` = first of `child` entry refs in the tree's ref list.
+  uint32_t value = 0;
+  uint32_t child = 0;
+  uint8_t field = kTreeLeaf;
+  uint8_t pad[3]{};
+};
+
+// One tree: nodes (node 0 is the root), its packed entries (each rule once) and the leaves'
+// entry references (indices into the tree's entries, in rule order per leaf).
+struct TreeTable {
+  uint32_t first_node = 0;   // into tree_nodes
+  uint32_t node_count = 0;
+  uint32_t entries_first = 0;  // into tuple_entries
+  uint32_t entries_count = 0;
+  uint32_t refs_first = 0;     // into values
+  uint32_t refs_count = 0;
+};
+
+enum class ProbeKind : uint8_t { set, tuple, tree };
 struct Probe {
   ProbeKind kind = ProbeKind::set;
   uint8_t pad[3]{};
@@ -159,7 +185,7 @@ constexpr int chain_slot(ChainKind kind, Hook hook) {
 
 static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
 static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
-static_assert(sizeof(TupleEntry) == 24);
+static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeNode) == 12 && sizeof(TreeTable) == 24);
 static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
 static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
 
@@ -201,8 +227,10 @@ struct Tables {
   std::vector<FieldCheck> checks;
   std::vector<Interval> intervals;
   std::vector<uint32_t> keys;    // set keys, tuple offsets, set indexes
-  std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids)
-  std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables
+  std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids), tree refs
+  std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables and of trees
+  std::vector<TreeTable> trees;
+  std::vector<TreeNode> tree_nodes;
   std::vector<RuleInfo> rules;
   std::vector<InterfaceInfo> interfaces;
   std::vector<RouteInfo> routes;

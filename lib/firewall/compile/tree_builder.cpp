@@ -1,0 +1,176 @@
+// HyperSplit decision tree (Qi et al. 2009) over the packed 5-tuple entries of a partition.
+// Tuple space search probes one table per rule shape, and a realistic 5-tuple mix has tens of
+// shapes; a tree's lookup is one root-to-leaf walk plus a scan of at most kLeafEntries entries,
+// whatever the shapes. Each node splits one field at a rule endpoint chosen to balance the
+// entries on both sides and to copy few of them into both; entries that cover a node's whole
+// box end its list (later ones can never match first there). Copies are budgeted: a tree that
+// would exceed kMaxRefsPerEntry references per entry is abandoned and the caller keeps tuples.
+#include <algorithm>
+
+#include "compile/builder_parts.hpp"
+
+namespace keel::firewall {
+namespace {
+constexpr size_t kLeafEntries = 8;        // leaves scan at most this many entries (unless unsplittable)
+constexpr size_t kSplitSample = 512;      // endpoints sampled per field to propose split points
+constexpr double kMaxRefsPerEntry = 3.0;  // leaf references per entry: bounds table bytes per rule
+constexpr size_t kRefSlack = 1024;        // small trees may copy more, their bytes do not matter
+constexpr uint64_t kCopyWeight = 2;       // a copied entry costs this many entries of imbalance
+constexpr int kCandidatesPerField = 7;    // octiles of the sampled endpoints
+
+using Bounds = std::array<uint32_t, kTupleFields>;
+
+// An entry as intervals per tuple field; `id` is its index in the (rule-ordered) entry list.
+struct Item {
+  Bounds lo{}, hi{};
+  uint32_t id = 0;
+};
+
+struct Box {
+  Bounds lo{}, hi{};
+};
+
+Item item_of(const TupleEntry& e, uint32_t id) {
+  Item it;
+  it.id = id;
+  it.lo = {e.saddr, e.daddr, e.sport_lo, e.dport_lo, e.proto_lo};
+  it.hi = {e.saddr | ~prefix_mask(e.saddr_length), e.daddr | ~prefix_mask(e.daddr_length), e.sport_hi, e.dport_hi,
+           e.proto_hi};
+  return it;
+}
+
+bool covers_box(const Item& it, const Box& box) {
+  for (int f = 0; f < kTupleFields; ++f)
+    if (it.lo[f] > box.lo[f] || it.hi[f] < box.hi[f]) return false;
+  return true;
+}
+
+struct Split {
+  int field = -1;
+  uint32_t value = 0;  // left: v < value, right: v >= value
+  uint64_t cost = UINT64_MAX;
+};
+
+class TreeBuilder {
+ public:
+  explicit TreeBuilder(size_t budget) : budget_(budget) {}
+
+  // Builds the subtree of node `at` for `items` (in rule order) inside `box`.
+  void build(uint32_t at, std::vector<Item> items, const Box& box, int depth) {
+    if (over_budget_) return;
+    for (size_t i = 0; i < items.size(); ++i) {
+      if (covers_box(items[i], box)) {
+        items.resize(i + 1);
+        break;
+      }
+    }
+    const Split split = items.size() <= kLeafEntries || depth >= kMaxTreeDepth ? Split{} : choose(items, box);
+    if (split.field < 0) return make_leaf(at, items);
+    const auto child = static_cast<uint32_t>(nodes_.size());
+    nodes_.resize(nodes_.size() + 2);
+    nodes_[at].field = static_cast<uint8_t>(split.field);
+    nodes_[at].value = split.value;
+    nodes_[at].child = child;
+    std::vector<Item> left, right;
+    for (const Item& it : items) {
+      if (it.lo[split.field] < split.value) left.push_back(it);
+      if (it.hi[split.field] >= split.value) right.push_back(it);
+    }
+    std::vector<Item>().swap(items);
+    Box left_box = box, right_box = box;
+    left_box.hi[split.field] = split.value - 1;
+    right_box.lo[split.field] = split.value;
+    build(child, std::move(left), left_box, depth + 1);
+    build(child + 1, std::move(right), right_box, depth + 1);
+  }
+
+  std::vector<TreeNode> nodes_{1};
+  std::vector<uint32_t> refs_;
+  bool over_budget_ = false;
+
+ private:
+  void make_leaf(uint32_t at, const std::vector<Item>& items) {
+    nodes_[at].field = kTreeLeaf;
+    nodes_[at].value = static_cast<uint32_t>(refs_.size());
+    nodes_[at].child = static_cast<uint32_t>(items.size());
+    for (const Item& it : items) refs_.push_back(it.id);
+    over_budget_ = refs_.size() > budget_;
+  }
+
+  // The split minimising the larger side plus the copies it makes; none when no split shrinks
+  // both sides (the entries then overlap everywhere and stay one leaf).
+  Split choose(const std::vector<Item>& items, const Box& box) {
+    const size_t n = items.size();
+    const size_t stride = std::max<size_t>(1, n / kSplitSample);
+    Split best;
+    for (int f = 0; f < kTupleFields; ++f) {
+      sample_.clear();
+      for (size_t i = 0; i < n; i += stride) {
+        // Endpoints strictly inside the box: a split there leaves both sides non-empty.
+        if (items[i].lo[f] > box.lo[f]) sample_.push_back(items[i].lo[f]);
+        if (items[i].hi[f] < box.hi[f]) sample_.push_back(items[i].hi[f] + 1);
+      }
+      if (sample_.empty()) continue;
+      std::sort(sample_.begin(), sample_.end());
+      std::array<uint32_t, kCandidatesPerField> candidates{};
+      std::array<uint64_t, kCandidatesPerField> left{}, right{};
+      for (int c = 0; c < kCandidatesPerField; ++c) candidates[c] = sample_[sample_.size() * (c + 1) / (kCandidatesPerField + 1)];
+      for (const Item& it : items) {
+        for (int c = 0; c < kCandidatesPerField; ++c) {
+          left[c] += it.lo[f] < candidates[c];
+          right[c] += it.hi[f] >= candidates[c];
+        }
+      }
+      for (int c = 0; c < kCandidatesPerField; ++c) {
+        if (std::max(left[c], right[c]) >= n) continue;
+        const uint64_t cost = std::max(left[c], right[c]) + kCopyWeight * (left[c] + right[c] - n);
+        if (cost < best.cost) best = {f, candidates[c], cost};
+      }
+    }
+    return best;
+  }
+
+  size_t budget_;
+  std::vector<uint32_t> sample_;
+};
+}  // namespace
+
+bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, std::vector<Probe>& probes) {
+  if (entries.empty()) return false;
+  TreeBuilder builder(static_cast<size_t>(kMaxRefsPerEntry * static_cast<double>(entries.size())) + kRefSlack);
+  std::vector<Item> items;
+  items.reserve(entries.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) items.push_back(item_of(entries[i], i));
+  Box root;
+  root.hi = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0xFF};
+  builder.build(0, std::move(items), root, 0);
+  if (builder.over_budget_) return false;
+
+  // Store entries in the order leaves first reference them, so a leaf's entries mostly share
+  // cache lines; entries no leaf references (dead everywhere) are left out.
+  TreeTable tree;
+  tree.first_node = static_cast<uint32_t>(tables.tree_nodes.size());
+  tree.node_count = static_cast<uint32_t>(builder.nodes_.size());
+  tree.entries_first = static_cast<uint32_t>(tables.tuple_entries.size());
+  tree.refs_first = static_cast<uint32_t>(tables.values.size());
+  tree.refs_count = static_cast<uint32_t>(builder.refs_.size());
+  std::vector<uint32_t> stored(entries.size(), kNoRule);
+  for (uint32_t& ref : builder.refs_) {
+    if (stored[ref] == kNoRule) {
+      stored[ref] = tree.entries_count++;
+      tables.tuple_entries.push_back(entries[ref]);
+    }
+    ref = stored[ref];
+  }
+  tables.values.insert(tables.values.end(), builder.refs_.begin(), builder.refs_.end());
+  tables.tree_nodes.insert(tables.tree_nodes.end(), builder.nodes_.begin(), builder.nodes_.end());
+  tables.trees.push_back(tree);
+  Probe probe;
+  probe.kind = ProbeKind::tree;
+  probe.index = static_cast<uint32_t>(tables.trees.size() - 1);
+  probe.best_rule = entries.front().rule;
+  probes.push_back(probe);
+  return true;
+}
+
+}  // namespace keel::firewall

@@ -160,9 +160,21 @@ TEST(Loader, RejectsCorruptTrees) {
     while (nodes[n].field != kTreeLeaf || nodes[n].child < 2) ++n;  // a leaf with two refs
     return n;
   };
-  EXPECT_EQ(with([](Tables&, TreeNode* n) { n[0].field = kTupleFields; }), LoadStatus::bad_enum);
-  EXPECT_EQ(with([](Tables&, TreeNode* n) { n[0].child = 0; }), LoadStatus::bad_index);  // a cycle
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[0].child = tree.node_count - 1; }), LoadStatus::bad_index);
+  auto first_split = [](const TreeNode* nodes) {
+    uint32_t n = 0;
+    while (nodes[n].field == kTreeLeaf) ++n;
+    return n;
+  };
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_split(n)].field = kTupleFields; }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_split(n)].child = first_split(n); }), LoadStatus::bad_index);  // a cycle
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_split(n)].child = tree.node_count - 1; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].root_bits = kMaxTreeRootBits + 1; }), LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].root_field = kTupleFields; }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([](Tables& t, TreeNode*) {  // more root slots than nodes
+              t.trees[0].root_field = 0;
+              t.trees[0].root_bits = kMaxTreeRootBits;
+            }),
+            LoadStatus::bad_size);
   EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_leaf(n)].child = tree.refs_count + 1; }), LoadStatus::bad_index);
   EXPECT_EQ(with([&](Tables& t, TreeNode* n) { t.values[t.trees[0].refs_first + n[first_leaf(n)].value] = tree.entries_count; }),
             LoadStatus::bad_index);
@@ -174,8 +186,11 @@ TEST(Loader, RejectsCorruptTrees) {
               std::swap(refs[0], refs[1]);
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables&, TreeNode* n) { n[n[0].child].field = 0, n[n[0].child].child = n[0].child + 1; }),
-            LoadStatus::bad_order);  // a node with two parents
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) {  // a node with two parents
+              const uint32_t c = n[first_split(n)].child;
+              n[c].field = 0, n[c].child = c + 1;
+            }),
+            LoadStatus::bad_order);
   EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].entries_first = static_cast<uint32_t>(t.tuple_entries.size()); }),
             LoadStatus::bad_index);
   EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].node_count = 0; }), LoadStatus::bad_index);

@@ -31,9 +31,11 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
 void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint32_t skip_mask,
                         std::vector<Probe>& probes);
 
-// HyperSplit tree over packed entries (in rule order). Returns false and leaves `tables` and
-// `probes` untouched when the tree would copy entries past its budget (tuples stay in use).
-bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, std::vector<Probe>& probes);
+// HyperSplit tree over packed entries (in rule order), its first level a cut on the leading
+// bits (at most `max_root_bits`) of tuple field `root_field`. Returns false and leaves `tables`
+// and `probes` untouched when the tree would copy entries past its budget (tuples stay in use).
+bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
+                std::vector<Probe>& probes);
 
 inline uint32_t field_bit(Field f) { return 1u << static_cast<int>(f); }
 const FieldSet* find_field(const IrCube& cube, Field f);

@@ -6,6 +6,7 @@
 // box end its list (later ones can never match first there). Copies are budgeted: a tree that
 // would exceed kMaxRefsPerEntry references per entry is abandoned and the caller keeps tuples.
 #include <algorithm>
+#include <bit>
 
 #include "compile/builder_parts.hpp"
 
@@ -17,6 +18,7 @@ constexpr double kMaxRefsPerEntry = 3.0;  // leaf references per entry: bounds t
 constexpr size_t kRefSlack = 1024;        // small trees may copy more, their bytes do not matter
 constexpr uint64_t kCopyWeight = 2;       // a copied entry costs this many entries of imbalance
 constexpr int kCandidatesPerField = 7;    // octiles of the sampled endpoints
+constexpr size_t kEntriesPerRoot = 8;     // the root cut has about entries / this many slots
 
 using Bounds = std::array<uint32_t, kTupleFields>;
 
@@ -84,7 +86,7 @@ class TreeBuilder {
     build(child + 1, std::move(right), right_box, depth + 1);
   }
 
-  std::vector<TreeNode> nodes_{1};
+  std::vector<TreeNode> nodes_;
   std::vector<uint32_t> refs_;
   bool over_budget_ = false;
 
@@ -135,15 +137,33 @@ class TreeBuilder {
 };
 }  // namespace
 
-bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, std::vector<Probe>& probes) {
+bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
+                std::vector<Probe>& probes) {
   if (entries.empty()) return false;
   TreeBuilder builder(static_cast<size_t>(kMaxRefsPerEntry * static_cast<double>(entries.size())) + kRefSlack);
-  std::vector<Item> items;
-  items.reserve(entries.size());
-  for (uint32_t i = 0; i < entries.size(); ++i) items.push_back(item_of(entries[i], i));
-  Box root;
-  root.hi = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0xFF};
-  builder.build(0, std::move(items), root, 0);
+  // Root cut: slots for about kEntriesPerRoot entries each, on the group's specific field.
+  const int field_width = field_bits(kTupleFieldList[root_field]);
+  const int root_bits = std::min<int>(
+      {max_root_bits, kMaxTreeRootBits, static_cast<int>(std::bit_width(entries.size() / kEntriesPerRoot)) - 1});
+  const int bits = std::max(root_bits, 0);
+  const int shift = field_width - bits;
+  std::vector<std::vector<Item>> slots(size_t{1} << bits);
+  for (uint32_t i = 0; i < entries.size(); ++i) {
+    const Item it = item_of(entries[i], i);
+    const uint32_t first = leading_bits(it.lo[root_field], field_width, bits);
+    const uint32_t last = leading_bits(it.hi[root_field], field_width, bits);
+    for (uint32_t s = first; s <= last; ++s) slots[s].push_back(it);
+  }
+  builder.nodes_.resize(slots.size());
+  for (uint32_t s = 0; s < slots.size() && !builder.over_budget_; ++s) {
+    Box box;
+    box.hi = {0xFFFFFFFFu, 0xFFFFFFFFu, 0xFFFF, 0xFFFF, 0xFF};
+    if (bits > 0) {
+      box.lo[root_field] = static_cast<uint32_t>(uint64_t{s} << shift);
+      box.hi[root_field] = static_cast<uint32_t>(((uint64_t{s} + 1) << shift) - 1);
+    }
+    builder.build(s, std::move(slots[s]), box, 1);
+  }
   if (builder.over_budget_) return false;
 
   // Store entries in the order leaves first reference them, so a leaf's entries mostly share
@@ -154,6 +174,8 @@ bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, std::vec
   tree.entries_first = static_cast<uint32_t>(tables.tuple_entries.size());
   tree.refs_first = static_cast<uint32_t>(tables.values.size());
   tree.refs_count = static_cast<uint32_t>(builder.refs_.size());
+  tree.root_field = static_cast<uint8_t>(root_field);
+  tree.root_bits = static_cast<uint8_t>(bits);
   std::vector<uint32_t> stored(entries.size(), kNoRule);
   for (uint32_t& ref : builder.refs_) {
     if (stored[ref] == kNoRule) {

@@ -175,46 +175,51 @@ void merge_small_tables(std::vector<Candidate>& candidates) {
 
 // Replication is what makes decision trees big: a rule wide in the field a node splits is
 // copied to both sides. As in EffiCuts/CutSplit, packed cubes are grouped by which address is
-// specific (a prefix of at least kSpecificPrefix bits) and each group gets its own tree, so a
-// tree's upper splits separate rules that are narrow there and copy few.
-constexpr int kSpecificPrefix = 16;
-enum class TreeGroup : uint8_t { specific_source, specific_destination, wide_addresses };
-constexpr int kTreeGroups = 3;
+// specific and how far (the first group whose address prefix is at least as long), and each
+// group gets its own tree whose root cuts that address that deep: no copies at the top, and
+// rules wide in an address never share a tree with rules split on it.
+struct TreeGroup {
+  int field;       // index into kTupleFieldList (0 saddr, 1 daddr); the root cut's field
+  int min_length;  // prefix length every member has in that field: bits the root may cut
+};
+constexpr TreeGroup kTreeGroups[] = {{0, 16}, {1, 16}, {0, 8}, {1, 8}, {0, 0}};
+constexpr int kTreeGroupCount = static_cast<int>(std::size(kTreeGroups));
 
-TreeGroup tree_group(const TupleEntry& e) {
-  if (e.saddr_length >= kSpecificPrefix) return TreeGroup::specific_source;
-  if (e.daddr_length >= kSpecificPrefix) return TreeGroup::specific_destination;
-  return TreeGroup::wide_addresses;
+int tree_group(const TupleEntry& e) {
+  for (int g = 0;; ++g) {
+    const int length = kTreeGroups[g].field == 0 ? e.saddr_length : e.daddr_length;
+    if (length >= kTreeGroups[g].min_length) return g;
+  }
 }
 
 // Moves packed cubes into trees (one per group) when the tuple layout would need several
 // probes; a group whose tree exceeds its copy budget stays in the tuple tables.
 void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates, std::vector<Probe>& probes) {
-  std::array<std::vector<TupleEntry>, kTreeGroups> groups;
+  std::array<std::vector<TupleEntry>, kTreeGroupCount> groups;
   size_t packed_tables = 0, packed = 0;
   for (const Candidate& c : candidates) {
     const size_t before = packed;
     for (const auto& p : c.packed) {
       if (!p) continue;
-      groups[static_cast<int>(tree_group(*p))].push_back(*p);
+      groups[tree_group(*p)].push_back(*p);
       ++packed;
     }
     packed_tables += packed > before;
   }
   if (packed < kTreeMinEntries || packed_tables <= kTreeMinTables) return;
-  std::array<bool, kTreeGroups> moved{};
-  for (int g = 0; g < kTreeGroups; ++g) {
+  std::array<bool, kTreeGroupCount> moved{};
+  for (int g = 0; g < kTreeGroupCount; ++g) {
     std::vector<TupleEntry>& entries = groups[g];
     if (entries.size() < kTreeMinEntries) continue;
     std::stable_sort(entries.begin(), entries.end(), [](const TupleEntry& a, const TupleEntry& b) { return a.rule < b.rule; });
-    moved[g] = build_tree(tables, entries, probes);
+    moved[g] = build_tree(tables, entries, kTreeGroups[g].field, kTreeGroups[g].min_length, probes);
   }
   // The tuple tables keep the cubes no tree holds (bucket loads only shrink: still valid).
   for (Candidate& c : candidates) {
     std::vector<PartCube> cubes;
     std::vector<std::optional<TupleEntry>> kept;
     for (size_t i = 0; i < c.cubes.size(); ++i) {
-      if (c.packed[i] && moved[static_cast<int>(tree_group(*c.packed[i]))]) continue;
+      if (c.packed[i] && moved[tree_group(*c.packed[i])]) continue;
       cubes.push_back(c.cubes[i]);
       kept.push_back(c.packed[i]);
     }

@@ -117,7 +117,7 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
   for (uint32_t t = 0; t < count; ++t) {
     const TreeTable& tree = tables_.trees[probes[t].index];
     nodes[t] = tables_.tree_nodes.data() + tree.first_node;
-    at[t] = 0;
+    at[t] = leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
   }
   // The walks are independent chains of loads: interleaved, their cache misses overlap. The
   // loader checked every split's field and that children lie further on, so each walk ends.

@@ -113,12 +113,18 @@ LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
   const TupleEntry* entries = t.tuple_entries.data() + tree.entries_first;
   for (uint32_t i = 0; i < tree.entries_count; ++i)
     if (LoadStatus st = validate_entry(entries[i], t); st != LoadStatus::ok) return st;
+  if (tree.root_field >= kTupleFields || tree.pad[0] != 0 || tree.pad[1] != 0) return LoadStatus::bad_enum;
+  if (tree.root_bits > kMaxTreeRootBits || tree.root_bits > field_bits(kTupleFieldList[tree.root_field])) {
+    return LoadStatus::bad_size;
+  }
+  const uint32_t roots = 1u << tree.root_bits;  // nodes the root cut picks: no parent, depth 1
+  if (roots > tree.node_count) return LoadStatus::bad_size;
   const TreeNode* nodes = t.tree_nodes.data() + tree.first_node;
   const uint32_t* refs = t.values.data() + tree.refs_first;
-  std::vector<uint8_t> depth(tree.node_count, 0), parents(tree.node_count, 0);
+  std::vector<uint8_t> depth(tree.node_count, 1), parents(tree.node_count, 0);
   for (uint32_t n = 0; n < tree.node_count; ++n) {
     const TreeNode& node = nodes[n];
-    if (n > 0 && parents[n] != 1) return LoadStatus::bad_order;
+    if (n >= roots && parents[n] != 1) return LoadStatus::bad_order;
     if (node.field == kTreeLeaf) {
       if (!range_ok(node.value, node.child, tree.refs_count)) return LoadStatus::bad_index;
       for (uint32_t i = 0; i < node.child; ++i) {

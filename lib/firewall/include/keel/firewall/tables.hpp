@@ -105,8 +105,12 @@ struct TreeNode {
   uint8_t pad[3]{};
 };
 
-// One tree: nodes (node 0 is the root), its packed entries (each rule once) and the leaves'
-// entry references (indices into the tree's entries, in rule order per leaf).
+// One tree: nodes, its packed entries (each rule once) and the leaves' entry references
+// (indices into the tree's entries, in rule order per leaf). The first level is a cut: the
+// leading `root_bits` bits of tuple field `root_field` pick one of nodes 0 .. 2^root_bits - 1
+// (a group of rules all specific in that field is cut there without copies, in one read
+// instead of root_bits binary levels).
+inline constexpr int kMaxTreeRootBits = 16;
 struct TreeTable {
   uint32_t first_node = 0;   // into tree_nodes
   uint32_t node_count = 0;
@@ -114,6 +118,9 @@ struct TreeTable {
   uint32_t entries_count = 0;
   uint32_t refs_first = 0;     // into values
   uint32_t refs_count = 0;
+  uint8_t root_field = 0;      // index into kTupleFieldList
+  uint8_t root_bits = 0;
+  uint8_t pad[2]{};
 };
 
 enum class ProbeKind : uint8_t { set, tuple, tree };
@@ -185,7 +192,7 @@ constexpr int chain_slot(ChainKind kind, Hook hook) {
 
 static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
 static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
-static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeNode) == 12 && sizeof(TreeTable) == 24);
+static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeNode) == 12 && sizeof(TreeTable) == 28);
 static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
 static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
 

@@ -14,8 +14,10 @@ get_filename_component(KEEL_GCC_DIR ${KEEL_LIBGCC} DIRECTORY)
 
 set(KEEL_LINKER_SCRIPT ${KEEL_ROOT}/src/arch/x86_64/linker.ld)
 # Frame pointers everywhere: panics walk them for backtraces.
+# Stack-clash protection probes every page of a big frame, so the stack
+# guard catches overflows by frames larger than itself.
 set(KEEL_COMMON_FLAGS -fno-pic -fno-pie -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer
-    -ffunction-sections -fdata-sections -U_FORTIFY_SOURCE)
+    -ffunction-sections -fdata-sections -U_FORTIFY_SOURCE -fstack-clash-protection)
 # The kernel runs before TLS exists, so no stack-protector canary reads.
 set(KEEL_OS_FLAGS ${KEEL_COMMON_FLAGS} -fno-stack-protector -Wall -Wextra)
 set(KEEL_LINK_FLAGS -nostdlib -static -no-pie -Wl,-T,${KEEL_LINKER_SCRIPT} -Wl,--eh-frame-hdr

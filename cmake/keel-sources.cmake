@@ -12,6 +12,7 @@ set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/arch/x86_64/boot.S
   ${KEEL_ROOT}/src/arch/x86_64/clock.cpp
   ${KEEL_ROOT}/src/arch/x86_64/descriptors.cpp
+  ${KEEL_ROOT}/src/arch/x86_64/idle.S
   ${KEEL_ROOT}/src/arch/x86_64/interrupt_entry.S
   ${KEEL_ROOT}/src/arch/x86_64/interrupts.cpp
   ${KEEL_ROOT}/src/arch/x86_64/paging.cpp

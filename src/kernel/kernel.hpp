@@ -13,10 +13,12 @@ struct CpuState;  // saved registers of an interrupted context, arch-defined
 
 // Prints `why`, the registers if known, and a backtrace, then ends the VM.
 [[noreturn]] void panic(std::string_view why, const CpuState* state = nullptr);
-// Prints registers; implemented by the arch (src/arch/*/registers.cpp).
+// Registers of an interrupted context; implemented by the arch
+// (src/arch/x86_64/interrupts.cpp).
 void print_registers(const CpuState& state);
 uint64_t frame_pointer_of(const CpuState& state);
 uint64_t instruction_pointer_of(const CpuState& state);
+uint64_t stack_pointer_of(const CpuState& state);
 
 bool events_pending();
 std::size_t run_pending_events();

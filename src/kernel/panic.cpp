@@ -33,9 +33,9 @@ void print_frame(int index, uint64_t address) {
 
 // Walks saved frame pointers (every Keel object is built with them). Each
 // frame is [saved rbp][return address]; stop on anything implausible.
-void print_backtrace(uint64_t rbp, int first) {
-  for (int i = first; i < max_frames && rbp != 0; ++i) {
-    if (rbp % 8 != 0 || rbp < 0x1000 || rbp > (1ull << 47)) break;
+int print_backtrace(uint64_t rbp, int first) {
+  int i = first;
+  for (; i < max_frames && rbp % 8 == 0 && platform::stack_contains(rbp); ++i) {
     auto* frame = reinterpret_cast<const uint64_t*>(rbp);
     uint64_t next = frame[0], ret = frame[1];
     if (ret == 0) break;
@@ -43,14 +43,53 @@ void print_backtrace(uint64_t rbp, int first) {
     if (next <= rbp) break;  // stacks grow down, so callers sit higher
     rbp = next;
   }
+  return i;
 }
 
-// Outside an interrupt, unwind by the .eh_frame tables instead: they also
-// cover the C and C++ runtime, which has no frame pointers (a throw that
-// ends in std::terminate passes through it).
+// Whether `address` follows a call instruction in the image's text: a
+// direct call (e8 rel32) or an indirect one through a register or memory
+// (ff /2, 2 to 7 bytes long).
+bool is_return_address(uint64_t address) {
+  constexpr uint64_t longest_call = 7;
+  if (!platform::code_contains(address - longest_call) || !platform::code_contains(address)) {
+    return false;
+  }
+  auto* code = reinterpret_cast<const uint8_t*>(address);
+  if (code[-5] == 0xe8) return true;
+  for (int length = 2; length <= 7; ++length) {
+    if (code[-length] == 0xff && ((code[-length + 1] >> 3) & 7) == 2) return true;
+  }
+  return false;
+}
+
+void print_likely_callers(uint64_t stack) {
+  constexpr int max_scanned_words = 1024;
+  constexpr int max_guesses = 12;
+  if (stack == 0 || stack % 8 != 0) return;
+  auto* word = reinterpret_cast<const uint64_t*>(stack);
+  int guesses = 0;
+  for (int i = 0; i < max_scanned_words && guesses < max_guesses; ++i) {
+    if (!platform::stack_contains(reinterpret_cast<uint64_t>(word + i))) break;
+    if (!is_return_address(word[i])) continue;
+    if (guesses++ == 0) emit("Likely callers (found on the stack):\n");
+    char line[256];
+    FixedWriter w(line, sizeof line - 1);
+    w.text("  ? ").hex(word[i]).text(" ");
+    platform::Symbol symbol = platform::symbolize(word[i]);
+    w.text(symbol.name ? symbol.name : "?").text("\n");
+    emit(w.view());
+  }
+}
+
+// Outside an interrupt, unwind by the .eh_frame tables instead: they cover
+// the C++ runtime, which has no frame pointers (a throw that ends in
+// std::terminate passes through it). musl has neither unwind tables nor
+// frame pointers, so where the tables end (inside abort(), say), the rest
+// of the stack is scanned for return addresses: likely callers, marked "?".
 void print_unwound_backtrace() {
   struct Walk {
     int index = 0;
+    uint64_t last_cfa = 0;
   } walk;
   _Unwind_Backtrace(
       [](_Unwind_Context* context, void* arg) -> _Unwind_Reason_Code {
@@ -58,9 +97,11 @@ void print_unwound_backtrace() {
         uint64_t ip = _Unwind_GetIP(context);
         if (ip == 0 || w->index >= max_frames) return _URC_END_OF_STACK;
         print_frame(w->index++, ip);
+        w->last_cfa = _Unwind_GetCFA(context);
         return _URC_NO_REASON;
       },
       &walk);
+  print_likely_callers(walk.last_cfa);
 }
 
 }  // namespace
@@ -79,7 +120,11 @@ void panic(std::string_view why, const CpuState* state) {
     print_registers(*state);
     emit("Backtrace:\n");
     print_frame(0, instruction_pointer_of(*state));
-    print_backtrace(frame_pointer_of(*state), 1);
+    // Code without frame pointers (musl) ends the walk early: guess on.
+    constexpr int few_frames = 4;
+    if (print_backtrace(frame_pointer_of(*state), 1) < few_frames) {
+      print_likely_callers(stack_pointer_of(*state));
+    }
   } else {
     emit("Backtrace:\n");
     print_unwound_backtrace();

@@ -11,21 +11,28 @@ inline constexpr uint64_t no_deadline = UINT64_MAX;
 std::string_view name();
 uint64_t monotonic_ns();
 uint64_t wall_clock_ns();  // since the Unix epoch
-// Arms the one-shot wake-up for `deadline_ns` (monotonic); no_deadline disarms.
-void arm_timer(uint64_t deadline_ns);
-// Sleeps until an event, the armed deadline, or returns at once if an event
-// is already pending. The kvm platform halts the CPU here.
-void wait_for_events();
+// Sleeps until an event is pending or the monotonic `deadline_ns` passes
+// (no_deadline: no timer); returns at once if either already holds. Arming
+// the wake-up and checking happen with interrupts off, so a timer that
+// fires in between still wakes the sleep. The kvm platform halts the CPU.
+void wait_for_events(uint64_t deadline_ns);
 // Writes what the console device takes now without waiting; returns bytes taken.
 std::size_t console_try_write(const char* data, std::size_t size);
 // Writes everything, waiting on the device: for panics and exit only.
 void console_write_all(const char* data, std::size_t size);
 [[noreturn]] void exit(int code);
+// Makes sure a timer interrupt comes within a second even if the service
+// never returns to the event loop (see interrupts.cpp: library_halted).
+void arm_watchdog();
 
 struct Symbol {
   const char* name;  // nullptr when unknown
   uint64_t offset;
 };
 Symbol symbolize(uint64_t address);
+// Whether `address` lies inside the boot stack, or the image's code (both
+// safe to read in a panic). The linux platform answers false.
+bool stack_contains(uint64_t address);
+bool code_contains(uint64_t address);
 
 }  // namespace keel::platform

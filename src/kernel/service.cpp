@@ -38,11 +38,10 @@ uint64_t deadline_after(std::chrono::nanoseconds d) {
   std::snprintf(message, sizeof message, "std::terminate: uncaught exception");
   if (std::type_info* type = abi::__cxa_current_exception_type()) {
     what = type->name();
-    // Demangling may need the heap; after an out-of-memory it keeps the raw name.
-    static char readable[128];
-    std::size_t size = sizeof readable;
+    // The demangled name comes from the heap; after an out-of-memory there is
+    // none and the raw name stays. (Never leaked: panic ends the image.)
     int status = -1;
-    char* demangled = abi::__cxa_demangle(what, readable, &size, &status);
+    char* demangled = abi::__cxa_demangle(what, nullptr, nullptr, &status);
     if (status == 0 && demangled) what = demangled;
     try {
       std::rethrow_exception(std::current_exception());
@@ -71,9 +70,7 @@ int run_event_loop() {
       uint64_t soon = platform::monotonic_ns() + console_retry_ns;
       if (soon < deadline) deadline = soon;
     }
-    if (deadline <= platform::monotonic_ns()) continue;
-    platform::arm_timer(deadline);
-    platform::wait_for_events();
+    platform::wait_for_events(deadline);
   }
   return shutdown_code;
 }

@@ -36,3 +36,33 @@ def test_uncaught_exception_names_the_exception():
     assert "*** Keel panic: std::terminate: uncaught std::logic_error: nobody catches this" in out, out
     assert "Service::start" in out.split("Backtrace:")[1], out
     assert code == PANIC_STATUS
+
+
+def test_overflow_by_frames_larger_than_a_page_is_caught():
+    code, out = boot(image("big_frame"), timeout=60)
+    assert "*** Keel panic: CPU exception 14 (page fault): stack overflow" in out, out
+    assert "deep(int)" in out.split("Backtrace:")[1]
+    assert code == PANIC_STATUS
+
+
+def test_bad_free_panics_instead_of_hanging():
+    code, out = boot(image("bad_free"), timeout=60)
+    assert "*** Keel panic: the C library stopped at a hlt (musl's a_crash" in out, out
+    assert "ran on after a bad free" not in out
+    assert code == PANIC_STATUS
+
+
+def test_long_exception_type_name_is_printed():
+    code, out = boot(image("long_exception"), timeout=60)
+    assert ("*** Keel panic: std::terminate: uncaught "
+            "an_exception_type_with_a_rather_long_name<") in out, out
+    assert code == PANIC_STATUS
+
+
+def test_abort_backtrace_reaches_the_caller():
+    code, out = boot(image("abort"), timeout=60)
+    assert "*** Keel panic: abort() called" in out, out
+    frames = out.split("Backtrace:")[1]
+    assert "helper_that_aborts()" in frames, out
+    assert "Service::start()" in frames, out
+    assert code == PANIC_STATUS

@@ -8,9 +8,9 @@ from .paths import KeelError
 
 MACHINES = ("microvm", "pc", "q35")
 DEBUG_EXIT = ["-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
-# Exit status of `keel boot` when the guest reset or QEMU ended without the
-# guest reporting a status (isa-debug-exit statuses are always odd).
-NO_STATUS = 255
+# Exit statuses of `keel boot` that are not the service's own.
+NO_STATUS = 255    # the guest reset or QEMU ended without a status from it
+QEMU_FAILED = 254  # QEMU itself failed (bad option, missing file, ...)
 TIMED_OUT = 124
 
 
@@ -38,9 +38,13 @@ def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tc
 
 
 def status_of(qemu_status):
-    """The service's exit code from QEMU's: isa-debug-exit gives (code << 1) | 1."""
-    if qemu_status > 0 and qemu_status % 2 == 1:
-        return (qemu_status - 1) // 2
+    """The service's exit code from QEMU's. The guest writes code + 1 to
+    isa-debug-exit, which exits QEMU with ((code + 1) << 1) | 1; status 1 is
+    QEMU's own error status, so it can never mean a guest code."""
+    if qemu_status == 1:
+        return QEMU_FAILED
+    if qemu_status >= 3 and qemu_status % 2 == 1:
+        return (qemu_status - 1) // 2 - 1
     return NO_STATUS
 
 
@@ -58,7 +62,9 @@ def boot(image, machine="microvm", memory="64M", cpus=1, append="", accel="auto"
         print(f"keel: the guest did not exit within {timeout} s; stopped it", flush=True)
         return TIMED_OUT
     code = status_of(result.returncode)
-    if code == NO_STATUS and not quiet:
+    if code == QEMU_FAILED and not quiet:
+        print("keel: QEMU failed (status 1, see its message above)", flush=True)
+    elif code == NO_STATUS and not quiet:
         print(f"keel: QEMU ended with status {result.returncode} and no status from the guest "
               "(reset, triple fault, or QEMU error)", flush=True)
     return code

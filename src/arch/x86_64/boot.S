@@ -6,6 +6,7 @@
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
 #define CR0_PE (1 << 0)
 #define CR0_MP (1 << 1)
+#define CR0_NE (1 << 5)
 #define CR0_EM (1 << 2)
 #define CR0_WP (1 << 16)
 #define CR0_PG (1 << 31)
@@ -19,6 +20,7 @@
 #define PTE_PRESENT_RW 0x3
 #define PTE_LARGE 0x80
 #define BOOT_STACK_SIZE (256 * 1024)
+#define BOOT_STACK_GUARD_SIZE (64 * 1024)
 
   .section .note.Xen, "a", @note
   .balign 4
@@ -77,7 +79,7 @@ pvh_start:
   wrmsr
   mov %cr0, %eax
   and $~CR0_EM, %eax
-  or $(CR0_PE | CR0_MP | CR0_WP | CR0_PG), %eax
+  or $(CR0_PE | CR0_MP | CR0_NE | CR0_WP | CR0_PG), %eax
   mov %eax, %cr0
   lgdt boot_gdt_descriptor
   ljmp $0x08, $long_mode
@@ -129,13 +131,16 @@ boot_gdt_descriptor:
 
   .section .bss
   .balign 4096
+  // Unmapped by paging.cpp. Services are built with stack-clash protection
+  // (a probe every page), so even a frame larger than the guard hits it.
+  .global boot_stack_guard, boot_stack_bottom, boot_stack_top
+boot_stack_guard: .skip BOOT_STACK_GUARD_SIZE
+boot_stack_bottom: .skip BOOT_STACK_SIZE
+boot_stack_top:
+  // The page tables sit above the stack, never where an overflow goes.
   .global boot_pml4, boot_pdpt, boot_pd
 boot_pml4: .skip 4096
 boot_pdpt: .skip 4096
 boot_pd:   .skip 4 * 4096
-  .global boot_stack_guard, boot_stack_top
-boot_stack_guard: .skip 4096      // unmapped by paging.cpp
-boot_stack: .skip BOOT_STACK_SIZE
-boot_stack_top:
 
   .section .note.GNU-stack, "", @progbits

@@ -64,9 +64,16 @@ inline void write_cr3(uint64_t v) { asm volatile("mov %0, %%cr3" ::"r"(v) : "mem
 
 inline void disable_interrupts() { asm volatile("cli" ::: "memory"); }
 inline void enable_interrupts() { asm volatile("sti" ::: "memory"); }
-// sti's one-instruction shadow makes "enable and halt" atomic: an interrupt
-// that arrives in between still wakes the hlt.
-inline void enable_interrupts_and_halt() { asm volatile("sti; hlt" ::: "memory"); }
+}  // namespace keel::arch
+
+extern "C" void arch_idle();
+extern "C" char arch_idle_resume[];
+
+namespace keel::arch {
+
+// Enables interrupts and halts until one arrives (idle.S). sti's shadow makes
+// the pair atomic: an interrupt that is already pending still ends the hlt.
+inline void idle() { arch_idle(); }
 [[noreturn]] inline void halt_forever() {
   for (;;) asm volatile("cli; hlt");
 }

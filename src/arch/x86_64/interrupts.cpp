@@ -8,13 +8,15 @@
 #include "kernel/console.hpp"
 #include "kernel/format.hpp"
 #include "kernel/kernel.hpp"
+#include "platform/kvm/symbols.hpp"
 
-extern "C" char boot_stack_guard[];
+extern "C" char boot_stack_guard[], boot_stack_bottom[];
 
 namespace keel::kernel {
 
 uint64_t frame_pointer_of(const CpuState& state) { return state.rbp; }
 uint64_t instruction_pointer_of(const CpuState& state) { return state.rip; }
+uint64_t stack_pointer_of(const CpuState& state) { return state.rsp; }
 
 void print_registers(const CpuState& s) {
   struct Named {
@@ -49,7 +51,7 @@ namespace {
 
 constexpr uint64_t exception_vectors = 32;
 constexpr uint64_t page_fault_vector = 14;
-constexpr uint64_t page_size = 4096;
+constexpr uint64_t null_guard_size = 64 * 1024;  // unmapped by paging.cpp
 
 const char* const exception_names[exception_vectors] = {
     "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",
@@ -67,9 +69,10 @@ const char* const exception_names[exception_vectors] = {
   if (s.vector == page_fault_vector) {
     uint64_t address = keel::arch::read_cr2();
     uint64_t guard = reinterpret_cast<uint64_t>(boot_stack_guard);
-    if (address >= guard && address < guard + page_size) {
+    uint64_t bottom = reinterpret_cast<uint64_t>(boot_stack_bottom);
+    if ((address >= guard && address < bottom) || (s.rsp >= guard && s.rsp < bottom)) {
       w.text(": stack overflow");
-    } else if (address < page_size) {
+    } else if (address < null_guard_size) {
       w.text(": null pointer dereference");
     }
     w.text(" at address ").hex(address);
@@ -82,14 +85,29 @@ const char* const exception_names[exception_vectors] = {
 
 }  // namespace
 
+// In ring 0 a hlt outside the event loop does not trap: it waits for the next
+// interrupt and then runs on. musl's a_crash() (failed heap checks, stack
+// smashing) is such a hlt, so an interrupt that ended one means the C
+// library found the process broken.
+[[noreturn]] void library_halted(const keel::kernel::CpuState& s) {
+  keel::kernel::panic(
+      "the C library stopped at a hlt (musl's a_crash: heap corruption such as a bad free(), "
+      "or a smashed stack)",
+      &s);
+}
+
 extern "C" void interrupt_dispatch(keel::kernel::CpuState* state) {
   using namespace keel::arch;
   uint64_t vector = state->vector;
   if (vector < exception_vectors) cpu_exception(*state);
+  if (state->rip != reinterpret_cast<uint64_t>(arch_idle_resume) &&
+      keel::kvm::is_halt_instruction(state->rip - 1)) {
+    library_halted(*state);
+  }
   if (vector == apic::spurious_vector) return;  // no EOI for spurious interrupts
   if (vector >= apic::first_event_vector && vector < apic::first_event_vector + os::Events::max_events) {
     os::Events::trigger(int(vector - apic::first_event_vector));
   }
-  // The timer vector needs no work: returning from hlt lets the loop run timers.
+  // The timer needs no work: ending the idle hlt lets the loop run timers.
   apic::end_of_interrupt();
 }

@@ -4,7 +4,7 @@
 
 extern "C" uint64_t boot_pd[];  // 4 x 512 entries of 2 MiB, set up by boot.S
 extern "C" char __text_start[], __text_end[], __rodata_start[], __rodata_end[];
-extern "C" char __image_end[], boot_stack_guard[];
+extern "C" char __image_end[], boot_stack_guard[], boot_stack_bottom[];
 
 namespace keel::arch::paging {
 namespace {
@@ -19,7 +19,9 @@ constexpr uint64_t large = 1ull << 7;
 constexpr uint64_t no_execute = 1ull << 63;
 // Above 3 GiB sit the PCI hole, the I/O APIC and the local APIC.
 constexpr uint64_t mmio_start = 3ull << 30;
-constexpr int max_image_large_pages = 8;  // the image fits in 16 MiB
+constexpr uint64_t null_guard_size = 64 * 1024;
+// linker.ld asserts that the image fits.
+constexpr int max_image_large_pages = 32;
 
 alignas(4096) uint64_t image_tables[max_image_large_pages][512];
 
@@ -33,8 +35,8 @@ void set_entry(uint64_t* table, uint64_t index, uint64_t value) {
 uint64_t address(const char* p) { return reinterpret_cast<uint64_t>(p); }
 
 uint64_t small_page_flags(uint64_t a) {
-  if (a == 0) return 0;  // null dereferences fault
-  if (a >= address(boot_stack_guard) && a < address(boot_stack_guard) + page_size) return 0;
+  if (a < null_guard_size) return 0;  // null dereferences, even null->field, fault
+  if (a >= address(boot_stack_guard) && a < address(boot_stack_bottom)) return 0;
   if (a >= address(__text_start) - page_size && a < address(__text_end)) {
     return present;  // text (and the ELF headers before it): read and execute
   }
@@ -46,7 +48,6 @@ uint64_t small_page_flags(uint64_t a) {
 
 void init() {
   uint64_t image_pages = (address(__image_end) + large_page_size - 1) / large_page_size;
-  if (image_pages > max_image_large_pages) halt_forever();  // a build-time limit
   for (uint64_t large_index = 0; large_index < mapped_limit / large_page_size; ++large_index) {
     uint64_t base = large_index * large_page_size;
     if (large_index < image_pages) {

@@ -7,25 +7,49 @@
 #include "kernel/kernel.hpp"
 #include "serial.hpp"
 
+extern "C" char boot_stack_bottom[], boot_stack_top[], __text_start[], __text_end[];
+
 namespace keel::platform {
 namespace {
 // QEMU's isa-debug-exit (iobase=0xf4, iosize=4): the VM exits with status
-// (value << 1) | 1. `keel boot` maps that back to `value`.
+// (value << 1) | 1. `keel boot` maps that back (see exit() below).
 constexpr uint16_t debug_exit_port = 0xf4;
+constexpr uint64_t watchdog_ns = 1'000'000'000;
+// QEMU's exit status is 8 bits: ((code + 1) << 1) | 1 <= 255.
+constexpr int max_exit_code = 126;
 }  // namespace
 
 std::string_view name() { return "kvm"; }
 uint64_t monotonic_ns() { return arch::clock::monotonic_ns(); }
 uint64_t wall_clock_ns() { return arch::clock::wall_clock_ns(); }
-void arm_timer(uint64_t deadline_ns) { arch::apic::arm_timer(deadline_ns); }
+bool stack_contains(uint64_t address) {
+  return address >= reinterpret_cast<uint64_t>(boot_stack_bottom) &&
+         address < reinterpret_cast<uint64_t>(boot_stack_top);
+}
 
-void wait_for_events() {
+bool code_contains(uint64_t address) {
+  return address >= reinterpret_cast<uint64_t>(__text_start) &&
+         address < reinterpret_cast<uint64_t>(__text_end);
+}
+
+void arm_watchdog() { arch::apic::arm_timer(arch::clock::monotonic_ns() + watchdog_ns); }
+
+void wait_for_events(uint64_t deadline_ns) {
   arch::disable_interrupts();
-  if (kernel::events_pending()) {
+  uint64_t now = arch::clock::monotonic_ns();
+  if (kernel::events_pending() || now >= deadline_ns) {
     arch::enable_interrupts();
     return;
   }
-  arch::enable_interrupts_and_halt();
+  // Never sleep past the watchdog period, so that a timer is always armed
+  // while handlers run: a halt in library code (musl's a_crash()) is then
+  // ended by a timer interrupt and caught, instead of hanging the VM. An
+  // idle guest pays one wake-up a second.
+  uint64_t wake = deadline_ns - now > watchdog_ns ? now + watchdog_ns : deadline_ns;
+  arch::apic::arm_timer(wake);
+  // An interrupt between arming and here stays pending and ends the hlt.
+  arch::idle();
+  if (arch::clock::monotonic_ns() >= wake) arm_watchdog();
 }
 
 std::size_t console_try_write(const char* data, std::size_t size) {
@@ -35,7 +59,9 @@ void console_write_all(const char* data, std::size_t size) { kvm::serial::write_
 
 void exit(int code) {
   arch::disable_interrupts();
-  arch::outl(debug_exit_port, uint32_t(code));
+  // Status 1 is QEMU's own error status, so code c is sent as c + 1.
+  if (code < 0 || code > max_exit_code) code = max_exit_code;
+  arch::outl(debug_exit_port, uint32_t(code + 1));
   // No isa-debug-exit. Firecracker ends the VM on an i8042 reset request;
   // elsewhere a triple fault resets it, which ends it under -no-reboot. The
   // status is lost either way: `keel boot` reports "no status".

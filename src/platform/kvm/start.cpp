@@ -60,11 +60,12 @@ extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
   if (info.magic != pvh::start_info_magic) early_panic("Keel: not booted through PVH\n");
   copy_cmdline(info);
   if (!kvm::init_memory(info)) early_panic("Keel: no usable memory in the boot memory map\n");
+  arch::init_descriptors();  // first, so a fault from here on panics with a message
   arch::paging::init();
-  arch::init_descriptors();
   arch::init_syscalls();
   arch::clock::init();
   arch::apic::init();
+  platform::arm_watchdog();  // covers Service::start(), before the loop arms timers
   arch::enable_interrupts();
 
   // argv, envp and auxv as a Linux kernel would lay them out for musl.

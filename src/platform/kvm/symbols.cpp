@@ -1,6 +1,8 @@
-// Backtrace symbols: tools/keel-symbols writes a sorted table of function
-// addresses and demangled names into .keel_symbols at build time, so even a
-// stripped image names the functions in a panic.
+// The image's own tables, written by tools/keel-symbols into .keel_symbols
+// at build time: function names for backtraces (so even a stripped image
+// names the functions in a panic) and the addresses of hlt instructions.
+#include "symbols.hpp"
+
 #include <cstdint>
 #include <cstring>
 
@@ -8,45 +10,83 @@
 
 extern "C" char __keel_symbols_start[], __keel_symbols_end[];
 
-namespace keel::platform {
 namespace {
 
 struct [[gnu::packed]] TableHeader {
-  char magic[4];  // "KSYM"
-  uint32_t count;
+  char magic[4];  // "KSY2"
+  uint32_t symbol_count;
+  uint32_t halt_count;
 };
 struct [[gnu::packed]] Entry {
   uint64_t address;
-  uint32_t name_offset;  // into the strings after the entries
+  uint32_t name_offset;  // into the strings after the halt addresses
 };
 
-}  // namespace
+struct Tables {
+  const Entry* entries = nullptr;
+  std::size_t entry_count = 0;
+  const uint64_t* halts = nullptr;
+  std::size_t halt_count = 0;
+  const char* strings = nullptr;
+  std::size_t strings_size = 0;
+};
 
-Symbol symbolize(uint64_t address) {
+// Checks the blob's sizes before trusting any of it.
+Tables tables() {
+  Tables t;
   std::size_t size = std::size_t(__keel_symbols_end - __keel_symbols_start);
-  if (size < sizeof(TableHeader)) return {nullptr, 0};
-  auto* header = reinterpret_cast<const TableHeader*>(__keel_symbols_start);
-  if (std::memcmp(header->magic, "KSYM", 4) != 0) return {nullptr, 0};
-  std::size_t entries_size = std::size_t(header->count) * sizeof(Entry);
-  if (entries_size > size - sizeof(TableHeader)) return {nullptr, 0};
-  auto* entries = reinterpret_cast<const Entry*>(header + 1);
-  const char* strings = reinterpret_cast<const char*>(entries + header->count);
-  std::size_t strings_size = size - sizeof(TableHeader) - entries_size;
+  if (size < sizeof(TableHeader)) return t;
+  TableHeader header;
+  std::memcpy(&header, __keel_symbols_start, sizeof header);
+  if (std::memcmp(header.magic, "KSY2", 4) != 0) return t;
+  std::size_t entries_size = std::size_t(header.symbol_count) * sizeof(Entry);
+  std::size_t halts_size = std::size_t(header.halt_count) * sizeof(uint64_t);
+  if (entries_size + halts_size > size - sizeof(TableHeader)) return t;
+  const char* p = __keel_symbols_start + sizeof(TableHeader);
+  t.entries = reinterpret_cast<const Entry*>(p);
+  t.entry_count = header.symbol_count;
+  t.halts = reinterpret_cast<const uint64_t*>(p + entries_size);
+  t.halt_count = header.halt_count;
+  t.strings = p + entries_size + halts_size;
+  t.strings_size = size - sizeof(TableHeader) - entries_size - halts_size;
+  return t;
+}
 
-  // The last entry whose address is <= the one asked for.
-  std::size_t low = 0, high = header->count;
+// Index of the last element <= key in a sorted array, or count when none.
+template <class T, class Key>
+std::size_t last_at_or_below(const T* items, std::size_t count, uint64_t key, Key key_of) {
+  std::size_t low = 0, high = count;
   while (low < high) {
     std::size_t mid = (low + high) / 2;
-    if (entries[mid].address <= address) {
+    if (key_of(items[mid]) <= key) {
       low = mid + 1;
     } else {
       high = mid;
     }
   }
-  if (low == 0) return {nullptr, 0};
-  const Entry& e = entries[low - 1];
-  if (e.name_offset >= strings_size) return {nullptr, 0};
-  return {strings + e.name_offset, address - e.address};
+  return low == 0 ? count : low - 1;
+}
+
+}  // namespace
+
+namespace keel::platform {
+
+Symbol symbolize(uint64_t address) {
+  Tables t = tables();
+  std::size_t i = last_at_or_below(t.entries, t.entry_count, address,
+                                   [](const Entry& e) { return e.address; });
+  if (i == t.entry_count || t.entries[i].name_offset >= t.strings_size) return {nullptr, 0};
+  return {t.strings + t.entries[i].name_offset, address - t.entries[i].address};
 }
 
 }  // namespace keel::platform
+
+namespace keel::kvm {
+
+bool is_halt_instruction(uint64_t address) {
+  Tables t = tables();
+  std::size_t i = last_at_or_below(t.halts, t.halt_count, address, [](uint64_t a) { return a; });
+  return i != t.halt_count && t.halts[i] == address;
+}
+
+}  // namespace keel::kvm

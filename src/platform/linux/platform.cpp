@@ -3,6 +3,7 @@
 #include "kernel/platform.hpp"
 
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <ctime>
 #include <unistd.h>
@@ -20,23 +21,20 @@ uint64_t clock_ns(clockid_t clock) {
 }
 
 uint64_t boot_ns = clock_ns(CLOCK_MONOTONIC);
-uint64_t armed_deadline = no_deadline;
-
 }  // namespace
 
 std::string_view name() { return "linux"; }
 uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC) - boot_ns; }
 uint64_t wall_clock_ns() { return clock_ns(CLOCK_REALTIME); }
-void arm_timer(uint64_t deadline_ns) { armed_deadline = deadline_ns; }
-
-void wait_for_events() {
+void wait_for_events(uint64_t deadline_ns) {
   if (kernel::events_pending()) return;
   int timeout_ms = -1;
-  if (armed_deadline != no_deadline) {
+  if (deadline_ns != no_deadline) {
     uint64_t now = monotonic_ns();
-    uint64_t wait_ns = armed_deadline > now ? armed_deadline - now : 0;
+    if (now >= deadline_ns) return;
     // Round up: waking a little late is fine, waking early spins.
-    timeout_ms = int((wait_ns + 999'999) / 1'000'000);
+    uint64_t wait_ms = (deadline_ns - now + 999'999) / 1'000'000;
+    timeout_ms = wait_ms > uint64_t(INT_MAX) ? INT_MAX : int(wait_ms);
   }
   linux_platform::wait_for_watched_fds(timeout_ms);
 }
@@ -57,6 +55,9 @@ void console_write_all(const char* data, std::size_t size) {
 }
 
 void exit(int code) { std::_Exit(code); }
+void arm_watchdog() {}
+bool stack_contains(uint64_t) { return false; }
+bool code_contains(uint64_t) { return false; }  // a Linux process traps on hlt; nothing to watch for
 
 Symbol symbolize(uint64_t) { return {nullptr, 0}; }
 
@@ -67,4 +68,5 @@ namespace keel::kernel {
 void print_registers(const CpuState&) {}
 uint64_t frame_pointer_of(const CpuState&) { return 0; }
 uint64_t instruction_pointer_of(const CpuState&) { return 0; }
+uint64_t stack_pointer_of(const CpuState&) { return 0; }
 }  // namespace keel::kernel

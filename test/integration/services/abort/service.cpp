@@ -1,0 +1,12 @@
+// Calls abort() from a named function: the panic's backtrace must reach it
+// through the system call that abort() makes.
+#include <os>
+#include <cstdio>
+#include <cstdlib>
+
+[[gnu::noinline]] void helper_that_aborts() {
+  std::printf("about to abort\n");
+  std::abort();
+}
+
+void Service::start() { helper_that_aborts(); }

@@ -154,6 +154,10 @@ void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_
   std::stable_sort(rest.begin(), rest.end(), [](const PartCube& a, const PartCube& b) { return a.rule < b.rule; });
   build_tuple_tables(tables, rest, skip_mask, probes);
   std::stable_sort(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) { return a.best_rule < b.best_rule; });
+  // Trees are walked side by side when consecutive: move them up to the first one. The probe
+  // order stays sorted by best rule when the group counts as one probe with its first's rule.
+  auto first_tree = std::find_if(probes.begin(), probes.end(), [](const Probe& p) { return p.kind == ProbeKind::tree; });
+  std::stable_partition(first_tree, probes.end(), [](const Probe& p) { return p.kind == ProbeKind::tree; });
   Partition part;
   part.first_probe = static_cast<uint32_t>(tables.probes.size());
   part.probe_count = static_cast<uint32_t>(probes.size());

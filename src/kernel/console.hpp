@@ -10,7 +10,7 @@ void write(const char* data, std::size_t size);
 bool drain();
 // Moves everything, waiting on the device (panic, exit).
 void flush();
-// Bytes the buffer had to push synchronously because it was full.
+// How often a full buffer made a write wait for the device.
 std::size_t overflow_flushes();
 
 }  // namespace keel::console

@@ -43,7 +43,8 @@ uint64_t PageAllocator::allocate(uint64_t size) {
 }
 
 bool PageAllocator::free(uint64_t start, uint64_t size) {
-  if (size == 0 || start % page_size != 0 || start + size < start) return false;
+  if (size == 0 || size > UINT64_MAX - page_size || start % page_size != 0) return false;
+  if (start + round_up(size) < start) return false;  // wraps around
   uint64_t end = start + round_up(size);
   std::size_t i = 0;
   while (i < count_ && ranges_[i].start < start) ++i;

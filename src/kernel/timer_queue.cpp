@@ -4,16 +4,38 @@
 
 namespace keel::kernel {
 
+// Ids wrap after 2^32 timers; a long-lived timer may still hold the next one.
+TimerQueue::id_t TimerQueue::unused_id() {
+  for (;;) {
+    id_t id = next_id_++;
+    if (id != os::Timers::invalid_id && !timers_.contains(id)) return id;
+  }
+}
+
 TimerQueue::id_t TimerQueue::add(uint64_t deadline_ns, uint64_t period_ns,
                                  os::Timers::handler_t handler) {
-  id_t id = next_id_++;
-  if (next_id_ == os::Timers::invalid_id) next_id_ = 1;
+  id_t id = unused_id();
   timers_.emplace(id, Timer{deadline_ns, period_ns, std::move(handler)});
   queue_.push({deadline_ns, id});
   return id;
 }
 
-void TimerQueue::stop(id_t id) { timers_.erase(id); }
+void TimerQueue::stop(id_t id) {
+  timers_.erase(id);
+  compact_if_mostly_stale();
+}
+
+// A stopped timer's entry stays in the heap until it reaches the top. A
+// service that re-arms a long timeout per packet would pile them up, so
+// rebuild the heap from the live timers once stale entries dominate.
+void TimerQueue::compact_if_mostly_stale() {
+  constexpr std::size_t slack = 64;
+  if (queue_.size() <= 2 * timers_.size() + slack) return;
+  std::vector<Entry> live;
+  live.reserve(timers_.size());
+  for (const auto& [id, timer] : timers_) live.push_back({timer.deadline_ns, id});
+  queue_ = decltype(queue_)(std::greater<Entry>(), std::move(live));
+}
 
 void TimerQueue::drop_stale_entries() {
   while (!queue_.empty()) {
@@ -34,8 +56,8 @@ std::size_t TimerQueue::run_due(uint64_t now_ns) {
     Entry entry = queue_.top();
     queue_.pop();
     Timer& timer = timers_.at(entry.id);
-    // The handler may stop its own timer or add others, so keep a copy of it
-    // and re-look the timer up afterwards.
+    // The handler may stop its own timer (destroying it) or add others, so
+    // it runs from a copy, after the queue is already consistent.
     auto handler = timer.handler;
     if (timer.period_ns == 0) {
       timers_.erase(entry.id);

@@ -13,6 +13,9 @@ class TimerQueue {
   using id_t = os::Timers::id_t;
   static constexpr uint64_t no_deadline = UINT64_MAX;
 
+  // `first_id` lets tests start near the wrap-around of ids.
+  explicit TimerQueue(id_t first_id = 1) : next_id_(first_id) {}
+
   id_t add(uint64_t deadline_ns, uint64_t period_ns, os::Timers::handler_t handler);
   void stop(id_t id);
   // Runs every handler whose deadline is <= now_ns, re-arming periodic ones.
@@ -20,6 +23,9 @@ class TimerQueue {
   std::size_t run_due(uint64_t now_ns);
   uint64_t next_deadline();
   std::size_t active() const { return timers_.size(); }
+  void restart_ids_for_tests(id_t next) { next_id_ = next; }
+  // Heap entries, stale ones included: bounded by a small multiple of active().
+  std::size_t queued_entries() const { return queue_.size(); }
 
  private:
   struct Timer {
@@ -36,6 +42,8 @@ class TimerQueue {
     }
   };
   void drop_stale_entries();
+  id_t unused_id();
+  void compact_if_mostly_stale();
 
   // Stopped timers leave their heap entry behind; it is skipped when popped
   // because its id is gone or its deadline no longer matches.

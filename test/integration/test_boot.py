@@ -29,7 +29,8 @@ def test_hello_runs_in_8_mib():
 def test_too_little_memory_fails_cleanly():
     # 2 MiB cannot hold the image and its heap: it must end, never hang.
     code, out = boot(image("hello"), "microvm", memory="2M", timeout=30)
-    assert code != 0
+    assert "Keel: no usable memory in the boot memory map" in out, out
+    assert code == 70
     assert "Goodbye" not in out
 
 

@@ -64,3 +64,12 @@ TEST(PageAllocator, FullRangeTableRefusesRatherThanCorrupts) {
   EXPECT_FALSE(a.add(0x10000000, page));
   EXPECT_EQ(a.free_bytes(), PageAllocator::max_ranges * page);
 }
+
+TEST(PageAllocator, RejectsFreesWhoseSizeWouldWrap) {
+  PageAllocator a;
+  a.add(0x10000, 2 * page);
+  EXPECT_FALSE(a.free(0, UINT64_MAX));  // rounding the size up would wrap to 0
+  EXPECT_FALSE(a.free(0x20000, UINT64_MAX - page + 2));
+  EXPECT_EQ(a.free_bytes(), 2 * page);
+  EXPECT_EQ(a.range_count(), 1u);
+}

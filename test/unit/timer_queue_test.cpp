@@ -92,3 +92,39 @@ TEST(TimerQueue, IdsAreUniqueAndNeverInvalid) {
   EXPECT_NE(a, os::Timers::invalid_id);
   EXPECT_NE(b, os::Timers::invalid_id);
 }
+
+TEST(TimerQueue, IdsWrapPastTheInvalidId) {
+  TimerQueue q(UINT32_MAX);
+  EXPECT_EQ(q.add(10, 0, [](auto) {}), UINT32_MAX);
+  EXPECT_EQ(q.add(10, 0, [](auto) {}), 1u);  // 0 is os::Timers::invalid_id
+}
+
+TEST(TimerQueue, WrappedIdsSkipTimersStillAlive) {
+  TimerQueue q;
+  int long_lived_runs = 0, newer_runs = 0;
+  auto long_lived = q.add(1000, 0, [&](auto) { ++long_lived_runs; });
+  q.restart_ids_for_tests(long_lived);  // as after 2^32 more timers
+  auto newer = q.add(20, 0, [&](auto) { ++newer_runs; });
+  EXPECT_NE(newer, long_lived);
+  q.stop(newer);  // must not stop the long-lived timer
+  q.run_due(1000);
+  EXPECT_EQ(long_lived_runs, 1);
+  EXPECT_EQ(newer_runs, 0);
+}
+
+TEST(TimerQueue, StoppedTimersDoNotPileUp) {
+  TimerQueue q;
+  // A per-packet idle timeout: stop the old one, arm a new one, 100,000 times.
+  auto id = q.add(60'000'000'000, 0, [](auto) {});
+  for (int i = 0; i < 100'000; ++i) {
+    q.stop(id);
+    id = q.add(60'000'000'000 + i, 0, [](auto) {});
+  }
+  EXPECT_EQ(q.active(), 1u);
+  EXPECT_LE(q.queued_entries(), 2 * q.active() + 65);
+  int runs = 0;
+  q.add(1, 0, [&](auto) { ++runs; });
+  q.run_due(60'000'000'000 + 100'000);
+  EXPECT_EQ(runs, 1);
+  EXPECT_EQ(q.active(), 0u);
+}

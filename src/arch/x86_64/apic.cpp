@@ -1,5 +1,7 @@
 #include "apic.hpp"
 
+#include <kernel/events.hpp>
+
 #include "clock.hpp"
 #include "cpu.hpp"
 #include "kernel/platform.hpp"
@@ -103,13 +105,15 @@ void arm_timer(uint64_t deadline_ns) {
   write(reg_timer_initial, uint32_t(ticks));
 }
 
-void route_irq(uint32_t gsi, int event, Trigger trigger) {
+bool route_irq(uint32_t gsi, int event, Trigger trigger) {
+  if (gsi >= 2 * ioapic_pins || event < 0 || event >= os::Events::max_events) return false;
   uint32_t low = first_event_vector + uint32_t(event);
   if (trigger == Trigger::level) low |= ioapic_level_triggered;
   uint64_t ioapic = gsi < ioapic_pins ? ioapic_base : ioapic2_base;
   gsi %= ioapic_pins;
   ioapic_write(ioapic, ioapic_redirection_table + 2 * gsi + 1, 0);  // destination: APIC 0
   ioapic_write(ioapic, ioapic_redirection_table + 2 * gsi, low);
+  return true;
 }
 
 }  // namespace keel::arch::apic

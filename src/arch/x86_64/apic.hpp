@@ -17,6 +17,7 @@ bool uses_tsc_deadline();
 
 // Routes I/O APIC input `gsi` to the vector of event `event`.
 enum class Trigger : uint8_t { edge, level };
-void route_irq(uint32_t gsi, int event, Trigger trigger);
+// False when the GSI or the event is out of range.
+[[nodiscard]] bool route_irq(uint32_t gsi, int event, Trigger trigger);
 
 }  // namespace keel::arch::apic

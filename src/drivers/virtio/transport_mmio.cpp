@@ -130,8 +130,7 @@ bool MmioTransport::setup_interrupt(int event) {
   // The line is held high until acknowledged; the handler acknowledges
   // before it drains, so edge triggering never misses a completion and a
   // level-triggered line cannot storm while the event waits in the loop.
-  arch::apic::route_irq(gsi_, event, arch::apic::Trigger::edge);
-  return true;
+  return arch::apic::route_irq(gsi_, event, arch::apic::Trigger::edge);
 }
 
 void MmioTransport::acknowledge_interrupt() {

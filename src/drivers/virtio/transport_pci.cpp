@@ -232,8 +232,7 @@ bool PciTransport::setup_interrupt(int event) {
   intx_line_ = pci::read8(device_.address, pci::reg_interrupt_line);
   if (intx_line_ == 0 || intx_line_ == no_intx_line) return false;
   // The ISR read in acknowledge_interrupt() lowers the line: edge suffices.
-  arch::apic::route_irq(intx_line_, event, arch::apic::Trigger::edge);
-  return true;
+  return arch::apic::route_irq(intx_line_, event, arch::apic::Trigger::edge);
 }
 
 void PciTransport::acknowledge_interrupt() {

@@ -9,6 +9,7 @@
 extern "C" {
 
 extern char __image_start[], __image_end[], __eh_frame_hdr_start[];
+int64_t keel_random_bytes(uint8_t* buffer, uint64_t size);  // syscalls.cpp
 
 void* __dso_handle = &__dso_handle;
 char __libc_single_threaded = 1;
@@ -27,10 +28,11 @@ int _dl_find_object(void* pc, dl_find_object* result) {
   return 0;
 }
 
+// libstdc++'s std::random_device; the same source as getrandom().
 uint32_t arc4random() {
   uint32_t value;
-  asm volatile("rdtsc" : "=a"(value)::"rdx");
-  return value * 2654435761u;
+  keel_random_bytes(reinterpret_cast<uint8_t*>(&value), sizeof value);
+  return value;
 }
 
 }

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <cstring>
 #include <ctime>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -67,19 +68,23 @@ int64_t map_anonymous(uint64_t address, uint64_t size, int flags) {
 }
 
 int64_t clock_time(clockid_t clock, timespec* ts) {
-  uint64_t ns = clock == CLOCK_REALTIME ? keel::platform::wall_clock_ns()
-                                        : keel::platform::monotonic_ns();
+  bool wall = clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE || clock == CLOCK_TAI;
+  uint64_t ns = wall ? keel::platform::wall_clock_ns() : keel::platform::monotonic_ns();
   ts->tv_sec = time_t(ns / 1'000'000'000);
   ts->tv_nsec = long(ns % 1'000'000'000);
   return 0;
 }
 
-// Fills a buffer from RDRAND when the CPU has it, else from a TSC mix. Not a
-// CSPRNG: good for hash seeds and ASLR-free canaries, not for keys.
-int64_t random_bytes(uint8_t* buffer, uint64_t size) {
-  bool has_rdrand = keel::arch::cpuid(1).ecx & (1u << 30);
-  uint64_t state = keel::arch::rdtsc();
-  for (uint64_t i = 0; i < size; ++i) {
+}  // namespace
+
+// Fills a buffer from RDRAND (8 bytes a draw) when the CPU has it, else from
+// a TSC-seeded xorshift. The fallback is not a CSPRNG: fine for hash seeds
+// and canaries, not for keys.
+extern "C" int64_t keel_random_bytes(uint8_t* buffer, uint64_t size) {
+  constexpr uint32_t cpuid_rdrand = 1u << 30;
+  static const bool has_rdrand = keel::arch::cpuid(1).ecx & cpuid_rdrand;
+  uint64_t state = keel::arch::rdtsc() | 1;
+  for (uint64_t i = 0; i < size; i += sizeof(uint64_t)) {
     uint64_t value;
     bool ok = false;
     if (has_rdrand) asm volatile("rdrand %0; setc %1" : "=r"(value), "=qm"(ok));
@@ -89,10 +94,13 @@ int64_t random_bytes(uint8_t* buffer, uint64_t size) {
       state ^= state << 17;
       value = state;
     }
-    buffer[i] = uint8_t(value);
+    uint64_t n = size - i < sizeof value ? size - i : sizeof value;
+    std::memcpy(buffer + i, &value, n);
   }
   return int64_t(size);
 }
+
+namespace {
 
 void report_unknown(int64_t number) {
   if (number < 0 || uint64_t(number) >= reported_capacity) return;
@@ -138,7 +146,7 @@ extern "C" int64_t syscall_dispatch(SyscallFrame* f) {
     case SYS_clock_gettime:
       return clock_time(clockid_t(f->a1), reinterpret_cast<timespec*>(f->a2));
     case SYS_getrandom:
-      return random_bytes(reinterpret_cast<uint8_t*>(f->a1), f->a2);
+      return keel_random_bytes(reinterpret_cast<uint8_t*>(f->a1), f->a2);
     case SYS_arch_prctl:
       if (int(f->a1) != arch_set_fs) return -EINVAL;
       keel::arch::wrmsr(msr_fs_base, f->a2);

@@ -21,7 +21,16 @@ void on_fatal_signal(int signal) {
 int main(int argc, char** argv) {
   // Console output goes through the same buffer as on the VM.
   std::setvbuf(stdout, nullptr, _IOLBF, 0);
-  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(s, on_fatal_signal);
+  // The handler runs on its own stack, so a stack overflow still panics.
+  static char signal_stack[64 * 1024];
+  stack_t alternate{};
+  alternate.ss_sp = signal_stack;
+  alternate.ss_size = sizeof signal_stack;
+  sigaltstack(&alternate, nullptr);
+  struct sigaction action{};
+  action.sa_handler = on_fatal_signal;
+  action.sa_flags = SA_ONSTACK;
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(s, &action, nullptr);
   std::string cmdline;
   for (int i = 1; i < argc; ++i) {
     if (i > 1) cmdline += ' ';

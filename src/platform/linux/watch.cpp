@@ -32,4 +32,4 @@ void wait_for_watched_fds(int timeout_ms) {
   for (int i = 0; i < n; ++i) os::Events::trigger(int(ready[i].data.u32));
 }
 
-}  // namespace keel::linux_platform_platform
+}  // namespace keel::linux_platform

@@ -42,8 +42,10 @@ uint32_t read(uint32_t reg) { return lapic[reg / 4]; }
 void write(uint32_t reg, uint32_t value) { lapic[reg / 4] = value; }
 
 void mask_legacy_pic() {
-  outb(0x21, 0xff);
-  outb(0xa1, 0xff);
+  constexpr uint16_t pic1_data = 0x21, pic2_data = 0xa1;
+  constexpr uint8_t mask_all = 0xff;
+  outb(pic1_data, mask_all);
+  outb(pic2_data, mask_all);
 }
 
 // Without TSC-deadline mode the APIC timer counts its own clock: measure it

@@ -18,6 +18,10 @@
 #define EFER_LME (1 << 8)
 #define EFER_NXE (1 << 11)
 #define PTE_PRESENT_RW 0x3
+#define CPUID1_ECX_XSAVE 26
+#define CPUID1_ECX_AVX 28
+#define XCR0_X87_SSE 0x3
+#define XCR0_AVX 0x4
 #define PTE_LARGE 0x80
 #define BOOT_STACK_SIZE (256 * 1024)
 #define BOOT_STACK_GUARD_SIZE (64 * 1024)
@@ -99,7 +103,7 @@ long_mode:
   // AVX: enable XSAVE and the x87/SSE/AVX state components if present.
   mov $1, %eax
   cpuid
-  bt $26, %ecx                    // XSAVE
+  bt $CPUID1_ECX_XSAVE, %ecx
   jnc 3f
   mov %cr4, %rax
   or $CR4_OSXSAVE, %rax
@@ -107,10 +111,10 @@ long_mode:
   mov %ecx, %r8d
   xor %ecx, %ecx
   xor %edx, %edx
-  mov $0x3, %eax                  // x87 | SSE
-  bt $28, %r8d                    // AVX
+  mov $XCR0_X87_SSE, %eax
+  bt $CPUID1_ECX_AVX, %r8d
   jnc 4f
-  or $0x4, %eax
+  or $XCR0_AVX, %eax
 4:xsetbv
 3:
   mov %esi, %edi                  // hvm_start_info *

@@ -128,8 +128,9 @@ bool rate_from_cpuid() {
 }
 
 uint8_t cmos_read(uint8_t reg) {
-  outb(0x70, reg);
-  return inb(0x71);
+  constexpr uint16_t cmos_index = 0x70, cmos_data = 0x71;
+  outb(cmos_index, reg);
+  return inb(cmos_data);
 }
 
 uint64_t days_from_civil(int64_t y, unsigned m, unsigned d) {

@@ -17,8 +17,6 @@ constexpr uint64_t write_through = 1ull << 3;
 constexpr uint64_t cache_disable = 1ull << 4;
 constexpr uint64_t large = 1ull << 7;
 constexpr uint64_t no_execute = 1ull << 63;
-// Above 3 GiB sit the PCI hole, the I/O APIC and the local APIC.
-constexpr uint64_t mmio_start = 3ull << 30;
 constexpr uint64_t null_guard_size = 64 * 1024;
 // linker.ld asserts that the image fits.
 constexpr int max_image_large_pages = 32;
@@ -46,7 +44,9 @@ uint64_t small_page_flags(uint64_t a) {
 
 }  // namespace
 
-void init() {
+void init(uint64_t ram_end) {
+  // Without RAM past a 2 MiB page, that page holds no device registers.
+  uint64_t mmio_start = (ram_end + large_page_size - 1) & ~(large_page_size - 1);
   uint64_t image_pages = (address(__image_end) + large_page_size - 1) / large_page_size;
   for (uint64_t large_index = 0; large_index < mapped_limit / large_page_size; ++large_index) {
     uint64_t base = large_index * large_page_size;

@@ -16,6 +16,7 @@ constexpr uint64_t low_memory_end = 1ull << 20;
 // constinit: filled before musl runs the global constructors.
 constinit kernel::PageAllocator pages;
 constinit uint64_t total = 0;
+constinit uint64_t low_ram_end = 0;  // end of the highest RAM below 4 GiB
 
 void add_usable(uint64_t start, uint64_t end) {
   uint64_t image_end = reinterpret_cast<uint64_t>(__image_end);
@@ -23,6 +24,7 @@ void add_usable(uint64_t start, uint64_t end) {
   if (start < low_memory_end) start = low_memory_end;
   if (end > arch::paging::mapped_limit) end = arch::paging::mapped_limit;
   if (start >= end) return;
+  if (end > low_ram_end) low_ram_end = end;
   if (pages.add(start, end - start)) total += end - start;
 }
 
@@ -48,5 +50,6 @@ uint64_t allocate_pages(uint64_t size) {
 bool free_pages(uint64_t address, uint64_t size) { return pages.free(address, size); }
 uint64_t free_memory() { return pages.free_bytes(); }
 uint64_t total_memory() { return total; }
+uint64_t ram_end_below_4g() { return low_ram_end; }
 
 }  // namespace keel::kvm

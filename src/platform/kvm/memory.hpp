@@ -13,5 +13,6 @@ uint64_t allocate_pages(uint64_t size);
 bool free_pages(uint64_t address, uint64_t size);
 uint64_t free_memory();
 uint64_t total_memory();
+uint64_t ram_end_below_4g();
 
 }  // namespace keel::kvm

@@ -61,7 +61,7 @@ extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
   copy_cmdline(info);
   if (!kvm::init_memory(info)) early_panic("Keel: no usable memory in the boot memory map\n");
   arch::init_descriptors();  // first, so a fault from here on panics with a message
-  arch::paging::init();
+  arch::paging::init(kvm::ram_end_below_4g());
   arch::init_syscalls();
   arch::clock::init();
   arch::apic::init();

@@ -73,6 +73,10 @@ def main(raw, md, png):
             "  HyperSplit trees, one per address group (source or destination prefix >= /16, then >= /8, then",
             "  wide), the root cutting the group's address; trees are walked in lockstep; a tree over 3 leaf",
             "  references per entry falls back to tuple tables (docs/decisions/0012-firewall-hypersplit-trees.md).",
+            "- (b) and (c) did not recover on this run: it was not quiet either (load average 2.3-3.7 on the",
+            "  2 cores). (c) reads ~53% from 10k to 1M in this run and the last, so its gap looks structural",
+            "  (two interval-set probes against a 1-rule tuple probe), not load; (b) at 1M is memory-bound",
+            "  and moved 64% -> 60%. Neither code path changed in this work.",
             "- The % column divides by the 1-rule figure of the same mix. For (d) the 1-rule set is one packed",
             "  tuple table with one entry probed once per lookup (14 ns): the 25% target asks for ~56 ns per",
             "  lookup at 100k rules."]

@@ -18,7 +18,7 @@ constexpr double kMaxRefsPerEntry = 3.0;  // leaf references per entry: bounds t
 constexpr size_t kRefSlack = 1024;        // small trees may copy more, their bytes do not matter
 constexpr uint64_t kCopyWeight = 2;       // a copied entry costs this many entries of imbalance
 constexpr int kCandidatesPerField = 7;    // octiles of the sampled endpoints
-constexpr size_t kEntriesPerRoot = 8;     // the root cut has about entries / this many slots
+constexpr size_t kEntriesPerRoot = 2;     // the root cut has about entries / this many slots
 
 using Bounds = std::array<uint32_t, kTupleFields>;
 

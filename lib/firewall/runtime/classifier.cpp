@@ -99,17 +99,6 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
   return kNoRule;
 }
 
-uint32_t Classifier::scan_leaf(const TreeTable& tree, const TreeNode& leaf, const Packet& packet, uint32_t best) const {
-  const uint32_t* refs = tables_.values.data() + tree.refs_first + leaf.value;
-  const TupleEntry* entries = tables_.tuple_entries.data() + tree.entries_first;
-  for (uint32_t i = 0; i < leaf.child; ++i) {
-    const TupleEntry& entry = entries[refs[i]];
-    if (entry.rule >= best) break;  // leaf refs are in rule order
-    if (entry_matches(entry, packet)) return entry.rule;
-  }
-  return kNoRule;
-}
-
 uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const {
   const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
   const TreeNode* nodes[kMaxLockstepTrees];
@@ -121,19 +110,29 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
   }
   // The walks are independent chains of loads: interleaved, their cache misses overlap. The
   // loader checked every split's field and that children lie further on, so each walk ends.
+  // Branch-free steps: a walk at its leaf stays there (trees end at different depths, and a
+  // branch per tree and level mispredicts).
   for (bool walking = true; walking;) {
     walking = false;
     for (uint32_t t = 0; t < count; ++t) {
       const TreeNode& node = nodes[t][at[t]];
-      if (node.field == kTreeLeaf) continue;
-      at[t] = node.child + (key[node.field] >= node.value);
-      walking = true;
+      const bool split = node.field != kTreeLeaf;
+      const uint32_t next = node.child + (key[split ? node.field : 0] >= node.value);
+      at[t] = split ? next : at[t];
+      walking |= split;
     }
   }
+  // Every entry of every reached leaf, without branches on the data: the leaves' reads are
+  // independent and overlap; the lowest matching rule wins (each leaf is in rule order).
   for (uint32_t t = 0; t < count; ++t) {
-    if (probes[t].best_rule >= best) continue;
-    const uint32_t r = scan_leaf(tables_.trees[probes[t].index], nodes[t][at[t]], packet, best);
-    if (r < best) best = r;
+    const TreeTable& tree = tables_.trees[probes[t].index];
+    const TreeNode& leaf = nodes[t][at[t]];
+    const uint32_t* refs = tables_.values.data() + tree.refs_first + leaf.value;
+    const TupleEntry* entries = tables_.tuple_entries.data() + tree.entries_first;
+    for (uint32_t i = 0; i < leaf.child; ++i) {
+      const TupleEntry& entry = entries[refs[i]];
+      best = entry_matches(entry, packet) & (entry.rule < best) ? entry.rule : best;
+    }
   }
   return best;
 }

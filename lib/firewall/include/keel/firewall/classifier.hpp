@@ -46,7 +46,6 @@ class Classifier {
   // Walks `count` (<= kMaxLockstepTrees) tree probes side by side; returns the better of `best`
   // and their matches.
   uint32_t lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const;
-  uint32_t scan_leaf(const TreeTable& tree, const TreeNode& leaf, const Packet& packet, uint32_t best) const;
   static constexpr uint32_t kMaxLockstepTrees = 8;
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 

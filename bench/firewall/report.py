@@ -71,7 +71,7 @@ def main(raw, md, png):
             "  drops nearly all later rules as dead, so (f) measures shadow elimination, not classification.",
             "- (d) and (f): partitions with >= 64 packed 5-tuple entries over more than two tuple tables use",
             "  HyperSplit trees, one per address group (source or destination prefix >= /16, then >= /8, then",
-            "  wide), the root cutting the group's address; trees are walked in lockstep; a tree over 3 leaf",
+            "  wide), the root cutting the group's address; trees are walked in lockstep; a tree over 4 leaf",
             "  references per entry falls back to tuple tables (docs/decisions/0012-firewall-hypersplit-trees.md).",
             "- (b) and (c) did not recover on this run: it was not quiet either (load average 2.3-3.7 on the",
             "  2 cores). (c) reads ~53% from 10k to 1M in this run and the last, so its gap looks structural",

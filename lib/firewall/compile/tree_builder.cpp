@@ -14,7 +14,7 @@ namespace keel::firewall {
 namespace {
 constexpr size_t kLeafEntries = 8;        // leaves scan at most this many entries (unless unsplittable)
 constexpr size_t kSplitSample = 512;      // endpoints sampled per field to propose split points
-constexpr double kMaxRefsPerEntry = 3.0;  // leaf references per entry: bounds table bytes per rule
+constexpr double kMaxRefsPerEntry = 4.0;  // leaf references per entry: bounds table bytes per rule
 constexpr size_t kRefSlack = 1024;        // small trees may copy more, their bytes do not matter
 constexpr uint64_t kCopyWeight = 2;       // a copied entry costs this many entries of imbalance
 constexpr int kCandidatesPerField = 7;    // octiles of the sampled endpoints

@@ -39,6 +39,7 @@ void write(const char* data, std::size_t size) {
     data += n;
     size -= n;
   }
+  drain();
 }
 
 bool drain() {

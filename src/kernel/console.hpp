@@ -1,5 +1,7 @@
-// The console never stalls the service: writes land in a ring buffer that the
-// event loop drains into the device while the device accepts bytes.
+// The console never stalls the service: writes land in a ring buffer, and
+// go on to the device at once as far as it takes them without waiting; the
+// event loop drains the rest. So output shows even if a handler never
+// returns, and only a flood larger than the buffer ever waits.
 #pragma once
 #include <cstddef>
 

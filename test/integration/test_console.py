@@ -11,3 +11,15 @@ def test_console_flood_arrives_whole_and_in_order():
     assert numbers == list(range(20000))
     assert out.rstrip().endswith("flood done")
     assert code == 0
+
+
+def test_output_shows_even_if_the_service_never_returns():
+    import subprocess
+    from keelpy import qemu
+    args = qemu.command(image("spin"), "microvm", "64M", 1, "", "tcg")
+    try:
+        subprocess.run(args, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=5)
+        raise AssertionError("a spinning service exited")
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+    assert "spinning forever" in out

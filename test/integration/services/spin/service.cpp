@@ -1,0 +1,10 @@
+// Prints, then never returns to the event loop: the line must still reach
+// the console.
+#include <os>
+#include <cstdio>
+
+void Service::start() {
+  std::printf("spinning forever\n");
+  for (volatile int forever = 1; forever;) {
+  }
+}

@@ -97,12 +97,28 @@ TEST(Differential, ClassBenchFiveTuples) {
 }
 
 // Large 5-tuple sets with prefixes and port ranges: partitions this big go to HyperSplit trees
-// (checked), whose splits, copies and pruned leaves must still give the first match.
+// (checked, including a /8 group merged into a /16 group's tree), whose splits, copies and
+// pruned leaves must still give the first match.
 TEST(Differential, DecisionTreesOnLargeRangeSets) {
   std::mt19937 probe_rng(kSeed + 4);
   CompileResult sample = compile_source(classbench_ruleset(probe_rng, kTreeRules), "random.fw");
   ASSERT_TRUE(sample.ruleset);
-  ASSERT_FALSE(build_tables(*sample.ruleset).trees.empty()) << "the rule sets no longer exercise trees";
+  const Tables tables = build_tables(*sample.ruleset);
+  ASSERT_FALSE(tables.trees.empty()) << "the rule sets no longer exercise trees";
+  // A /8 group joined its /16 sibling's tree: one tree holds root-field prefixes of both
+  // (unmerged groups never mix them).
+  bool merged = false;
+  for (const TreeTable& tree : tables.trees) {
+    bool long_prefix = false, short_prefix = false;
+    for (uint32_t e = tree.entries_first; e < tree.entries_first + tree.entries_count; ++e) {
+      const TupleEntry& entry = tables.tuple_entries[e];
+      const int length = tree.root_field == 0 ? entry.saddr_length : entry.daddr_length;
+      long_prefix |= length >= 16;
+      short_prefix |= length >= 8 && length < 16;
+    }
+    merged |= long_prefix && short_prefix;
+  }
+  ASSERT_TRUE(merged) << "the rule sets no longer exercise merged tree groups";
   compare([](std::mt19937& rng) { return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules)); },
           classbench_packet, kSeed + 4, kTreeRuleSets);
 }

@@ -181,8 +181,9 @@ void merge_small_tables(std::vector<Candidate>& candidates) {
 struct TreeGroup {
   int field;       // index into kTupleFieldList (0 saddr, 1 daddr); the root cut's field
   int min_length;  // prefix length every member has in that field: bits the root may cut
+  int merge_into;  // group whose tree this one first tries to join (-1: none)
 };
-constexpr TreeGroup kTreeGroups[] = {{0, 16}, {1, 16}, {0, 8}, {1, 8}, {0, 0}};
+constexpr TreeGroup kTreeGroups[] = {{0, 16, -1}, {1, 16, -1}, {0, 8, 0}, {1, 8, 1}, {0, 0, -1}};
 constexpr int kTreeGroupCount = static_cast<int>(std::size(kTreeGroups));
 
 int tree_group(const TupleEntry& e) {
@@ -208,10 +209,23 @@ void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates, std
   }
   if (packed < kTreeMinEntries || packed_tables <= kTreeMinTables) return;
   std::array<bool, kTreeGroupCount> moved{};
+  auto by_rule = [](const TupleEntry& a, const TupleEntry& b) { return a.rule < b.rule; };
+  // A /8 group joins its /16 sibling's tree when the copies fit that tree's budget (build_tree
+  // refuses otherwise): one tree walk less per lookup. Its entries are copied into every root
+  // slot their prefix covers.
+  for (int g = 0; g < kTreeGroupCount; ++g) {
+    const int into = kTreeGroups[g].merge_into;
+    if (into < 0 || groups[g].empty() || groups[into].size() < kTreeMinEntries) continue;
+    std::vector<TupleEntry> entries = groups[into];
+    entries.insert(entries.end(), groups[g].begin(), groups[g].end());
+    std::stable_sort(entries.begin(), entries.end(), by_rule);
+    if (!build_tree(tables, entries, kTreeGroups[into].field, kTreeGroups[into].min_length, probes)) continue;
+    moved[g] = moved[into] = true;
+  }
   for (int g = 0; g < kTreeGroupCount; ++g) {
     std::vector<TupleEntry>& entries = groups[g];
-    if (entries.size() < kTreeMinEntries) continue;
-    std::stable_sort(entries.begin(), entries.end(), [](const TupleEntry& a, const TupleEntry& b) { return a.rule < b.rule; });
+    if (moved[g] || entries.size() < kTreeMinEntries) continue;
+    std::stable_sort(entries.begin(), entries.end(), by_rule);
     moved[g] = build_tree(tables, entries, kTreeGroups[g].field, kTreeGroups[g].min_length, probes);
   }
   // The tuple tables keep the cubes no tree holds (bucket loads only shrink: still valid).

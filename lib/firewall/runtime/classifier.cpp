@@ -1,6 +1,7 @@
 // Lookup: dispatch to a partition, then probe its set and tuple tables and trees in order of their best
 // rule, stopping as soon as no remaining probe can beat the match already found.
 #include "keel/firewall/classifier.hpp"
+#include "runtime/entry_match.hpp"
 
 namespace keel::firewall {
 
@@ -68,14 +69,6 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
   return kNoRule;
 }
 
-namespace {
-bool entry_matches(const TupleEntry& e, const Packet& p) {
-  // Non-short-circuit: all compares are cheap and branch-free is faster than early exits here.
-  return (((p.saddr & prefix_mask(e.saddr_length)) == e.saddr) & ((p.daddr & prefix_mask(e.daddr_length)) == e.daddr) &
-          (p.sport >= e.sport_lo) & (p.sport <= e.sport_hi) & (p.dport >= e.dport_lo) & (p.dport <= e.dport_hi) &
-          (p.proto >= e.proto_lo) & (p.proto <= e.proto_hi)) != 0;
-}
-}  // namespace
 
 uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const {
   const uint64_t h = tuple_hash(tuple_key(packet, table.lengths));
@@ -131,7 +124,7 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
     const TupleEntry* entries = tables_.tuple_entries.data() + tree.entries_first;
     for (uint32_t i = 0; i < leaf.child; ++i) {
       const TupleEntry& entry = entries[refs[i]];
-      best = entry_matches(entry, packet) & (entry.rule < best) ? entry.rule : best;
+      best = better_match(entry, packet, best);
     }
   }
   return best;

@@ -92,11 +92,12 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
   return kNoRule;
 }
 
-uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const {
+template <uint32_t kCount>
+uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const {
   const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
-  const TreeNode* nodes[kMaxLockstepTrees];
-  uint32_t at[kMaxLockstepTrees];
-  for (uint32_t t = 0; t < count; ++t) {
+  const TreeNode* nodes[kCount];
+  uint32_t at[kCount];
+  for (uint32_t t = 0; t < kCount; ++t) {
     const TreeTable& tree = tables_.trees[probes[t].index];
     nodes[t] = tables_.tree_nodes.data() + tree.first_node;
     at[t] = leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
@@ -104,10 +105,10 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
   // The walks are independent chains of loads: interleaved, their cache misses overlap. The
   // loader checked every split's field and that children lie further on, so each walk ends.
   // Branch-free steps: a walk at its leaf stays there (trees end at different depths, and a
-  // branch per tree and level mispredicts).
+  // branch per tree and level mispredicts). kCount is a constant so the walks stay in registers.
   for (bool walking = true; walking;) {
     walking = false;
-    for (uint32_t t = 0; t < count; ++t) {
+    for (uint32_t t = 0; t < kCount; ++t) {
       const TreeNode& node = nodes[t][at[t]];
       const bool split = node.field != kTreeLeaf;
       const uint32_t next = node.child + (key[split ? node.field : 0] >= node.value);
@@ -117,17 +118,39 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
   }
   // Every entry of every reached leaf, without branches on the data: the leaves' reads are
   // independent and overlap; the lowest matching rule wins (each leaf is in rule order).
-  for (uint32_t t = 0; t < count; ++t) {
+  const uint32_t* refs[kCount];
+  const TupleEntry* entries[kCount];
+  uint32_t counts[kCount];
+  static constexpr uint32_t kNoRef = 0;
+  static constexpr uint32_t kPrefetchEntries = 4;
+  for (uint32_t t = 0; t < kCount; ++t) {
     const TreeTable& tree = tables_.trees[probes[t].index];
     const TreeNode& leaf = nodes[t][at[t]];
-    const uint32_t* refs = tables_.values.data() + tree.refs_first + leaf.value;
-    const TupleEntry* entries = tables_.tuple_entries.data() + tree.entries_first;
-    for (uint32_t i = 0; i < leaf.child; ++i) {
-      const TupleEntry& entry = entries[refs[i]];
-      best = better_match(entry, packet, best);
-    }
+    refs[t] = tables_.values.data() + tree.refs_first + leaf.value;
+    entries[t] = tables_.tuple_entries.data() + tree.entries_first;
+    counts[t] = leaf.child;
+    // Start every leaf's first entry reads before scanning any (a prefetch never faults; the
+    // references read stay inside the leaf).
+    for (uint32_t i = 0; i < kPrefetchEntries; ++i)
+      __builtin_prefetch(entries[t] + *(i < leaf.child ? refs[t] + i : &kNoRef));
   }
+  for (uint32_t t = 0; t < kCount; ++t)
+    for (uint32_t i = 0; i < counts[t]; ++i) best = better_match(entries[t][refs[t][i]], packet, best);
   return best;
+}
+
+uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const {
+  static_assert(kMaxLockstepTrees == 8);
+  switch (count) {
+    case 1: return walk_trees<1>(probes, packet, best);
+    case 2: return walk_trees<2>(probes, packet, best);
+    case 3: return walk_trees<3>(probes, packet, best);
+    case 4: return walk_trees<4>(probes, packet, best);
+    case 5: return walk_trees<5>(probes, packet, best);
+    case 6: return walk_trees<6>(probes, packet, best);
+    case 7: return walk_trees<7>(probes, packet, best);
+    default: return walk_trees<8>(probes, packet, best);
+  }
 }
 
 uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet) const {

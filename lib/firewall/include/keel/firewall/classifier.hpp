@@ -47,6 +47,8 @@ class Classifier {
   // and their matches.
   uint32_t lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const;
   static constexpr uint32_t kMaxLockstepTrees = 8;
+  template <uint32_t kCount>
+  uint32_t walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const;
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
   Tables tables_;

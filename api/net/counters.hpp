@@ -38,7 +38,8 @@ struct Ip4Counters {
   uint64_t drop_bad_header_length = 0;  // IHL < 5 or past the packet
   uint64_t drop_bad_total_length = 0;   // < IHL*4 or past the frame
   uint64_t drop_bad_checksum = 0;
-  uint64_t drop_bad_source = 0;         // broadcast/multicast source
+  uint64_t drop_bad_source = 0;         // broadcast/multicast/zero/loopback/own source
+  uint64_t drop_too_big = 0;            // a send over 65535 bytes
   uint64_t drop_not_for_us = 0;
   uint64_t drop_unknown_protocol = 0;
   uint64_t drop_no_route = 0;

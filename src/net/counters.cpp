@@ -19,7 +19,8 @@ void Counters::for_each(
   KEEL_C(arp, drop_unresolved); KEEL_C(arp, cache_evictions);
   KEEL_C(ip4, rx); KEEL_C(ip4, tx); KEEL_C(ip4, drop_truncated); KEEL_C(ip4, drop_bad_version);
   KEEL_C(ip4, drop_bad_header_length); KEEL_C(ip4, drop_bad_total_length);
-  KEEL_C(ip4, drop_bad_checksum); KEEL_C(ip4, drop_bad_source); KEEL_C(ip4, drop_not_for_us);
+  KEEL_C(ip4, drop_bad_checksum); KEEL_C(ip4, drop_bad_source); KEEL_C(ip4, drop_too_big);
+  KEEL_C(ip4, drop_not_for_us);
   KEEL_C(ip4, drop_unknown_protocol); KEEL_C(ip4, drop_no_route); KEEL_C(ip4, drop_no_buffer);
   KEEL_C(ip4, rx_fragments); KEEL_C(ip4, reassembled); KEEL_C(ip4, tx_fragments);
   KEEL_C(ip4, drop_fragment_overlap); KEEL_C(ip4, drop_fragment_too_big);

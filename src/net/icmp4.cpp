@@ -70,8 +70,9 @@ bool Icmp4::send_error_allowed(const uint8_t* ip, std::size_t len) {
   // RFC 1122 §3.2.2: never about an ICMP error, a non-initial fragment, or
   // a datagram from a broadcast/multicast/zero source.
   if ((load16(ip + 6) & ip4::fragment_offset_mask) != 0) return false;
-  Addr src = Addr::from_bytes(ip + 12);
+  Addr src = Addr::from_bytes(ip + 12), dst = Addr::from_bytes(ip + 16);
   if (src.is_any() || src.is_broadcast() || src.is_multicast()) return false;
+  if (dst.is_broadcast() || dst.is_multicast()) return false;  // subnet broadcasts: callers
   if (ip[9] == ip4::protocol_icmp) {
     if (len < header_len + 1) return false;
     uint8_t type = ip[header_len];

@@ -22,15 +22,17 @@ namespace keel::net {
 struct Layers {
   Layers(::net::Nic& nic, ::net::Counters& c)
       : ethernet(nic, c.ethernet),
-        arp(ethernet, c.arp),
         ip4(c.ip4, nic.mtu()),
+        arp(ethernet, c.arp),
         icmp(c.icmp4),
         udp(c.udp),
         dhcp(udp, nic.mac(), c.dhcp) {}
 
   Ethernet ethernet;
-  Arp arp;
+  // Before arp, so it is destroyed after: packets still queued in ARP may be
+  // reassembly buffers, released into ip4 when the queue goes.
   Ip4 ip4;
+  Arp arp;
   Icmp4 icmp;
   ::net::Udp udp;
   Dhcp dhcp;  // last: it unbinds its UDP port when destroyed

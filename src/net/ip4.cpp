@@ -54,8 +54,14 @@ void Ip4::receive(::net::PacketPtr packet) {
   h.protocol = p[9];
   h.ttl = p[8];  // RFC 1122 §3.2.1.7: a host must not drop for a low TTL
   h.header_len = header_len;
-  if (h.src.is_broadcast() || h.src.is_multicast() || is_local_broadcast(h.src)) {
-    ++counters_.drop_bad_source;  // RFC 1122 §3.2.1.3
+  // RFC 1122 §3.2.1.3: no datagram comes from a broadcast or multicast
+  // address, from "this host" (0.0.0.0: we serve no DHCP), from loopback, or
+  // from our own address over the wire.
+  constexpr uint32_t loopback_net = 127;
+  bool own = is_configured() && h.src == address_;
+  if (h.src.is_broadcast() || h.src.is_multicast() || is_local_broadcast(h.src) ||
+      h.src.is_any() || (h.src.value >> 24) == loopback_net || own) {
+    ++counters_.drop_bad_source;
     return;
   }
   h.to_broadcast = is_local_broadcast(h.dst);
@@ -113,9 +119,16 @@ void Ip4::write_header(uint8_t* h, uint32_t total, uint16_t id, uint16_t flags, 
     return ::net::Status::no_route;
   }
   uint32_t len = payload->size();
-  if (ip4::header_min + len > ip4::max_total_length) return ::net::Status::too_big;
+  if (ip4::header_min + len > ip4::max_total_length) {
+    ++counters_.drop_too_big;
+    return ::net::Status::too_big;
+  }
   uint16_t id = next_id_++;
-  if (ip4::header_min + len <= mtu_ && payload->headroom() >= ip4::header_min + ::net::Packet::nic_headroom + 14) {
+  // In place only for a buffer with an owner: one without (a datagram built
+  // on the caller's stack) may wait in the ARP queue or a transmit ring after
+  // the call returns, so it takes the copying path below.
+  if (ip4::header_min + len <= mtu_ && payload->owner() != nullptr &&
+      payload->headroom() >= ip4::header_min + ::net::Packet::nic_headroom + 14) {
     uint8_t* h = payload->push(ip4::header_min);
     write_header(h, ip4::header_min + len, id, 0, protocol, dst);
     ++counters_.tx;
@@ -139,8 +152,16 @@ void Ip4::write_header(uint8_t* h, uint32_t total, uint16_t id, uint16_t flags, 
   uint32_t per_fragment = (mtu_ - ip4::header_min) & ~(ip4::fragment_unit - 1);
   const uint8_t* data = payload->data();
   for (uint32_t offset = 0; offset < len || (len == 0 && offset == 0); offset += per_fragment) {
-    uint32_t chunk = len - offset < per_fragment ? len - offset : per_fragment;
     ::net::PacketPtr frag = allocate_ ? allocate_() : nullptr;
+    // A jumbo MTU may exceed a pool buffer: fragments are as big as both allow.
+    if (frag && frag->tailroom() < ip4::header_min + per_fragment) {
+      if (offset != 0 || frag->tailroom() < ip4::header_min + ip4::fragment_unit) {
+        ++counters_.drop_no_buffer;
+        return ::net::Status::no_buffer;
+      }
+      per_fragment = (frag->tailroom() - ip4::header_min) & ~(ip4::fragment_unit - 1);
+    }
+    uint32_t chunk = len - offset < per_fragment ? len - offset : per_fragment;
     uint8_t* h = frag ? frag->append(ip4::header_min + chunk) : nullptr;
     if (!h) {
       ++counters_.drop_no_buffer;
@@ -151,7 +172,7 @@ void Ip4::write_header(uint8_t* h, uint32_t total, uint16_t id, uint16_t flags, 
     std::memcpy(h + ip4::header_min, data + offset, chunk);
     write_header(h, ip4::header_min + chunk, uint16_t(saved_id), flags, protocol, dst);
     ++counters_.tx;
-    if (len > mtu_ - ip4::header_min) ++counters_.tx_fragments;
+    if (more || offset != 0) ++counters_.tx_fragments;
     link_(std::move(frag), next_hop);
     if (len == 0) break;
   }

@@ -43,6 +43,7 @@ Reassembly::Slot* Reassembly::find_or_start(const ip4::Header& h, uint16_t id, u
   s.used = true;
   s.src = h.src.value;
   s.dst = h.dst.value;
+  s.to_broadcast = h.to_broadcast;
   s.id = id;
   s.protocol = h.protocol;
   s.started_ns = now;
@@ -122,6 +123,14 @@ void Reassembly::discard(Slot& slot) { slot.used = false; }
     std::size_t n = std::min<std::size_t>(quote_len, h.header_len + std::min<uint32_t>(len, 8));
     std::memcpy(s.first.data(), ip, n);
   }
+  // Fragments may carry headers of different lengths; the datagram gets the
+  // first one's. Check its full length against IPv4's 16-bit limit ("ping
+  // of death", RFC 791 section 3.1) as soon as both are known.
+  if (s.end && s.header_len && s.header_len + s.end > ip4::max_total_length) {
+    ++counters_.drop_fragment_too_big;
+    discard(s);
+    return nullptr;
+  }
   if (s.end && s.header_len && s.blocks_set == (s.end + 7) / 8) return complete(s);
   return nullptr;
 }
@@ -163,7 +172,7 @@ void Reassembly::on_timer() {
     ++counters_.drop_fragment_timeout;
     discard(s);
     // RFC 792: time exceeded, code 1, only if fragment zero is available.
-    if (s.header_len && time_exceeded_) {
+    if (s.header_len && !s.to_broadcast && time_exceeded_) {
       std::size_t n = std::min<std::size_t>(quote_len, s.header_len + 8);
       time_exceeded_(s.first.data(), n);
     }

@@ -57,6 +57,7 @@ class Reassembly {
     uint32_t src = 0, dst = 0;
     uint16_t id = 0;
     uint8_t protocol = 0;
+    bool to_broadcast = false;  // no ICMP errors about it (RFC 1122 §3.2.2)
     uint64_t deadline_ns = 0;
     uint64_t started_ns = 0;
     uint32_t end = 0;            // payload length, once the last fragment came

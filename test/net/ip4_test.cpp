@@ -170,6 +170,46 @@ TEST_F(Ip4Test, EndlessFragmentsAreBoundedAndTimedOut) {
   EXPECT_EQ(nic.transmitted.size(), 2u);
 }
 
+// A header with options on fragment zero, the rest with plain headers:
+// the payload fits each fragment's check, but the whole would be 65575
+// bytes ("ping of death"). It must be dropped, not handed up.
+TEST_F(Ip4Test, ReassemblyOverTheIpv4MaximumIsDropped) {
+  constexpr uint16_t id = 4711;
+  constexpr std::size_t chunk = 1480, payload_total = 65515;
+  Bytes first = ip4(peer_ip, stack_ip, 17, pattern(chunk), {.id = id, .fragment = 0x2000});
+  // Grow the header to 60 bytes (IHL 15) with NOP options, fix the lengths.
+  first.insert(first.begin() + 20, 40, 0x01);
+  first[0] = 0x4f;
+  keel::net::store16(&first[2], uint16_t(first.size()));
+  keel::net::store16(&first[10], 0);
+  keel::net::store16(&first[10], keel::net::checksum(first.data(), 60));
+  inject_ip(first);
+  for (std::size_t offset = chunk; offset < payload_total; offset += chunk) {
+    std::size_t n = std::min(chunk, payload_total - offset);
+    bool last = offset + n == payload_total;
+    uint16_t field = uint16_t((last ? 0 : 0x2000) | offset / 8);
+    inject_ip(ip4(peer_ip, stack_ip, 17, pattern(n), {.id = id, .fragment = field}));
+  }
+  EXPECT_EQ(counters().ip4.reassembled, 0u);
+  EXPECT_EQ(counters().ip4.drop_fragment_too_big, 1u);
+  EXPECT_EQ(counters().udp.rx, 0u);
+}
+
+TEST_F(Ip4Test, ZeroLoopbackAndOwnSourcesAreDropped) {  // RFC 1122 §3.2.1.3
+  inject_ip(ip4(Ip{0, 0, 0, 0}, stack_ip, 1, icmp_echo(1, 1, {})));
+  inject_ip(ip4(Ip{127, 0, 0, 1}, stack_ip, 1, icmp_echo(1, 1, {})));
+  inject_ip(ip4(stack_ip, stack_ip, 1, icmp_echo(1, 1, {})));
+  EXPECT_EQ(counters().ip4.drop_bad_source, 3u);
+  EXPECT_TRUE(nic.transmitted.empty());
+}
+
+TEST_F(Ip4Test, NoTimeExceededAboutABroadcastDatagram) {  // RFC 1122 §3.2.2
+  inject_ip(ip4(peer_ip, Ip{10, 0, 0, 255}, 1, pattern(1480), {.id = 3, .fragment = 0x2000}));
+  advance(16s);
+  EXPECT_EQ(counters().ip4.drop_fragment_timeout, 1u);
+  EXPECT_EQ(counters().icmp4.tx_time_exceeded, 0u);
+}
+
 TEST_F(Ip4Test, SendRoutesViaGatewayOffLink) {
   stack.udp().sendto(Ip{192, 168, 1, 1}, 53, "q", 1);
   ASSERT_EQ(nic.transmitted.size(), 1u);

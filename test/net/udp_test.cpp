@@ -144,3 +144,40 @@ TEST(UdpLink, LargeDatagramsBetweenTwoStacks) {
 
 }  // namespace
 }  // namespace keel::test
+
+namespace keel::test {
+namespace {
+
+[[gnu::noinline]] void scribble_on_the_stack() {
+  volatile char junk[16 * 1024];
+  for (auto& c : junk) c = char(0xa5);
+}
+
+// A datagram larger than a pool buffer is built on sendto's stack. With a
+// jumbo MTU it fits one frame, and while the next hop is unresolved it waits
+// in the ARP queue after sendto returned: it must wait as a copy.
+TEST(UdpJumbo, DatagramQueuedForArpOutlivesSendto) {
+  reset_os();
+  ::net::MemoryNic nic(stack_mac, 9000);
+  ::net::Inet stack(nic);
+  stack.configure(stack_ip, ::net::ip4::netmask_of(24), Ip{10, 0, 0, 254});
+  nic.transmitted.clear();
+  Bytes data = pattern(3000, 7);
+  stack.udp().sendto(peer_ip, 9, reinterpret_cast<const char*>(data.data()), data.size(), 7);
+  scribble_on_the_stack();
+  ASSERT_EQ(nic.transmitted.size(), 1u);  // the ARP request
+  nic.transmitted.clear();
+  nic.inject(ethernet(stack_mac, peer_mac, 0x0806, arp(2, peer_mac, peer_ip, stack_mac, stack_ip)));
+  ASSERT_FALSE(nic.transmitted.empty());
+  Bytes sent;
+  for (const Bytes& f : nic.transmitted) {
+    Bytes ip(f.begin() + 14, f.end());
+    std::size_t skip = (keel::net::load16(&ip[6]) & 0x1fff) == 0 ? 28 : 20;
+    sent.insert(sent.end(), ip.begin() + skip, ip.end());
+  }
+  EXPECT_EQ(sent, data);
+  reset_os();
+}
+
+}  // namespace
+}  // namespace keel::test

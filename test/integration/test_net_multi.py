@@ -78,3 +78,22 @@ def test_dhcp_lease_and_renewal(machine, tmp_path):
             dnsmasq.kill()
             dnsmasq.wait(timeout=10)
         ns.close()
+
+
+def test_five_nics_sharing_intx_lines_all_answer():
+    # Without MSI-X, pc's five PCI slots share four interrupt lines. A NIC
+    # whose line is taken must fall back to polling, not lose its interrupts
+    # to the other device on the line.
+    ns = Namespace(taps=5)
+    guest = None
+    try:
+        guest = Guest(ns, machine="pc", device_options=",vectors=0", ready_count=5)
+        assert "no interrupt, polling" in guest.output()
+        for i in range(5):
+            result = ns.sh(f"ping -n -c 3 -i 0.2 -W 3 -I tap{i} {ns.guest(i)}", timeout=20,
+                           check=False)
+            assert " 0% packet loss" in result.stdout, f"NIC {i}: " + result.stdout + guest.output()
+    finally:
+        if guest:
+            guest.close()
+        ns.close()

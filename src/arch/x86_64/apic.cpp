@@ -109,6 +109,13 @@ void arm_timer(uint64_t deadline_ns) {
 
 bool route_irq(uint32_t gsi, int event, Trigger trigger) {
   if (gsi >= 2 * ioapic_pins || event < 0 || event >= os::Events::max_events) return false;
+  // One event per pin: a second device on a shared line (PCI INTx) would
+  // silently take the first one's interrupts. It is refused instead, and
+  // its driver falls back to polling.
+  static int routed_event_plus_one[2 * ioapic_pins] = {};
+  int& routed = routed_event_plus_one[gsi];
+  if (routed != 0 && routed != event + 1) return false;
+  routed = event + 1;
   uint32_t low = first_event_vector + uint32_t(event);
   if (trigger == Trigger::level) low |= ioapic_level_triggered;
   uint64_t ioapic = gsi < ioapic_pins ? ioapic_base : ioapic2_base;

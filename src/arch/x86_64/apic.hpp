@@ -17,7 +17,8 @@ bool uses_tsc_deadline();
 
 // Routes I/O APIC input `gsi` to the vector of event `event`.
 enum class Trigger : uint8_t { edge, level };
-// False when the GSI or the event is out of range.
+// False when the GSI or the event is out of range, or the GSI is already
+// routed to another event (a shared line).
 [[nodiscard]] bool route_irq(uint32_t gsi, int event, Trigger trigger);
 
 }  // namespace keel::arch::apic

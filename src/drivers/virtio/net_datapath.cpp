@@ -46,8 +46,8 @@ void Net::handle_event() {
   rx_->suppress_interrupts();
   in_handler_ = true;
   std::size_t taken = drain_rx(rx_budget);
+  reap_tx();  // first: buffers it frees can refill the receive ring
   refill_rx();
-  reap_tx();
   in_handler_ = false;
   kick_tx();  // the replies the stack sent while we delivered: one kick
   if (taken == rx_budget || rx_->has_used()) {

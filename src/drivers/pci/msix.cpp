@@ -33,8 +33,11 @@ std::optional<Msix> Msix::find(const Device& device) {
   uint32_t table = read32(device.address, m.capability_ + msix_table);
   Bar bar = device.bar(int(table & table_bir_mask));
   uint64_t offset = table & ~table_bir_mask;
-  uint64_t end = bar.address + offset + uint64_t(m.table_size_) * entry_words * 4;
-  if (bar.kind != Bar::Kind::memory || bar.address == 0 || end > arch::paging::mapped_limit) {
+  uint64_t table_bytes = uint64_t(m.table_size_) * entry_words * 4;
+  uint64_t end = bar.address + offset + table_bytes;
+  // The table must lie inside its BAR and inside the identity map.
+  if (bar.kind != Bar::Kind::memory || bar.address == 0 || offset + table_bytes > bar.size ||
+      end > arch::paging::mapped_limit) {
     return std::nullopt;
   }
   m.table_ = reinterpret_cast<volatile uint32_t*>(bar.address + offset);

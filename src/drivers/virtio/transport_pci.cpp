@@ -91,7 +91,7 @@ std::unique_ptr<PciTransport> PciTransport::probe(const pci::Device& device) {
 
 bool PciTransport::find_modern() {
   volatile uint8_t* found[5] = {};
-  uint32_t multiplier = 0;
+  uint32_t multiplier = 0, notify_length = 0;
   for (uint8_t cap : device_.capabilities(pci::cap_vendor)) {
     uint8_t type = pci::read8(device_.address, cap + cap_cfg_type);
     if (type < cfg_common || type > cfg_device || found[type]) continue;  // first of each wins
@@ -107,7 +107,10 @@ bool PciTransport::find_modern() {
       continue;
     }
     found[type] = reinterpret_cast<volatile uint8_t*>(bar.address + offset);
-    if (type == cfg_notify) multiplier = pci::read32(device_.address, cap + cap_notify_multiplier);
+    if (type == cfg_notify) {
+      multiplier = pci::read32(device_.address, cap + cap_notify_multiplier);
+      notify_length = length;
+    }
   }
   if (!found[cfg_common] || !found[cfg_notify] || !found[cfg_isr] || !found[cfg_device]) {
     return false;
@@ -115,6 +118,7 @@ bool PciTransport::find_modern() {
   common_ = found[cfg_common];
   notify_base_ = found[cfg_notify];
   notify_multiplier_ = multiplier;
+  notify_length_ = notify_length;
   isr_ = found[cfg_isr];
   device_config_ = found[cfg_device];
   device_.enable(pci::command_memory);
@@ -196,8 +200,11 @@ bool PciTransport::setup_queue(const Virtqueue& queue) {
   mmio_write<uint64_t>(common_, common_queue_driver, queue.available_address());
   mmio_write<uint64_t>(common_, common_queue_device, queue.used_address());
   // Cached: reading it on every kick would cost an MMIO exit each time.
-  notify_offset_[queue.index()] =
-      mmio_read<uint16_t>(common_, common_queue_notify_off) * notify_multiplier_;
+  // A device-provided offset: it must stay inside the notify structure.
+  uint64_t offset = uint64_t(mmio_read<uint16_t>(common_, common_queue_notify_off)) *
+                    notify_multiplier_;
+  if (offset + sizeof(uint16_t) > notify_length_) return false;
+  notify_offset_[queue.index()] = uint32_t(offset);
   mmio_write<uint16_t>(common_, common_queue_enable, 1);
   return true;
 }

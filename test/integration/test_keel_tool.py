@@ -47,6 +47,13 @@ def test_directory_without_a_service():
     assert "has no CMakeLists.txt" in result.stderr
 
 
+def test_qemu_failure_is_not_success():
+    # QEMU itself exits with 1 on a bad option; that must not read as code 0.
+    result = keel("boot", image("hello"), "--memory", "bogus", "--timeout", "60")
+    assert result.returncode == 254, result.stdout + result.stderr
+    assert "QEMU failed" in result.stdout
+
+
 def test_qemu_missing(tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))  # no qemu on this PATH
     result = keel("boot", image("hello"), env=env)
@@ -61,3 +68,6 @@ def test_says_which_accelerator_and_why():
     problem = accel.kvm_problem()
     if problem:
         assert f"using TCG (software emulation): {problem}" in result.stdout
+    else:
+        assert "using TCG" not in result.stdout
+    assert "Goodbye" in result.stdout

@@ -52,6 +52,7 @@ def test_timers_order_period_and_stop(machine):
 def test_command_line_and_clocks():
     code, out = boot(image("args"), append='ip=10.0.0.2/24 name="two words"')
     assert code == 0, out
+    assert "global constructor ran" in out
     assert "cmdline: [ip=10.0.0.2/24 name=\"two words\"]" in out
     assert "arg: [ip=10.0.0.2/24]" in out
     assert "arg: [name=two words]" in out

@@ -4,6 +4,8 @@
 # first-match evaluator on the same packets (one core; the classifier's figure is the best of
 # five 0.2 s windows, the cores being shared). Writes bench/results/firewall.md + .png.
 # Usage: bench/firewall/run.sh [max_rules]   (default 1000000)
+# FW_BENCH_KEEP=1 keeps the rows already in bench/results/firewall.raw and measures only the
+# missing ones (delete a mix's lines from the .raw to rerun just that mix).
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${KEEL_HOST_BUILD:-$ROOT/build/host}
@@ -15,7 +17,7 @@ WORK=$(mktemp -d /tmp/keelfw-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 RAW=$ROOT/bench/results/firewall.raw
 mkdir -p "$ROOT/bench/results"
-: > "$RAW"
+[ "${FW_BENCH_KEEP:-0}" = 1 ] || : > "$RAW"
 for mix in a b c d f; do
   for n in 1 10 100 1000 10000 100000 1000000; do
     [ "$n" -le "$MAX" ] || continue

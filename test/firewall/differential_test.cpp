@@ -14,6 +14,8 @@ constexpr int kRuleSets = 300;
 constexpr int kPacketsPerSet = 400;
 constexpr int kTreeRules = 1500;   // rules per set in the decision-tree test (partitions get trees)
 constexpr int kTreeRuleSets = 12;
+constexpr int kAddressSetRules = 300;  // per block of the address-set test (sets get hashes and indexes)
+constexpr int kAddressSetRuleSets = 20;
 
 // 5-tuple rules in the ClassBench shape (prefixes of a few sites, port values and ranges):
 // they land in packed tuple tables, many shadow one another, buckets overflow.
@@ -94,6 +96,52 @@ TEST(Differential, RunsOfSimilarRules) {
 TEST(Differential, ClassBenchFiveTuples) {
   compare([](std::mt19937& rng) { return classbench_ruleset(rng, 30 + static_cast<int>(rng() % 300)); },
           classbench_packet, kSeed + 3, kRuleSets / 5);
+}
+
+// Set tables at sizes where their large forms are chosen: a /32 blocklist (a hash of key/rule
+// pairs) and prefix lists (pairs with a top-bits index whose entries are leaf rules or the first
+// segment of a bucket). All addresses lie in 10.0.0.0/20, so packets hit often and one index
+// bucket holds hundreds of boundaries (the gallop past the first segment is exercised).
+std::string address_set_ruleset(std::mt19937& rng, int rules) {
+  auto prefix = [](uint32_t a, int length) {
+    a &= length == 0 ? 0 : ~uint32_t{0} << (32 - length);
+    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." + std::to_string(a >> 8 & 0xFF) + "." +
+           std::to_string(a & 0xFF) + "/" + std::to_string(length);
+  };
+  auto near = [&] { return 0x0A000000u | (rng() & 0xFFF); };
+  std::string text = "chain f hook forward policy accept {\n";
+  for (int i = 0; i < rules; ++i) text += "  ip saddr " + prefix(near(), 32) + (i % 3 ? " drop\n" : " accept\n");
+  for (int i = 0; i < rules; ++i) text += "  ip daddr " + prefix(near(), 20 + static_cast<int>(rng() % 13)) + (i % 2 ? " drop\n" : " accept\n");
+  // Wide prefixes over the whole address space: index buckets that are leaves (one rule or none).
+  for (int i = 0; i < rules; ++i) {
+    text += "  ip daddr " + prefix(0x0B000000u + rng() % 0xC0000000u, 8 + static_cast<int>(rng() % 9)) + " drop\n";
+  }
+  return text + "}\n";
+}
+
+Packet address_set_packet(std::mt19937& rng) {
+  Packet p;
+  p.proto = kProtoTcp;
+  p.saddr = rng() % 2 ? (0x0A000000u | (rng() & 0xFFF)) : static_cast<uint32_t>(rng());
+  p.daddr = rng() % 2 ? (0x0A000000u | (rng() & 0xFFF)) : static_cast<uint32_t>(rng());
+  p.sport = static_cast<uint16_t>(rng());
+  p.dport = static_cast<uint16_t>(rng());
+  return p;
+}
+
+TEST(Differential, LargeAddressSets) {
+  std::mt19937 probe_rng(kSeed + 5);
+  CompileResult sample = compile_source(address_set_ruleset(probe_rng, kAddressSetRules), "random.fw");
+  ASSERT_TRUE(sample.ruleset);
+  const Tables tables = build_tables(*sample.ruleset);
+  bool hash = false, index = false;
+  for (const SetTable& set : tables.sets) {
+    hash |= set.kind == SetKind::exact_hash;
+    index |= set.kind == SetKind::intervals && set.index_bits > 0;
+  }
+  ASSERT_TRUE(hash && index) << "the rule sets no longer exercise hash and indexed interval sets";
+  compare([](std::mt19937& rng) { return address_set_ruleset(rng, kAddressSetRules + static_cast<int>(rng() % kAddressSetRules)); },
+          address_set_packet, kSeed + 5, kAddressSetRuleSets);
 }
 
 // Large 5-tuple sets with prefixes and port ranges: partitions this big go to HyperSplit trees

@@ -134,6 +134,71 @@ TEST(Loader, RejectsBadPackedTupleEntries) {
             LoadStatus::bad_order);
 }
 
+// Set tables: hash slots (rules, the empty key, the table's size) and interval pairs and index
+// entries (order, rules, leaf and segment entries, bounds) are checked before a lookup trusts them.
+TEST(Loader, RejectsCorruptSetTables) {
+  std::string text = "chain f hook forward policy accept {\n";
+  for (int i = 0; i < 100; ++i) text += "  ip saddr 10.2." + std::to_string(i * 7 % 256) + "." + std::to_string(i) + " drop\n";
+  for (int i = 0; i < 100; ++i) text += "  ip daddr " + std::to_string(20 + i) + "." + std::to_string(i * 13 % 256) + ".0.0/16 accept\n";
+  CompileResult r = compile_source(text + "}\n", "t.fw");
+  ASSERT_TRUE(r.ruleset);
+  const Tables good = build_tables(*r.ruleset);
+  ASSERT_EQ(Classifier().adopt(good), LoadStatus::ok);
+  size_t h = good.sets.size(), iv = good.sets.size();
+  for (size_t i = 0; i < good.sets.size(); ++i) {
+    if (good.sets[i].kind == SetKind::exact_hash) h = i;
+    if (good.sets[i].kind == SetKind::intervals && good.sets[i].index_bits > 0) iv = i;
+  }
+  ASSERT_LT(h, good.sets.size());
+  ASSERT_LT(iv, good.sets.size());
+  auto with = [&](auto change) {
+    Tables t = good;
+    change(t, t.sets[h], t.sets[iv]);
+    return Classifier().adopt(std::move(t));
+  };
+  auto used_slot = [](const Tables& t, const SetTable& s) {
+    uint32_t i = 0;
+    while (t.keys[s.first + 2 * i] == s.index_first) ++i;
+    return s.first + 2 * i;
+  };
+  // Hash.
+  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) { t.keys[used_slot(t, s) + 1] = static_cast<uint32_t>(t.rules.size()); }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) { s.index_first = t.keys[used_slot(t, s)]; }),  // a key called empty
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) {  // no empty slot: probing would not stop
+              for (uint32_t i = 0; i < s.count; ++i) t.keys[s.first + 2 * i] = s.index_first + 1 + i, t.keys[s.first + 2 * i + 1] = 0;
+            }),
+            LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables&, SetTable& s, SetTable&) { s.count = 3; }), LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) { s.first = static_cast<uint32_t>(t.keys.size() - s.count); }),
+            LoadStatus::bad_index);
+  // Intervals and their index.
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { std::swap(t.keys[s.first + 2], t.keys[s.first + 4]); }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { t.keys[s.first + 3] = static_cast<uint32_t>(t.rules.size()); }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { s.first = static_cast<uint32_t>(t.keys.size() - s.count); }),
+            LoadStatus::bad_index);
+  auto index_entry = [](const Tables& t, const SetTable& s, bool leaf) {
+    uint32_t b = 0;
+    while (((t.keys[s.index_first + b] & kSetIndexLeaf) != 0) != leaf) ++b;
+    return s.index_first + b;
+  };
+  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { t.keys[index_entry(t, s, false)] = s.count; }), LoadStatus::bad_order);
+  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { t.keys[index_entry(t, s, false)] = kSetIndexLeaf | 0; }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { ++t.keys[index_entry(t, s, true)]; }), LoadStatus::bad_order);
+  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) {  // a leaf where a boundary crosses the bucket
+              const uint32_t e = index_entry(t, s, false);
+              t.keys[e] = set_index_leaf(t.keys[s.first + 2 * t.keys[e] + 1]);
+            }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables&, SetTable&, SetTable& s) { s.index_bits = 25; }), LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { s.index_first = static_cast<uint32_t>(t.keys.size()) - 4; }),
+            LoadStatus::bad_index);
+}
+
 // Decision trees are checked node by node: fields, child order (no cycles), single parents,
 // depth, leaf ranges, entry references and rule order within leaves.
 TEST(Loader, RejectsCorruptTrees) {

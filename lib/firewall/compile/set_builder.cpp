@@ -1,5 +1,6 @@
 // Set tables: the rules of a group painted onto the key field's domain, lowest rule first, then
-// stored as a direct array, an exact-value hash or sorted interval starts with a top-bits index.
+// stored as a direct array, an exact-value hash of (key, rule) pairs or sorted (start, rule) pairs
+// with a top-bits index.
 #include <algorithm>
 #include <bit>
 
@@ -9,9 +10,10 @@ namespace keel::firewall {
 namespace {
 constexpr size_t kDirectMinSegments = 64;   // below this a binary search over starts is as fast
 constexpr size_t kHashMinPoints = 16;
+constexpr size_t kHashLoadInverse = 3;   // slots >= 3 per key: load <= 1/3, so most probes end at the home slot
 constexpr size_t kIndexMinSegments = 64;
 constexpr int kMinIndexBits = 8;
-constexpr int kMaxIndexBits = 22;           // 16 MiB index at most
+constexpr int kMaxIndexBits = 22;           // 16 MiB index at most; 2-4 entries per segment below that
 
 // Union-find "next unpainted segment" so each segment is painted once: O(n log n) overall.
 uint32_t find_next(std::vector<uint32_t>& next, uint32_t i) {
@@ -23,6 +25,34 @@ uint32_t find_next(std::vector<uint32_t>& next, uint32_t i) {
     i = up;
   }
   return root;
+}
+
+// Open addressing with linear probing over (key, rule) pairs in keys: a lookup reads one line. Empty
+// slots hold a key that is not in the set and rule kNoRule, so "key is v or empty" ends a probe
+// with the answer in the slot: one branch, almost always taken at the home slot.
+void build_hash_set(Tables& tables, SetTable& set, const std::vector<uint32_t>& starts,
+                    const std::vector<uint32_t>& value) {
+  size_t points = 0;
+  uint32_t empty = 0;  // the smallest value that is not a key (starts are sorted)
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (value[i] == kNoRule) continue;
+    ++points;
+    if (starts[i] == empty) ++empty;
+  }
+  set.kind = SetKind::exact_hash;
+  set.count = std::bit_ceil(static_cast<uint32_t>(points * kHashLoadInverse + 1));
+  set.index_first = empty;
+  set.first = static_cast<uint32_t>(tables.keys.size());
+  tables.keys.resize(set.first + 2 * size_t{set.count});
+  uint32_t* slots = tables.keys.data() + set.first;
+  for (uint32_t i = 0; i < set.count; ++i) slots[2 * i] = empty, slots[2 * i + 1] = kNoRule;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (value[i] == kNoRule) continue;
+    uint32_t slot = exact_hash(starts[i]) & (set.count - 1);
+    while (slots[2 * slot] != empty) slot = (slot + 1) & (set.count - 1);
+    slots[2 * slot] = starts[i];
+    slots[2 * slot + 1] = value[i];
+  }
 }
 }  // namespace
 
@@ -95,54 +125,41 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
   uint32_t residual_count = 0;
   set.first_check = emit_checks(tables, *group.residual_source, skip_mask | field_bit(group.key), residual_count);
   set.check_count = residual_count;
-  // Keys and values of a set share one index range.
-  size_t aligned = std::max(tables.keys.size(), tables.values.size());
-  tables.keys.resize(aligned, 0);
-  tables.values.resize(aligned, kNoRule);
-  set.first = static_cast<uint32_t>(aligned);
   const int bits = field_bits(group.key);
   if (bits <= 16 && starts.size() >= kDirectMinSegments) {
     set.kind = SetKind::direct;
     set.count = max + 1;
-    size_t base = tables.values.size();
-    tables.values.resize(base + set.count);
+    set.first = static_cast<uint32_t>(tables.values.size());
+    tables.values.resize(set.first + size_t{set.count});
     for (size_t i = 0; i < starts.size(); ++i) {
       uint32_t end = i + 1 < starts.size() ? starts[i + 1] : max + 1;
-      std::fill(tables.values.begin() + base + starts[i], tables.values.begin() + base + end, value[i]);
+      std::fill(tables.values.begin() + set.first + starts[i], tables.values.begin() + set.first + end, value[i]);
     }
   } else if (all_points && starts.size() / 2 >= kHashMinPoints) {
-    set.kind = SetKind::exact_hash;
-    size_t points = 0;
-    for (uint32_t v : value) points += v != kNoRule;
-    set.count = std::bit_ceil(static_cast<uint32_t>(points * 2 + 1));  // load <= 1/2, one slot empty
-    size_t base = tables.keys.size();
-    tables.keys.resize(base + set.count, 0);
-    tables.values.resize(base + set.count, kNoRule);
-    for (size_t i = 0; i < starts.size(); ++i) {
-      if (value[i] == kNoRule) continue;
-      uint32_t slot = exact_hash(starts[i]) & (set.count - 1);
-      while (tables.values[base + slot] != kNoRule) slot = (slot + 1) & (set.count - 1);
-      tables.keys[base + slot] = starts[i];
-      tables.values[base + slot] = value[i];
-    }
+    build_hash_set(tables, set, starts, value);
   } else {
+    // (start, rule) pairs side by side in keys, then an index on the top bits whose entries give
+    // either the rule of a bucket no segment boundary crosses (one read) or the bucket's first segment.
     set.kind = SetKind::intervals;
     set.count = static_cast<uint32_t>(starts.size());
-    tables.keys.insert(tables.keys.end(), starts.begin(), starts.end());
-    tables.values.insert(tables.values.end(), value.begin(), value.end());
+    set.first = static_cast<uint32_t>(tables.keys.size());
+    for (size_t i = 0; i < starts.size(); ++i) {
+      tables.keys.push_back(starts[i]);
+      tables.keys.push_back(value[i]);
+    }
     if (starts.size() >= kIndexMinSegments) {
-      int index_bits = std::clamp(static_cast<int>(std::bit_width(starts.size())) - 1, kMinIndexBits,
+      int index_bits = std::clamp(static_cast<int>(std::bit_width(starts.size())) + 1, kMinIndexBits,
                                   std::min(kMaxIndexBits, bits));
       set.index_bits = static_cast<uint8_t>(index_bits);
       set.index_first = static_cast<uint32_t>(tables.keys.size());
       const int shift = bits - index_bits;
       size_t segment = 0;
       for (uint64_t b = 0; b < (uint64_t{1} << index_bits); ++b) {
-        uint64_t point = b << shift;
+        const uint64_t point = b << shift, last = point + (uint64_t{1} << shift) - 1;
         while (segment + 1 < starts.size() && starts[segment + 1] <= point) ++segment;
-        tables.keys.push_back(static_cast<uint32_t>(segment));
+        const bool leaf = segment + 1 == starts.size() || starts[segment + 1] > last;
+        tables.keys.push_back(leaf ? set_index_leaf(value[segment]) : static_cast<uint32_t>(segment));
       }
-      tables.keys.push_back(static_cast<uint32_t>(starts.size() - 1));
     }
   }
   tables.sets.push_back(set);

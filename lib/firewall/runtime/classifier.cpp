@@ -1,5 +1,7 @@
 // Lookup: dispatch to a partition, then probe its set and tuple tables and trees in order of their best
 // rule, stopping as soon as no remaining probe can beat the match already found.
+#include <algorithm>
+
 #include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
 
@@ -39,31 +41,38 @@ bool Classifier::checks_pass(uint32_t first, uint32_t count, const Packet& packe
 uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const {
   if (!checks_pass(set.first_check, set.check_count, packet)) return kNoRule;
   const uint32_t v = field_value(packet, static_cast<Field>(set.field));
-  const uint32_t* values = tables_.values.data() + set.first;
   switch (set.kind) {
-    case SetKind::direct: return values[v];
+    case SetKind::direct: return tables_.values[set.first + v];
     case SetKind::exact_hash: {
-      const uint32_t* keys = tables_.keys.data() + set.first;
-      const uint32_t mask = set.count - 1;
+      const uint32_t* slots = tables_.keys.data() + set.first;  // (key, rule) pairs
+      const uint32_t mask = set.count - 1, empty = set.index_first;
       for (uint32_t slot = exact_hash(v) & mask;; slot = (slot + 1) & mask) {
-        if (values[slot] == kNoRule) return kNoRule;
-        if (keys[slot] == v) return values[slot];
+        const uint32_t key = slots[2 * slot];
+        if (key == v || key == empty) return slots[2 * slot + 1];  // an empty slot's rule is kNoRule
       }
     }
     case SetKind::intervals: {
-      const uint32_t* starts = tables_.keys.data() + set.first;
+      const uint32_t* pairs = tables_.keys.data() + set.first;  // (start, rule) pairs
       uint32_t lo = 0, hi = set.count;  // find the last start <= v in [lo, hi)
       if (set.index_bits) {
-        const uint32_t* index = tables_.keys.data() + set.index_first;
-        const uint32_t b = v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits);
-        lo = index[b];
-        hi = index[b + 1] + 1;
+        const uint32_t entry =
+            tables_.keys[set.index_first + (v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits))];
+        if (entry & kSetIndexLeaf) return set_index_rule(entry);
+        // Gallop from the bucket's first segment: most buckets hold a boundary or two.
+        lo = entry;
+        for (uint32_t step = 1;; step *= 2) {
+          if (step >= set.count - lo || pairs[2 * (lo + step)] > v) {
+            hi = step >= set.count - lo ? set.count : lo + step;
+            break;
+          }
+          lo += step;
+        }
       }
       while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (starts[mid] <= v) lo = mid; else hi = mid;
+        if (pairs[2 * mid] <= v) lo = mid; else hi = mid;
       }
-      return values[lo];
+      return pairs[2 * lo + 1];
     }
   }
   return kNoRule;

@@ -16,40 +16,52 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
   const Field field = static_cast<Field>(s.field);
   const int bits = field_bits(field);
   if (!range_ok(s.first_check, s.check_count, t.checks.size())) return LoadStatus::bad_index;
-  if (!range_ok(s.first, s.count, t.values.size())) return LoadStatus::bad_index;
-  for (uint32_t i = 0; i < s.count; ++i)
-    if (!rule_ok(t.values[s.first + i], t)) return LoadStatus::bad_index;
   switch (s.kind) {
     case SetKind::direct:
       if (bits > 16 || s.count != field_max(field) + 1) return LoadStatus::bad_size;
+      if (!range_ok(s.first, s.count, t.values.size())) return LoadStatus::bad_index;
+      for (uint32_t i = 0; i < s.count; ++i)
+        if (!rule_ok(t.values[s.first + i], t)) return LoadStatus::bad_index;
       return LoadStatus::ok;
     case SetKind::exact_hash: {
       if (s.count == 0 || (s.count & (s.count - 1)) != 0) return LoadStatus::bad_size;
-      if (!range_ok(s.first, s.count, t.keys.size())) return LoadStatus::bad_index;
+      if (!range_ok(s.first, uint64_t{s.count} * 2, t.keys.size())) return LoadStatus::bad_index;
+      const uint32_t* slots = t.keys.data() + s.first;
+      const uint32_t empty = s.index_first;
       bool has_empty = false;  // linear probing stops at an empty slot
-      for (uint32_t i = 0; i < s.count; ++i) has_empty |= t.values[s.first + i] == kNoRule;
+      for (uint32_t i = 0; i < s.count; ++i) {
+        if (!rule_ok(slots[2 * i + 1], t)) return LoadStatus::bad_index;
+        if (slots[2 * i] == empty) {
+          has_empty = true;
+          if (slots[2 * i + 1] != kNoRule) return LoadStatus::bad_order;  // a lookup of the empty key lands here
+        }
+      }
       return has_empty ? LoadStatus::ok : LoadStatus::bad_size;
     }
     case SetKind::intervals: {
-      if (s.count == 0 || !range_ok(s.first, s.count, t.keys.size())) return LoadStatus::bad_index;
-      if (t.keys[s.first] != 0) return LoadStatus::bad_order;
+      if (s.count == 0 || !range_ok(s.first, uint64_t{s.count} * 2, t.keys.size())) return LoadStatus::bad_index;
+      const uint32_t* pairs = t.keys.data() + s.first;
+      for (uint32_t i = 0; i < s.count; ++i)
+        if (!rule_ok(pairs[2 * i + 1], t)) return LoadStatus::bad_index;
+      if (pairs[0] != 0) return LoadStatus::bad_order;
       for (uint32_t i = 1; i < s.count; ++i)
-        if (t.keys[s.first + i] <= t.keys[s.first + i - 1]) return LoadStatus::bad_order;
-      if (t.keys[s.first + s.count - 1] > field_max(field)) return LoadStatus::bad_order;
+        if (pairs[2 * i] <= pairs[2 * i - 2]) return LoadStatus::bad_order;
+      if (pairs[2 * (s.count - 1)] > field_max(field)) return LoadStatus::bad_order;
       if (s.index_bits == 0) return LoadStatus::ok;
       if (s.index_bits > bits || s.index_bits > kMaxSetIndexBits) return LoadStatus::bad_size;
-      const uint64_t entries = (uint64_t{1} << s.index_bits) + 1;
+      if (s.count >= kSetIndexLeaf || t.rules.size() >= kSetIndexLeaf) return LoadStatus::bad_size;  // top bit tags leaves
+      const uint64_t entries = uint64_t{1} << s.index_bits;
       if (!range_ok(s.index_first, entries, t.keys.size())) return LoadStatus::bad_index;
+      // Each entry must be exactly what the builder writes: the rule of a bucket inside one
+      // segment, else the segment holding the bucket's first value.
       const int shift = bits - s.index_bits;
+      uint32_t seg = 0;
       for (uint64_t b = 0; b < entries; ++b) {
-        uint32_t seg = t.keys[s.index_first + b];
-        if (seg >= s.count) return LoadStatus::bad_index;
-        if (b > 0 && seg < t.keys[s.index_first + b - 1]) return LoadStatus::bad_order;
-        if (b + 1 < entries) {  // the entry must name the segment holding the bucket's first value
-          uint64_t point = b << shift;
-          if (t.keys[s.first + seg] > point) return LoadStatus::bad_order;
-          if (seg + 1 < s.count && t.keys[s.first + seg + 1] <= point) return LoadStatus::bad_order;
-        }
+        const uint64_t point = b << shift, last = point + (uint64_t{1} << shift) - 1;
+        while (seg + 1 < s.count && pairs[2 * (seg + 1)] <= point) ++seg;
+        const bool leaf = seg + 1 == s.count || pairs[2 * (seg + 1)] > last;
+        const uint32_t entry = t.keys[s.index_first + b];
+        if (entry != (leaf ? set_index_leaf(pairs[2 * seg + 1]) : seg)) return LoadStatus::bad_order;
       }
       return LoadStatus::ok;
     }

@@ -33,10 +33,18 @@ struct Cube {
 
 // How a set table stores its key field.
 enum class SetKind : uint8_t {
-  intervals,  // sorted interval starts, optionally with a direct index on the top bits
-  exact_hash, // open-addressing hash of single values (e.g. a /32 blocklist)
-  direct,     // one value per point of a small (<= 16 bit) domain
+  intervals,  // sorted (start, rule) pairs in keys, optionally with a direct index on the top bits
+  exact_hash, // open-addressing hash of (key, rule) pairs in keys (e.g. a /32 blocklist)
+  direct,     // one rule per point of a small (<= 16 bit) domain, in values
 };
+
+// An interval index entry is a segment number, or (top bit set) the rule of a bucket that no
+// segment boundary crosses: kNoRule stays all ones, rule r is stored as r | top bit.
+inline constexpr uint32_t kSetIndexLeaf = 0x80000000u;
+constexpr uint32_t set_index_leaf(uint32_t rule) { return rule | kSetIndexLeaf; }
+constexpr uint32_t set_index_rule(uint32_t entry) {
+  return entry == kNoRule ? kNoRule : entry & ~kSetIndexLeaf;
+}
 
 // A run of rules that share every condition but one field: one lookup answers all of them.
 // Values are rule numbers (kNoRule for gaps), the lowest-numbered rule covering each point.
@@ -47,9 +55,10 @@ struct SetTable {
   uint8_t pad = 0;
   uint32_t first_check = 0; // shared residual conditions
   uint32_t check_count = 0;
-  uint32_t first = 0;       // into keys/values: interval starts, hash slots or direct entries
-  uint32_t count = 0;
-  uint32_t index_first = 0; // intervals with index_bits > 0: (1 << index_bits) + 1 entries
+  uint32_t first = 0;       // intervals, exact_hash: pairs in keys (count * 2 entries); direct: values
+  uint32_t count = 0;       // segments, hash slots (a power of two) or direct entries
+  uint32_t index_first = 0; // intervals with index_bits > 0: 1 << index_bits entries in keys;
+                            // exact_hash: the key of an empty slot (not in the set)
 };
 
 // Tuple space search table: cubes hashed on the leading bits of the five header fields.

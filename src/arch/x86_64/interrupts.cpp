@@ -100,7 +100,11 @@ extern "C" void interrupt_dispatch(keel::kernel::CpuState* state) {
   using namespace keel::arch;
   uint64_t vector = state->vector;
   if (vector < exception_vectors) cpu_exception(*state);
+  // Cheap tests first: this runs on every interrupt. Most land in the idle
+  // loop, and a byte other than hlt's opcode rules the table lookup out.
+  constexpr uint8_t hlt_opcode = 0xf4;
   if (state->rip != reinterpret_cast<uint64_t>(arch_idle_resume) &&
+      *reinterpret_cast<const uint8_t*>(state->rip - 1) == hlt_opcode &&
       keel::kvm::is_halt_instruction(state->rip - 1)) {
     library_halted(*state);
   }

@@ -1,5 +1,7 @@
 #include "msix.hpp"
 
+#include <kernel/events.hpp>
+
 #include "arch/x86_64/apic.hpp"
 #include "arch/x86_64/paging.hpp"
 
@@ -46,7 +48,7 @@ std::optional<Msix> Msix::find(const Device& device) {
 }
 
 bool Msix::route(uint16_t index, int event) {
-  if (index >= table_size_ || event < 0) return false;
+  if (index >= table_size_ || event < 0 || event >= os::Events::max_events) return false;
   volatile uint32_t* entry = table_ + index * entry_words;
   entry[3] = vector_control_masked;
   entry[0] = apic_message_address;

@@ -65,7 +65,7 @@ int run_event_loop() {
     if (kernel::events_pending()) continue;
     uint64_t deadline = timers.next_deadline();
     if (!console_idle) {
-      // The device is busy: look again soon rather than wait for its interrupt.
+      // The UART is busy and its interrupt is not used: look again soon.
       constexpr uint64_t console_retry_ns = 100'000;
       uint64_t soon = platform::monotonic_ns() + console_retry_ns;
       if (soon < deadline) deadline = soon;

@@ -2,6 +2,8 @@
 // linear first-match walk of the syntax tree, over random rule sets and packets. Fixed seed.
 #include <gtest/gtest.h>
 
+#include <bit>
+
 #include "keel/firewall/classifier.hpp"
 #include "keel/firewall/compiler.hpp"
 #include "linear_evaluator.hpp"
@@ -158,11 +160,13 @@ TEST(Differential, DecisionTreesOnLargeRangeSets) {
   bool merged = false;
   for (const TreeTable& tree : tables.trees) {
     bool long_prefix = false, short_prefix = false;
-    for (uint32_t e = tree.entries_first; e < tree.entries_first + tree.entries_count; ++e) {
-      const TupleEntry& entry = tables.tuple_entries[e];
-      const int length = tree.root_field == 0 ? entry.saddr_length : entry.daddr_length;
-      long_prefix |= length >= 16;
-      short_prefix |= length >= 8 && length < 16;
+    for (uint32_t q = tree.quads_first; q < tree.quads_first + tree.quads_count; ++q) {
+      const LeafQuad& quad = tables.leaf_quads[q];
+      for (int lane = 0; lane < 4 && quad.rule[lane] != kNoRule; ++lane) {
+        const int length = std::popcount(tree.root_field == 0 ? quad.saddr_mask[lane] : quad.daddr_mask[lane]);
+        long_prefix |= length >= 16;
+        short_prefix |= length >= 8 && length < 16;
+      }
     }
     merged |= long_prefix && short_prefix;
   }

@@ -222,7 +222,7 @@ TEST(Loader, RejectsCorruptTrees) {
   };
   auto first_leaf = [&](const TreeNode* nodes) {
     uint32_t n = 0;
-    while (nodes[n].field != kTreeLeaf || nodes[n].child < 2) ++n;  // a leaf with two refs
+    while (nodes[n].field != kTreeLeaf || nodes[n].child < 2) ++n;  // a leaf with two quads
     return n;
   };
   auto first_split = [](const TreeNode* nodes) {
@@ -240,15 +240,20 @@ TEST(Loader, RejectsCorruptTrees) {
               t.trees[0].root_bits = kMaxTreeRootBits;
             }),
             LoadStatus::bad_size);
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_leaf(n)].child = tree.refs_count + 1; }), LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, TreeNode* n) { t.values[t.trees[0].refs_first + n[first_leaf(n)].value] = tree.entries_count; }),
+  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_leaf(n)].value = tree.quads_count - 1; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, TreeNode* n) { t.leaf_quads[t.trees[0].quads_first + n[first_leaf(n)].value].rule[1] =
+                                                   static_cast<uint32_t>(t.rules.size()); }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, TreeNode* n) {  // two refs of a leaf out of rule order
-              uint32_t* refs = t.values.data() + t.trees[0].refs_first + n[first_leaf(n)].value;
-              const TupleEntry* e = t.tuple_entries.data() + t.trees[0].entries_first;
-              if (e[refs[0]].rule == e[refs[1]].rule) e = nullptr;  // equal rules are in order either way
-              ASSERT_NE(e, nullptr);
-              std::swap(refs[0], refs[1]);
+  EXPECT_EQ(with([&](Tables& t, TreeNode* n) {  // two lanes of a quad out of rule order
+              uint32_t* rule = t.leaf_quads[t.trees[0].quads_first + n[first_leaf(n)].value].rule;
+              ASSERT_NE(rule[0], rule[3]);  // equal rules are in order either way
+              std::swap(rule[0], rule[3]);
+            }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(with([&](Tables& t, TreeNode* n) {  // a leaf's second quad before its first in rule order
+              LeafQuad* q = t.leaf_quads.data() + t.trees[0].quads_first + n[first_leaf(n)].value;
+              ASSERT_LT(q[0].rule[3], q[1].rule[0]);
+              std::swap(q[0], q[1]);
             }),
             LoadStatus::bad_order);
   EXPECT_EQ(with([&](Tables&, TreeNode* n) {  // a node with two parents
@@ -256,7 +261,7 @@ TEST(Loader, RejectsCorruptTrees) {
               n[c].field = 0, n[c].child = c + 1;
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].entries_first = static_cast<uint32_t>(t.tuple_entries.size()); }),
+  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].quads_first = static_cast<uint32_t>(t.leaf_quads.size()); }),
             LoadStatus::bad_index);
   EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].node_count = 0; }), LoadStatus::bad_index);
   EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees.clear(); }), LoadStatus::bad_index);  // probes name a tree
@@ -266,7 +271,7 @@ TEST(Loader, RejectsCorruptTrees) {
               deep.first_node = static_cast<uint32_t>(t.tree_nodes.size());
               deep.node_count = 2 * (kMaxTreeDepth + 1) + 1;
               for (uint32_t i = 0; i < deep.node_count; ++i) {
-                TreeNode node;  // a leaf with no refs
+                TreeNode node;  // a leaf with no quads
                 if (i % 2 == 0 && i + 1 < deep.node_count) node.field = 0, node.child = i + 1, node.value = 1;
                 t.tree_nodes.push_back(node);
               }

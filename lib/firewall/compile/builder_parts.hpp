@@ -1,6 +1,7 @@
 #pragma once
 // Internal pieces of the table builder, shared by its files.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "keel/firewall/ruleset.hpp"
@@ -36,6 +37,9 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
 // and `probes` untouched when the tree would copy entries past its budget (tuples stay in use).
 bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
                 std::vector<Probe>& probes);
+
+// A leaf quad holding `entries` (at most 4, in rule order) in its first lanes; the others never match.
+LeafQuad leaf_quad(std::span<const TupleEntry> entries);
 
 inline uint32_t field_bit(Field f) { return 1u << static_cast<int>(f); }
 const FieldSet* find_field(const IrCube& cube, Field f);

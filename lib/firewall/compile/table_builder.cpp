@@ -266,7 +266,7 @@ size_t table_bytes(const Tables& t) {
          t.checks.size() * sizeof(FieldCheck) + t.intervals.size() * sizeof(Interval) +
          (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.tuple_entries.size() * sizeof(TupleEntry) +
          t.trees.size() * sizeof(TreeTable) + t.tree_nodes.size() * sizeof(TreeNode) +
-         t.rules.size() * sizeof(RuleInfo);
+         t.leaf_quads.size() * sizeof(LeafQuad) + t.rules.size() * sizeof(RuleInfo);
 }
 
 }  // namespace keel::firewall

@@ -1,12 +1,14 @@
 // HyperSplit decision tree (Qi et al. 2009) over the packed 5-tuple entries of a partition.
 // Tuple space search probes one table per rule shape, and a realistic 5-tuple mix has tens of
-// shapes; a tree's lookup is one root-to-leaf walk plus a scan of at most kLeafEntries entries,
-// whatever the shapes. Each node splits one field at a rule endpoint chosen to balance the
-// entries on both sides and to copy few of them into both; entries that cover a node's whole
-// box end its list (later ones can never match first there). Copies are budgeted: a tree that
-// would exceed kMaxRefsPerEntry references per entry is abandoned and the caller keeps tuples.
+// shapes; a tree's lookup is one root-to-leaf walk plus a test of at most kLeafEntries entries
+// (stored as quads, four tested per instruction), whatever the shapes. Each node splits one
+// field at a rule endpoint chosen to balance the entries on both sides and to copy few of them
+// into both; entries that cover a node's whole box end its list (later ones can never match
+// first there). Copies are budgeted: a tree that would exceed kMaxRefsPerEntry references per
+// entry is abandoned and the caller keeps tuples.
 #include <algorithm>
 #include <bit>
+#include <unordered_map>
 
 #include "compile/builder_parts.hpp"
 
@@ -135,7 +137,62 @@ class TreeBuilder {
   size_t budget_;
   std::vector<uint32_t> sample_;
 };
+
+struct IdsHash {
+  size_t operator()(const std::vector<uint32_t>& ids) const {
+    uint64_t h = ids.size();
+    for (uint32_t id : ids) h = (h ^ id) * 0x9E3779B97F4A7C15ull;
+    return static_cast<size_t>(h);
+  }
+};
+
+// Rewrites each leaf from entry references (`refs`) to consecutive quads appended to `quads`;
+// leaves listing the same entries (a wide rule alone in many root slots, empty leaves) share.
+void store_leaves(std::vector<TreeNode>& nodes, const std::vector<uint32_t>& refs,
+                  const std::vector<TupleEntry>& entries, std::vector<LeafQuad>& quads) {
+  std::unordered_map<std::vector<uint32_t>, uint32_t, IdsHash> stored;  // entry ids -> first quad
+  const auto first = static_cast<uint32_t>(quads.size());
+  for (TreeNode& node : nodes) {
+    if (node.field != kTreeLeaf) continue;
+    std::vector<uint32_t> ids(refs.begin() + node.value, refs.begin() + node.value + node.child);
+    const auto count = static_cast<uint32_t>((ids.size() + 3) / 4);
+    auto [at, added] = stored.try_emplace(ids, static_cast<uint32_t>(quads.size()) - first);
+    if (added) {
+      for (size_t i = 0; i < ids.size(); i += 4) {
+        std::array<TupleEntry, 4> lanes;
+        const size_t used = std::min<size_t>(4, ids.size() - i);
+        for (size_t lane = 0; lane < used; ++lane) lanes[lane] = entries[ids[i + lane]];
+        quads.push_back(leaf_quad(std::span(lanes).first(used)));
+      }
+    }
+    node.value = count ? at->second : 0;
+    node.child = count;
+  }
+}
 }  // namespace
+
+LeafQuad leaf_quad(std::span<const TupleEntry> entries) {
+  LeafQuad quad;
+  for (size_t lane = 0; lane < 4; ++lane) {
+    if (lane >= entries.size()) {
+      quad.saddr[lane] = 1;  // & mask 0 is never 1
+      quad.saddr_mask[lane] = quad.daddr[lane] = quad.daddr_mask[lane] = 0;
+      quad.sport[lane] = quad.dport[lane] = quad.proto[lane] = range_key(0, 0xFFFF);
+      quad.rule[lane] = kNoRule;
+      continue;
+    }
+    const TupleEntry& e = entries[lane];
+    quad.saddr[lane] = e.saddr;
+    quad.saddr_mask[lane] = prefix_mask(e.saddr_length);
+    quad.daddr[lane] = e.daddr;
+    quad.daddr_mask[lane] = prefix_mask(e.daddr_length);
+    quad.sport[lane] = range_key(e.sport_lo, e.sport_hi);
+    quad.dport[lane] = range_key(e.dport_lo, e.dport_hi);
+    quad.proto[lane] = range_key(e.proto_lo, e.proto_hi);
+    quad.rule[lane] = e.rule;
+  }
+  return quad;
+}
 
 bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
                 std::vector<Probe>& probes) {
@@ -166,25 +223,14 @@ bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root
   }
   if (builder.over_budget_) return false;
 
-  // Store entries in the order leaves first reference them, so a leaf's entries mostly share
-  // cache lines; entries no leaf references (dead everywhere) are left out.
   TreeTable tree;
   tree.first_node = static_cast<uint32_t>(tables.tree_nodes.size());
   tree.node_count = static_cast<uint32_t>(builder.nodes_.size());
-  tree.entries_first = static_cast<uint32_t>(tables.tuple_entries.size());
-  tree.refs_first = static_cast<uint32_t>(tables.values.size());
-  tree.refs_count = static_cast<uint32_t>(builder.refs_.size());
+  tree.quads_first = static_cast<uint32_t>(tables.leaf_quads.size());
   tree.root_field = static_cast<uint8_t>(root_field);
   tree.root_bits = static_cast<uint8_t>(bits);
-  std::vector<uint32_t> stored(entries.size(), kNoRule);
-  for (uint32_t& ref : builder.refs_) {
-    if (stored[ref] == kNoRule) {
-      stored[ref] = tree.entries_count++;
-      tables.tuple_entries.push_back(entries[ref]);
-    }
-    ref = stored[ref];
-  }
-  tables.values.insert(tables.values.end(), builder.refs_.begin(), builder.refs_.end());
+  store_leaves(builder.nodes_, builder.refs_, entries, tables.leaf_quads);
+  tree.quads_count = static_cast<uint32_t>(tables.leaf_quads.size()) - tree.quads_first;
   tables.tree_nodes.insert(tables.tree_nodes.end(), builder.nodes_.begin(), builder.nodes_.end());
   tables.trees.push_back(tree);
   Probe probe;

@@ -4,6 +4,7 @@
 
 #include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
+#include "runtime/leaf_match.hpp"
 
 namespace keel::firewall {
 
@@ -125,26 +126,15 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
       walking |= split;
     }
   }
-  // Every entry of every reached leaf, without branches on the data: the leaves' reads are
-  // independent and overlap; the lowest matching rule wins (each leaf is in rule order).
-  const uint32_t* refs[kCount];
-  const TupleEntry* entries[kCount];
-  uint32_t counts[kCount];
-  static constexpr uint32_t kNoRef = 0;
-  static constexpr uint32_t kPrefetchEntries = 4;
+  // Every reached leaf is tested in full, without branches on the data: its first two quads
+  // (a missing one replaced by a quad that never matches) test eight entries in a few SSE2
+  // instructions; the leaves' reads are independent and overlap.
+  const PacketLanes lanes(packet);
   for (uint32_t t = 0; t < kCount; ++t) {
-    const TreeTable& tree = tables_.trees[probes[t].index];
     const TreeNode& leaf = nodes[t][at[t]];
-    refs[t] = tables_.values.data() + tree.refs_first + leaf.value;
-    entries[t] = tables_.tuple_entries.data() + tree.entries_first;
-    counts[t] = leaf.child;
-    // Start every leaf's first entry reads before scanning any (a prefetch never faults; the
-    // references read stay inside the leaf).
-    for (uint32_t i = 0; i < kPrefetchEntries; ++i)
-      __builtin_prefetch(entries[t] + *(i < leaf.child ? refs[t] + i : &kNoRef));
+    const LeafQuad* quads = tables_.leaf_quads.data() + tables_.trees[probes[t].index].quads_first + leaf.value;
+    best = std::min(best, leaf_match(quads, leaf.child, lanes));
   }
-  for (uint32_t t = 0; t < kCount; ++t)
-    for (uint32_t i = 0; i < counts[t]; ++i) best = better_match(entries[t][refs[t][i]], packet, best);
   return best;
 }
 

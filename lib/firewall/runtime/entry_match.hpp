@@ -1,5 +1,5 @@
 #pragma once
-// Whether a packet matches a packed 5-tuple entry (tuple buckets and tree leaves).
+// Whether a packet matches a packed 5-tuple entry (tuple buckets; the reference for leaf quads).
 #include "keel/firewall/packet.hpp"
 #include "keel/firewall/tables.hpp"
 
@@ -10,13 +10,6 @@ inline bool entry_matches(const TupleEntry& e, const Packet& p) {
   return (((p.saddr & prefix_mask(e.saddr_length)) == e.saddr) & ((p.daddr & prefix_mask(e.daddr_length)) == e.daddr) &
           (p.sport >= e.sport_lo) & (p.sport <= e.sport_hi) & (p.dport >= e.dport_lo) & (p.dport <= e.dport_hi) &
           (p.proto >= e.proto_lo) & (p.proto <= e.proto_hi)) != 0;
-}
-
-// `entry.rule` if the entry matches and beats `best`, else `best`. Selected with a mask: as a
-// conditional the compiler emits a branch, which mispredicts on rare, data-dependent matches.
-inline uint32_t better_match(const TupleEntry& entry, const Packet& packet, uint32_t best) {
-  const uint32_t take = 0u - static_cast<uint32_t>(entry_matches(entry, packet) & (entry.rule < best));
-  return (entry.rule & take) | (best & ~take);
 }
 
 }  // namespace keel::firewall

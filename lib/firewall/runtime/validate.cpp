@@ -113,18 +113,27 @@ LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
   return LoadStatus::bad_enum;
 }
 
+// Quad lanes name rules in order (kNoRule, the largest, only at the end): a leaf's first
+// matching lane is its best.
+LoadStatus validate_quad(const LeafQuad& quad, const Tables& t) {
+  for (int lane = 0; lane < 4; ++lane) {
+    if (!rule_ok(quad.rule[lane], t)) return LoadStatus::bad_index;
+    if (lane > 0 && quad.rule[lane] < quad.rule[lane - 1]) return LoadStatus::bad_order;
+  }
+  return LoadStatus::ok;
+}
+
 // A tree must be a tree: each node but the root has exactly one parent, children lie after
 // their parent (so no cycle), splits name a tuple field, depth stays within kMaxTreeDepth, and
-// every leaf lists valid entries in rule order (the lookup stops at the first not better).
+// every leaf names quads of its tree whose lanes stay in rule order across the leaf.
 LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
   if (tree.node_count == 0 || !range_ok(tree.first_node, tree.node_count, t.tree_nodes.size())) {
     return LoadStatus::bad_index;
   }
-  if (!range_ok(tree.entries_first, tree.entries_count, t.tuple_entries.size())) return LoadStatus::bad_index;
-  if (!range_ok(tree.refs_first, tree.refs_count, t.values.size())) return LoadStatus::bad_index;
-  const TupleEntry* entries = t.tuple_entries.data() + tree.entries_first;
-  for (uint32_t i = 0; i < tree.entries_count; ++i)
-    if (LoadStatus st = validate_entry(entries[i], t); st != LoadStatus::ok) return st;
+  if (!range_ok(tree.quads_first, tree.quads_count, t.leaf_quads.size())) return LoadStatus::bad_index;
+  const LeafQuad* quads = t.leaf_quads.data() + tree.quads_first;
+  for (uint32_t i = 0; i < tree.quads_count; ++i)
+    if (LoadStatus st = validate_quad(quads[i], t); st != LoadStatus::ok) return st;
   if (tree.root_field >= kTupleFields || tree.pad[0] != 0 || tree.pad[1] != 0) return LoadStatus::bad_enum;
   if (tree.root_bits > kMaxTreeRootBits || tree.root_bits > field_bits(kTupleFieldList[tree.root_field])) {
     return LoadStatus::bad_size;
@@ -132,18 +141,14 @@ LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
   const uint32_t roots = 1u << tree.root_bits;  // nodes the root cut picks: no parent, depth 1
   if (roots > tree.node_count) return LoadStatus::bad_size;
   const TreeNode* nodes = t.tree_nodes.data() + tree.first_node;
-  const uint32_t* refs = t.values.data() + tree.refs_first;
   std::vector<uint8_t> depth(tree.node_count, 1), parents(tree.node_count, 0);
   for (uint32_t n = 0; n < tree.node_count; ++n) {
     const TreeNode& node = nodes[n];
     if (n >= roots && parents[n] != 1) return LoadStatus::bad_order;
     if (node.field == kTreeLeaf) {
-      if (!range_ok(node.value, node.child, tree.refs_count)) return LoadStatus::bad_index;
-      for (uint32_t i = 0; i < node.child; ++i) {
-        const uint32_t ref = refs[node.value + i];
-        if (ref >= tree.entries_count) return LoadStatus::bad_index;
-        if (i > 0 && entries[ref].rule < entries[refs[node.value + i - 1]].rule) return LoadStatus::bad_order;
-      }
+      if (!range_ok(node.value, node.child, tree.quads_count)) return LoadStatus::bad_index;
+      for (uint32_t q = node.value + 1; q < node.value + node.child; ++q)
+        if (quads[q].rule[0] < quads[q - 1].rule[3]) return LoadStatus::bad_order;
       continue;
     }
     if (node.field >= kTupleFields) return LoadStatus::bad_enum;

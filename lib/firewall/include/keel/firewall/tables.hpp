@@ -101,33 +101,52 @@ constexpr uint32_t prefix_mask(uint32_t length) {
 
 // Decision tree over packed entries (HyperSplit, Qi et al. 2009): binary splits on one tuple
 // field at a rule endpoint, leaves holding a few entries in rule order. A lookup costs one path
-// down the tree plus a short leaf scan, whatever the number of tuple shapes.
+// down the tree plus a short leaf test, whatever the number of tuple shapes.
 inline constexpr uint8_t kTreeLeaf = 0xFF;  // TreeNode::field of a leaf
 inline constexpr int kMaxTreeDepth = 64;    // the builder stops splitting here; the loader checks it
 struct TreeNode {
   // Split: field = index into kTupleFieldList; a value < `value` goes to `child`, else `child + 1`
   //        (children always have larger indices than their parent, so a walk ends).
-  // Leaf:  field = kTreeLeaf; `value` = first of `child` entry refs in the tree's ref list.
+  // Leaf:  field = kTreeLeaf; `value` = first of `child` quads in the tree's quads.
   uint32_t value = 0;
   uint32_t child = 0;
   uint8_t field = kTreeLeaf;
   uint8_t pad[3]{};
 };
 
-// One tree: nodes, its packed entries (each rule once) and the leaves' entry references
-// (indices into the tree's entries, in rule order per leaf). The first level is a cut: the
-// leading `root_bits` bits of tuple field `root_field` pick one of nodes 0 .. 2^root_bits - 1
-// (a group of rules all specific in that field is cut there without copies, in one read
-// instead of root_bits binary levels).
+// A 16-bit range [lo, hi] as one word that a signed 16-bit compare tests in one step: the low
+// half is lo ^ 0x8000, the high half ~hi ^ 0x8000 (so `hi >= v` reads as `~hi <= ~v`). A value
+// v lies in the range when neither half of range_key(lo, hi) is greater (as int16) than the
+// same half of range_key(v, v).
+constexpr uint32_t range_key(uint32_t lo, uint32_t hi) {
+  return ((lo ^ 0x8000u) & 0xFFFFu) | ((hi ^ 0x7FFFu) & 0xFFFFu) << 16;
+}
+
+// Four entries of a tree leaf stored field by field, so one SSE2 instruction tests one field of
+// all four (a leaf is one or a few consecutive quads). Lanes are in rule order; unused lanes at
+// the end hold kNoRule and never match (address mask 0, value 1).
+struct alignas(64) LeafQuad {
+  uint32_t saddr[4];       // prefix values
+  uint32_t saddr_mask[4];  // prefix masks
+  uint32_t daddr[4];
+  uint32_t daddr_mask[4];
+  uint32_t sport[4];       // range_key(lo, hi)
+  uint32_t dport[4];
+  uint32_t proto[4];
+  uint32_t rule[4];
+};
+
+// One tree: nodes and the leaves' quads (leaves with the same entries share them). The first
+// level is a cut: the leading `root_bits` bits of tuple field `root_field` pick one of nodes
+// 0 .. 2^root_bits - 1 (a group of rules all specific in that field is cut there without
+// copies, in one read instead of root_bits binary levels).
 inline constexpr int kMaxTreeRootBits = 16;
 struct TreeTable {
   uint32_t first_node = 0;   // into tree_nodes
   uint32_t node_count = 0;
-  uint32_t entries_first = 0;  // into tuple_entries
-  uint32_t entries_count = 0;
-  uint32_t refs_first = 0;     // into values
-  uint32_t refs_count = 0;
-  uint8_t root_field = 0;      // index into kTupleFieldList
+  uint32_t quads_first = 0;  // into leaf_quads
+  uint32_t quads_count = 0;
+  uint8_t root_field = 0;    // index into kTupleFieldList
   uint8_t root_bits = 0;
   uint8_t pad[2]{};
 };
@@ -201,7 +220,8 @@ constexpr int chain_slot(ChainKind kind, Hook hook) {
 
 static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
 static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
-static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeNode) == 12 && sizeof(TreeTable) == 28);
+static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeNode) == 12 && sizeof(TreeTable) == 20);
+static_assert(sizeof(LeafQuad) == 128);
 static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
 static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
 
@@ -243,8 +263,9 @@ struct Tables {
   std::vector<FieldCheck> checks;
   std::vector<Interval> intervals;
   std::vector<uint32_t> keys;    // set keys, tuple offsets, set indexes
-  std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids), tree refs
-  std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables and of trees
+  std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids)
+  std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables
+  std::vector<LeafQuad> leaf_quads;       // tree leaves
   std::vector<TreeTable> trees;
   std::vector<TreeNode> tree_nodes;
   std::vector<RuleInfo> rules;

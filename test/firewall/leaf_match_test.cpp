@@ -1,0 +1,95 @@
+// The SSE2 leaf test (runtime/leaf_match.hpp) against the scalar entry matcher, on random
+// entries biased to range edges (0, 65535, prefix lengths 0 and 32) and leaves of 0-12 entries,
+// so one-quad, two-quad and longer leaves are all taken. Fixed seed.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "compile/builder_parts.hpp"
+#include "runtime/entry_match.hpp"
+#include "runtime/leaf_match.hpp"
+
+namespace keel::firewall::testing {
+namespace {
+constexpr uint32_t kSeed = 7;
+
+uint16_t edge_value(std::mt19937& rng, uint32_t max) {
+  static constexpr uint32_t kEdges[] = {0, 1, 79, 80, 81, 1023, 1024, 32767, 32768, 65534, 65535};
+  uint32_t v = rng() % 3 ? kEdges[rng() % std::size(kEdges)] : rng();
+  return static_cast<uint16_t>(v % (max + 1));
+}
+
+TupleEntry random_entry(std::mt19937& rng, uint32_t rule) {
+  TupleEntry e;
+  e.rule = rule;
+  static constexpr uint8_t kLengths[] = {0, 1, 8, 16, 24, 31, 32};
+  e.saddr_length = kLengths[rng() % std::size(kLengths)];
+  e.daddr_length = kLengths[rng() % std::size(kLengths)];
+  e.saddr = (0x0A000000u | (rng() & 0x3)) & prefix_mask(e.saddr_length);  // few distinct addresses: matches happen
+  e.daddr = (0xC0A80000u | (rng() & 0x3)) & prefix_mask(e.daddr_length);
+  auto range = [&](uint16_t& lo, uint16_t& hi, uint32_t max) {
+    lo = edge_value(rng, max), hi = edge_value(rng, max);
+    if (lo > hi) std::swap(lo, hi);
+  };
+  range(e.sport_lo, e.sport_hi, 65535);
+  range(e.dport_lo, e.dport_hi, 65535);
+  uint16_t plo = 0, phi = 0;
+  range(plo, phi, 255);
+  e.proto_lo = static_cast<uint8_t>(plo), e.proto_hi = static_cast<uint8_t>(phi);
+  return e;
+}
+
+TEST(LeafMatch, AgreesWithScalarEntryMatch) {
+  std::mt19937 rng(kSeed);
+  int matched = 0, long_leaves = 0;
+  for (int leaf = 0; leaf < 3000; ++leaf) {
+    std::vector<TupleEntry> entries;
+    uint32_t rule = rng() % 100;
+    for (uint32_t n = rng() % 13; n > 0; --n) entries.push_back(random_entry(rng, rule += rng() % 3));
+    std::vector<LeafQuad> quads;
+    for (size_t i = 0; i < entries.size(); i += 4)
+      quads.push_back(leaf_quad(std::span(entries).subspan(i, std::min<size_t>(4, entries.size() - i))));
+    long_leaves += quads.size() > 2;
+    for (int p = 0; p < 40; ++p) {
+      Packet packet;
+      packet.saddr = 0x0A000000u | (rng() & 0x3) | (rng() % 4 ? 0 : rng());
+      packet.daddr = 0xC0A80000u | (rng() & 0x3) | (rng() % 4 ? 0 : rng());
+      packet.sport = edge_value(rng, 65535);
+      packet.dport = edge_value(rng, 65535);
+      packet.proto = static_cast<uint8_t>(edge_value(rng, 255));
+      uint32_t want = kNoRule;
+      for (const TupleEntry& e : entries)
+        if (entry_matches(e, packet)) want = std::min(want, e.rule);
+      const uint32_t got = leaf_match(quads.data(), static_cast<uint32_t>(quads.size()), PacketLanes(packet));
+      ASSERT_EQ(got, want) << "leaf " << leaf << " of " << entries.size() << " entries, packet " << p;
+      matched += want != kNoRule;
+    }
+  }
+  EXPECT_GT(matched, 1000) << "too few matches to exercise the lane selection";
+  EXPECT_GT(long_leaves, 100) << "too few leaves of more than two quads";
+}
+
+TEST(LeafMatch, RangeKeyBoundsAreInclusive) {
+  for (uint32_t lo : {0u, 1u, 80u, 32767u, 32768u, 65535u}) {
+    for (uint32_t hi : {lo, lo + 1, 32768u, 65535u}) {
+      if (hi < lo || hi > 65535) continue;
+      TupleEntry e;
+      e.rule = 5;
+      e.sport_lo = static_cast<uint16_t>(lo), e.sport_hi = static_cast<uint16_t>(hi);
+      e.dport_hi = 65535, e.proto_hi = 255;
+      const LeafQuad quad = leaf_quad(std::span(&e, 1));
+      for (int64_t v : {int64_t{lo} - 1, int64_t{lo}, int64_t{hi}, int64_t{hi} + 1}) {
+        if (v < 0 || v > 65535) continue;
+        Packet packet;
+        packet.sport = static_cast<uint16_t>(v);
+        const bool inside = v >= lo && v <= hi;
+        EXPECT_EQ(leaf_match(&quad, 1, PacketLanes(packet)), inside ? 5u : kNoRule) << lo << "-" << hi << " at " << v;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace keel::firewall::testing

@@ -57,5 +57,20 @@ TEST(Exporter, Nat) {
   EXPECT_TRUE(has(out, "    snat to 1.1.1.1\n")) << out;
 }
 
+TEST(Exporter, NatPortsOnlyWhereTheProtocolHasPorts) {
+  // nft refuses a port mapping without a TCP or UDP match, so a rule with a port target splits
+  // per protocol class: TCP and UDP get the ports, other protocols the address alone.
+  std::string out =
+      nft("chain p type nat hook prerouting { ip daddr 10.1.0.0/24 dnat to 10.1.1.5:1000-2000 }");
+  const std::string daddr = "ip daddr { 10.1.0.0-10.1.0.255 } ";
+  EXPECT_TRUE(has(out, "meta l4proto { 6 } " + daddr + "dnat to 10.1.1.5:1000-2000\n")) << out;
+  EXPECT_TRUE(has(out, "meta l4proto { 17 } " + daddr + "dnat to 10.1.1.5:1000-2000\n")) << out;
+  EXPECT_TRUE(has(out, "meta l4proto { 1 } " + daddr + "dnat to 10.1.1.5\n")) << out;
+  EXPECT_TRUE(has(out, "meta l4proto { 0, 2-5, 7-16, 18-255 } " + daddr + "dnat to 10.1.1.5\n")) << out;
+  out = nft("chain q type nat hook postrouting { snat to 1.1.1.1:53 }");
+  EXPECT_TRUE(has(out, "meta l4proto { 17 } snat to 1.1.1.1:53\n")) << out;
+  EXPECT_TRUE(has(out, "meta l4proto { 1 } snat to 1.1.1.1\n")) << out;
+}
+
 }  // namespace
 }  // namespace keel::firewall::testing

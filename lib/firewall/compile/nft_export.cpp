@@ -64,26 +64,42 @@ IntervalSet class_protocols(ProtoClass c) {
   return {};
 }
 
+// What a rule does, as nft text. A NAT target with ports has a second form for protocols
+// without ports: nft refuses a port mapping unless the rule matches TCP or UDP ("transport
+// protocol mapping is only valid after transport protocol match"), and Keel reads ports only
+// for TCP and UDP, so other protocols get the address alone.
+struct ActionText {
+  std::string with_ports;
+  std::string without_ports;
+  explicit ActionText(std::string text) : with_ports(text), without_ports(std::move(text)) {}
+  ActionText(std::string ports, std::string address)
+      : with_ports(std::move(ports)), without_ports(std::move(address)) {}
+  bool depends_on_protocol() const { return with_ports != without_ports; }
+  const std::string& for_class(ProtoClass c) const {
+    return c == ProtoClass::tcp || c == ProtoClass::udp ? with_ports : without_ports;
+  }
+};
+
 class Exporter {
  public:
   Exporter(const Ruleset& rs, std::string& out) : rs_(rs), out_(out) {}
 
-  void cube(const IrCube& cube, const std::string& action) {
+  void cube(const IrCube& cube, const ActionText& action) {
     const FieldSet* proto = nullptr;
-    bool dependent = false;
+    bool dependent = action.depends_on_protocol();
     for (const FieldSet& fs : cube.fields) {
       if (fs.field == Field::proto) proto = &fs;
       dependent |= !defined_for(fs.field, ProtoClass::other);
     }
     if (!dependent) {
-      emit(cube, nullptr, ProtoClass::other, action);
+      emit(cube, nullptr, ProtoClass::other, action.with_ports);
       return;
     }
     for (ProtoClass c : {ProtoClass::icmp, ProtoClass::tcp, ProtoClass::udp, ProtoClass::other}) {
       IntervalSet protos = class_protocols(c);
       if (proto) protos = intersect(protos, proto->set);
       if (protos.empty()) continue;
-      emit(cube, &protos, c, action);
+      emit(cube, &protos, c, action.for_class(c));
     }
   }
 
@@ -139,22 +155,24 @@ class Exporter {
   std::string& out_;
 };
 
-std::string nat_target(const IrRule& r) {
+enum class NatPorts { include, omit };
+
+std::string nat_target(const IrRule& r, NatPorts ports) {
   std::string text = " to " + address(r.nat_address);
-  if (r.nat_port_lo || r.nat_port_hi) {
+  if (ports == NatPorts::include && (r.nat_port_lo || r.nat_port_hi)) {
     text += ":" + std::to_string(r.nat_port_lo);
     if (r.nat_port_hi != r.nat_port_lo) text += "-" + std::to_string(r.nat_port_hi);
   }
   return text;
 }
 
-std::string verdict(const IrRule& r) {
+std::string verdict(const IrRule& r, NatPorts ports = NatPorts::include) {
   switch (r.action) {
     case Action::accept: return "accept";
     case Action::drop: return "drop";
     case Action::reject: return "reject";
-    case Action::snat: return "snat" + nat_target(r);
-    case Action::dnat: return "dnat" + nat_target(r);
+    case Action::snat: return "snat" + nat_target(r, ports);
+    case Action::dnat: return "dnat" + nat_target(r, ports);
     case Action::masquerade: return "masquerade";
   }
   return "accept";
@@ -177,14 +195,16 @@ std::string export_nft(const Ruleset& ruleset, const std::string& table_name) {
     for (const IrRule& rule : chain.rules) {
       std::string log;
       if (rule.log) log = "log prefix \"" + ruleset.strings[rule.log_prefix] + "\" ";
+      const bool limited = rule.log && rule.log_rate_per_minute;
+      // A limit is a match in nft: log under the limit, then decide unconditionally.
+      const std::string prefix = limited ? "" : log;
+      const ActionText action(prefix + verdict(rule) + "\n", prefix + verdict(rule, NatPorts::omit) + "\n");
       for (const IrCube& cube : rule.condition) {
-        if (rule.log && rule.log_rate_per_minute) {
-          // A limit is a match in nft: log under the limit, then decide unconditionally.
-          exporter.cube(cube, "limit rate " + std::to_string(rule.log_rate_per_minute) + "/minute " + log + "\n");
-          exporter.cube(cube, verdict(rule) + "\n");
-        } else {
-          exporter.cube(cube, log + verdict(rule) + "\n");
+        if (limited) {
+          std::string rate = std::to_string(rule.log_rate_per_minute);
+          exporter.cube(cube, ActionText("limit rate " + rate + "/minute " + log + "\n"));
         }
+        exporter.cube(cube, action);
       }
     }
     out += "  }\n";

@@ -42,7 +42,7 @@ def delete_namespaces(names):
 @dataclass
 class Vocabulary:
     """What the generated conditions may mention."""
-    iifs: list                      # interface names for `iif`
+    iifs: list                      # interface names for `iif` (empty: the hook has no input interface)
     oifs: list = field(default_factory=list)  # for `oif` (empty: the hook has no output interface)
     addresses: list = field(default_factory=lambda: list(ADDRESSES))
     ct: bool = False                # `ct state` conditions
@@ -60,7 +60,7 @@ def atom(rng, vocab):
     kind = rng.randrange(11 if vocab.ct else 10)
     neg = "!= " if rng.random() < 0.15 else ""
     if kind == 0:
-        keyword = "oif" if vocab.oifs and rng.random() < 0.5 else "iif"
+        keyword = "oif" if vocab.oifs and (not vocab.iifs or rng.random() < 0.5) else "iif"
         names = vocab.oifs if keyword == "oif" else vocab.iifs
         if rng.random() < 0.2:
             return f"{keyword} {neg}{{ {', '.join(rng.sample(names, 2))} }}"
@@ -182,10 +182,10 @@ def send(ns, iface, src_mac, dst_mac, packets):
     return [len(d) for d in datagrams]
 
 
-def packet_line(p, length, hook, iif=None, oif=None, ct="new", ttl=None):
-    """The `keel-fw classify` line for `p` as the chain on `hook` sees it."""
+def packet_line(p, length, hook, iif=None, oif=None, ct="new", ttl=None, kind="filter"):
+    """The `keel-fw classify` line for `p` as the chain of `kind` on `hook` sees it."""
     proto = p["proto"] if isinstance(p["proto"], str) else str(p["proto"])
-    words = [f"kind=filter hook={hook}"]
+    words = [f"kind={kind} hook={hook}"]
     if iif:
         words.append(f"iif={iif}")
     if oif:
@@ -202,7 +202,8 @@ def packet_line(p, length, hook, iif=None, oif=None, ct="new", ttl=None):
 
 
 def classify(tables, lines):
-    """One verdict line (`accept rule 3`, `drop policy`, ...) per packet line."""
+    """One verdict line (`accept rule 3`, `drop policy`, `snat rule 2 to 10.0.0.1:80-90`, ...)
+    per packet line."""
     return keelfw("classify", tables, input="".join(line + "\n" for line in lines)).split("\n")[:len(lines)]
 
 
@@ -212,14 +213,20 @@ def verdict_passes(verdict):
 
 # ---- observers ----------------------------------------------------------------------------
 
+def set_element(e):
+    """An element of `nft -j` output: a number or address, or a tuple for a concatenation."""
+    if isinstance(e, dict):
+        return tuple(e["concat"]) if "concat" in e else set_element(e.get("elem", {}).get("val"))
+    return e
+
+
 def set_elements(ns, table):
     """Every set of `table` (family ip) as name -> set of its elements."""
     listing = json.loads(run("nft", "-j", "list", "table", "ip", table, ns=ns))
     out = {}
     for item in listing["nftables"]:
         if "set" in item:
-            elems = item["set"].get("elem", [])
-            out[item["set"]["name"]] = {e if isinstance(e, int) else e.get("elem", {}).get("val") for e in elems}
+            out[item["set"]["name"]] = {set_element(e) for e in item["set"].get("elem", [])}
     return out
 
 

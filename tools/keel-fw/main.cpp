@@ -3,6 +3,7 @@
 //   keel-fw compile RULES.fw -o TABLES.bin write classifier tables for a Keel image
 //   keel-fw nft RULES.fw                   print an equivalent nftables ruleset (nft -f)
 //   keel-fw classify TABLES.bin            read packet lines on stdin, print verdicts
+//                                          (ACTION policy | ACTION rule ID [to NAT-TARGET])
 //   keel-fw stats RULES.fw                 print table statistics
 #include <cstdio>
 #include <fstream>
@@ -26,6 +27,18 @@ int usage() {
                "       keel-fw classify TABLES.bin < packets\n"
                "       keel-fw stats RULES.fw\n";
   return kExitUsage;
+}
+
+// A snat or dnat rule's target as in the rules file: ADDRESS[:PORT[-PORT]].
+std::string nat_target(const RuleInfo& rule) {
+  uint32_t a = rule.nat_address;
+  std::string text = std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
+                     std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
+  if (rule.nat_port_lo || rule.nat_port_hi) {
+    text += ":" + std::to_string(rule.nat_port_lo);
+    if (rule.nat_port_hi != rule.nat_port_lo) text += "-" + std::to_string(rule.nat_port_hi);
+  }
+  return text;
 }
 
 std::optional<Ruleset> compile_or_report(const std::string& path) {
@@ -56,8 +69,14 @@ int classify(const std::string& path) {
     }
     Verdict v = classifier.classify(packet->kind, packet->hook, packet->packet);
     std::cout << to_string(v.action) << " ";
-    if (v.rule == kNoRule) std::cout << "policy\n";
-    else std::cout << "rule " << classifier.tables().rules[v.rule].source_id << "\n";
+    if (v.rule == kNoRule) {
+      std::cout << "policy\n";
+      continue;
+    }
+    const RuleInfo& rule = classifier.tables().rules[v.rule];
+    std::cout << "rule " << rule.source_id;
+    if (v.action == Action::snat || v.action == Action::dnat) std::cout << " to " << nat_target(rule);
+    std::cout << "\n";
   }
   return 0;
 }

@@ -199,8 +199,8 @@ TEST(Loader, RejectsCorruptSetTables) {
             LoadStatus::bad_index);
 }
 
-// Decision trees are checked node by node: fields, child order (no cycles), single parents,
-// depth, leaf ranges, entry references and rule order within leaves.
+// Decision trees are checked line by line: split fields, exits forward only (no cycles) and
+// inside the tree, walk depth, root references, leaf quad ranges and rule order in leaves.
 TEST(Loader, RejectsCorruptTrees) {
   std::string text = "chain f hook forward policy accept {\n";
   for (int i = 0; i < 400; ++i) {
@@ -214,66 +214,75 @@ TEST(Loader, RejectsCorruptTrees) {
   ASSERT_FALSE(good.trees.empty());
   ASSERT_EQ(Classifier().adopt(good), LoadStatus::ok);
   const TreeTable& tree = good.trees[0];
-  ASSERT_GT(tree.node_count, 3u);
+  ASSERT_GT(tree.lines_count, 2u);
   auto with = [&](auto change) {
     Tables t = good;
-    change(t, t.tree_nodes.data() + t.trees[0].first_node);
+    change(t, t.tree_lines.data() + t.trees[0].lines_first);
     return Classifier().adopt(std::move(t));
   };
-  auto first_leaf = [&](const TreeNode* nodes) {
-    uint32_t n = 0;
-    while (nodes[n].field != kTreeLeaf || nodes[n].child < 2) ++n;  // a leaf with two quads
-    return n;
+  // The first exit of any line that is a leaf of two quads or more.
+  auto two_quad_leaf = [&](TreeLine* lines) -> uint32_t& {
+    for (uint32_t n = 0;; ++n)
+      for (uint32_t& exit : lines[n].exit)
+        if ((exit & kTreeLeafRef) && leaf_count(exit) >= 2) return exit;
   };
-  auto first_split = [](const TreeNode* nodes) {
-    uint32_t n = 0;
-    while (nodes[n].field == kTreeLeaf) ++n;
-    return n;
+  auto line_exit = [&](TreeLine* lines) -> uint32_t& {  // an exit to a line
+    for (uint32_t n = 0;; ++n)
+      for (uint32_t& exit : lines[n].exit)
+        if (!(exit & kTreeLeafRef)) return exit;
   };
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_split(n)].field = kTupleFields; }), LoadStatus::bad_enum);
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_split(n)].child = first_split(n); }), LoadStatus::bad_index);  // a cycle
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_split(n)].child = tree.node_count - 1; }), LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].root_bits = kMaxTreeRootBits + 1; }), LoadStatus::bad_size);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].root_field = kTupleFields; }), LoadStatus::bad_enum);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) {  // more root slots than nodes
+  EXPECT_EQ(with([](Tables&, TreeLine* l) { l[0].fields |= 5u << 3; }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([](Tables&, TreeLine* l) { l[0].fields |= 1u << 21; }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([&](Tables&, TreeLine* l) { line_exit(l) = 0; }), LoadStatus::bad_index);  // backwards: a cycle
+  EXPECT_EQ(with([&](Tables&, TreeLine* l) { line_exit(l) = tree.lines_count; }), LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, TreeLine*) { t.tree_roots[t.trees[0].roots_first] = tree.lines_count; }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].root_bits = kMaxTreeRootBits + 1; }), LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].root_field = kTupleFields; }), LoadStatus::bad_enum);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) {  // more root references than the pool holds
               t.trees[0].root_field = 0;
               t.trees[0].root_bits = kMaxTreeRootBits;
             }),
-            LoadStatus::bad_size);
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) { n[first_leaf(n)].value = tree.quads_count - 1; }), LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, TreeNode* n) { t.leaf_quads[t.trees[0].quads_first + n[first_leaf(n)].value].rule[1] =
-                                                   static_cast<uint32_t>(t.rules.size()); }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, TreeNode* n) {  // two lanes of a quad out of rule order
-              uint32_t* rule = t.leaf_quads[t.trees[0].quads_first + n[first_leaf(n)].value].rule;
+  EXPECT_EQ(with([&](Tables&, TreeLine* l) {  // a leaf's quads past the tree's
+              uint32_t& leaf = two_quad_leaf(l);
+              leaf = leaf_ref(tree.quads_count - 1, leaf_count(leaf));
+            }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {
+              t.leaf_quads[t.trees[0].quads_first + leaf_first(two_quad_leaf(l))].rule[1] =
+                  static_cast<uint32_t>(t.rules.size());
+            }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // two lanes of a quad out of rule order
+              uint32_t* rule = t.leaf_quads[t.trees[0].quads_first + leaf_first(two_quad_leaf(l))].rule;
               ASSERT_NE(rule[0], rule[3]);  // equal rules are in order either way
               std::swap(rule[0], rule[3]);
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables& t, TreeNode* n) {  // a leaf's second quad before its first in rule order
-              LeafQuad* q = t.leaf_quads.data() + t.trees[0].quads_first + n[first_leaf(n)].value;
+  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // a leaf's second quad before its first in rule order
+              LeafQuad* q = t.leaf_quads.data() + t.trees[0].quads_first + leaf_first(two_quad_leaf(l));
               ASSERT_LT(q[0].rule[3], q[1].rule[0]);
               std::swap(q[0], q[1]);
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables&, TreeNode* n) {  // a node with two parents
-              const uint32_t c = n[first_split(n)].child;
-              n[c].field = 0, n[c].child = c + 1;
-            }),
-            LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].quads_first = static_cast<uint32_t>(t.leaf_quads.size()); }),
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].quads_first = static_cast<uint32_t>(t.leaf_quads.size()); }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees[0].node_count = 0; }), LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, TreeNode*) { t.trees.clear(); }), LoadStatus::bad_index);  // probes name a tree
-  // A chain of splits one level deeper than allowed, every other child an empty leaf.
-  EXPECT_EQ(with([](Tables& t, TreeNode*) {
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].lines_first = static_cast<uint32_t>(t.tree_lines.size()); }),
+            LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees.clear(); }), LoadStatus::bad_index);  // probes name a tree
+  // A chain of lines one deeper than a walk may go, each line's exits the next line.
+  EXPECT_EQ(with([](Tables& t, TreeLine*) {
               TreeTable& deep = t.trees[0];
-              deep.first_node = static_cast<uint32_t>(t.tree_nodes.size());
-              deep.node_count = 2 * (kMaxTreeDepth + 1) + 1;
-              for (uint32_t i = 0; i < deep.node_count; ++i) {
-                TreeNode node;  // a leaf with no quads
-                if (i % 2 == 0 && i + 1 < deep.node_count) node.field = 0, node.child = i + 1, node.value = 1;
-                t.tree_nodes.push_back(node);
+              deep.root_bits = 0;
+              deep.roots_first = static_cast<uint32_t>(t.tree_roots.size());
+              t.tree_roots.push_back(0);
+              deep.lines_first = static_cast<uint32_t>(t.tree_lines.size());
+              deep.lines_count = kMaxTreeLines + 1;
+              for (uint32_t n = 0; n < deep.lines_count; ++n) {
+                TreeLine line;
+                for (uint32_t& exit : line.exit) exit = n + 1 < deep.lines_count ? n + 1 : leaf_ref(0, 0);
+                t.tree_lines.push_back(line);
               }
             }),
             LoadStatus::bad_size);

@@ -265,8 +265,9 @@ size_t table_bytes(const Tables& t) {
          t.sets.size() * sizeof(SetTable) + t.tuples.size() * sizeof(TupleTable) + t.cubes.size() * sizeof(Cube) +
          t.checks.size() * sizeof(FieldCheck) + t.intervals.size() * sizeof(Interval) +
          (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.tuple_entries.size() * sizeof(TupleEntry) +
-         t.trees.size() * sizeof(TreeTable) + t.tree_nodes.size() * sizeof(TreeNode) +
-         t.leaf_quads.size() * sizeof(LeafQuad) + t.rules.size() * sizeof(RuleInfo);
+         t.trees.size() * sizeof(TreeTable) + t.tree_roots.size() * sizeof(uint32_t) +
+         t.tree_lines.size() * sizeof(TreeLine) + t.leaf_quads.size() * sizeof(LeafQuad) +
+         t.rules.size() * sizeof(RuleInfo);
 }
 
 }  // namespace keel::firewall

@@ -105,36 +105,35 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
 template <uint32_t kCount>
 uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const {
   const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
-  const TreeNode* nodes[kCount];
-  uint32_t at[kCount];
+  const TreeLine* lines[kCount];
+  const LeafQuad* quads[kCount];
+  uint32_t ref[kCount];
   for (uint32_t t = 0; t < kCount; ++t) {
     const TreeTable& tree = tables_.trees[probes[t].index];
-    nodes[t] = tables_.tree_nodes.data() + tree.first_node;
-    at[t] = leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
+    lines[t] = tables_.tree_lines.data() + tree.lines_first;
+    quads[t] = tables_.leaf_quads.data() + tree.quads_first;
+    const uint32_t slot =
+        leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
+    ref[t] = tables_.tree_roots[tree.roots_first + slot];
   }
-  // The walks are independent chains of loads: interleaved, their cache misses overlap. The
-  // loader checked every split's field and that children lie further on, so each walk ends.
-  // Branch-free steps: a walk at its leaf stays there (trees end at different depths, and a
-  // branch per tree and level mispredicts). kCount is a constant so the walks stay in registers.
-  for (bool walking = true; walking;) {
-    walking = false;
-    for (uint32_t t = 0; t < kCount; ++t) {
-      const TreeNode& node = nodes[t][at[t]];
-      const bool split = node.field != kTreeLeaf;
-      const uint32_t next = node.child + (key[split ? node.field : 0] >= node.value);
-      at[t] = split ? next : at[t];
-      walking |= split;
+  // Each walk reads one line per three levels until it reaches a leaf; the loader checked that
+  // exits lead to later lines, so each walk ends. The root cut and the lines leave walks of 0-2
+  // lines, short loops the branch predictor follows well enough that the next walk starts
+  // early: written branch-free (every walk stepping until the deepest ends), lookups were
+  // slower (docs/decisions/0016-firewall-tree-lines.md).
+  for (uint32_t t = 0; t < kCount; ++t) {
+    while ((ref[t] & kTreeLeafRef) == 0) {
+      const TreeLine& line = lines[t][ref[t]];
+      uint32_t at = 0;
+      for (int level = 0; level < kLineLevels; ++level) at = 2 * at + 1 + (key[line_field(line, at)] >= line.value[at]);
+      ref[t] = line.exit[at - kLineSplits];
     }
   }
-  // Every reached leaf is tested in full, without branches on the data: its first two quads
-  // (a missing one replaced by a quad that never matches) test eight entries in a few SSE2
-  // instructions; the leaves' reads are independent and overlap.
+  // Every reached leaf is tested in full, quad by quad (four entries in a few SSE2
+  // instructions), without branches on the data; the leaves' reads are independent and overlap.
   const PacketLanes lanes(packet);
-  for (uint32_t t = 0; t < kCount; ++t) {
-    const TreeNode& leaf = nodes[t][at[t]];
-    const LeafQuad* quads = tables_.leaf_quads.data() + tables_.trees[probes[t].index].quads_first + leaf.value;
-    best = std::min(best, leaf_match(quads, leaf.child, lanes));
-  }
+  for (uint32_t t = 0; t < kCount; ++t)
+    best = std::min(best, leaf_match(quads[t] + leaf_first(ref[t]), leaf_count(ref[t]), lanes));
   return best;
 }
 

@@ -1,4 +1,5 @@
 // Validation of decoded tables: after this, no lookup can index outside a pool or loop forever.
+#include <algorithm>
 #include <vector>
 
 #include "keel/firewall/classifier.hpp"
@@ -123,41 +124,50 @@ LoadStatus validate_quad(const LeafQuad& quad, const Tables& t) {
   return LoadStatus::ok;
 }
 
-// A tree must be a tree: each node but the root has exactly one parent, children lie after
-// their parent (so no cycle), splits name a tuple field, depth stays within kMaxTreeDepth, and
-// every leaf names quads of its tree whose lanes stay in rule order across the leaf.
+// A leaf reference names quads of its tree whose lanes stay in rule order across the leaf.
+LoadStatus validate_leaf(uint32_t ref, const TreeTable& tree, const Tables& t) {
+  const uint32_t first = leaf_first(ref), count = leaf_count(ref);
+  if (!range_ok(first, count, tree.quads_count)) return LoadStatus::bad_index;
+  const LeafQuad* quads = t.leaf_quads.data() + tree.quads_first + first;
+  for (uint32_t q = 1; q < count; ++q)
+    if (quads[q].rule[0] < quads[q - 1].rule[3]) return LoadStatus::bad_order;
+  return LoadStatus::ok;
+}
+
+// Every walk ends within kMaxTreeLines lines: a line's exits lead to later lines of its tree
+// (so no cycle), and a line's depth (one for the root references' lines) stays in bounds.
+// Splits name tuple fields; every reference is a line of the tree or a valid leaf.
 LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
-  if (tree.node_count == 0 || !range_ok(tree.first_node, tree.node_count, t.tree_nodes.size())) {
-    return LoadStatus::bad_index;
-  }
-  if (!range_ok(tree.quads_first, tree.quads_count, t.leaf_quads.size())) return LoadStatus::bad_index;
-  const LeafQuad* quads = t.leaf_quads.data() + tree.quads_first;
-  for (uint32_t i = 0; i < tree.quads_count; ++i)
-    if (LoadStatus st = validate_quad(quads[i], t); st != LoadStatus::ok) return st;
   if (tree.root_field >= kTupleFields || tree.pad[0] != 0 || tree.pad[1] != 0) return LoadStatus::bad_enum;
   if (tree.root_bits > kMaxTreeRootBits || tree.root_bits > field_bits(kTupleFieldList[tree.root_field])) {
     return LoadStatus::bad_size;
   }
-  const uint32_t roots = 1u << tree.root_bits;  // nodes the root cut picks: no parent, depth 1
-  if (roots > tree.node_count) return LoadStatus::bad_size;
-  const TreeNode* nodes = t.tree_nodes.data() + tree.first_node;
-  std::vector<uint8_t> depth(tree.node_count, 1), parents(tree.node_count, 0);
-  for (uint32_t n = 0; n < tree.node_count; ++n) {
-    const TreeNode& node = nodes[n];
-    if (n >= roots && parents[n] != 1) return LoadStatus::bad_order;
-    if (node.field == kTreeLeaf) {
-      if (!range_ok(node.value, node.child, tree.quads_count)) return LoadStatus::bad_index;
-      for (uint32_t q = node.value + 1; q < node.value + node.child; ++q)
-        if (quads[q].rule[0] < quads[q - 1].rule[3]) return LoadStatus::bad_order;
-      continue;
-    }
-    if (node.field >= kTupleFields) return LoadStatus::bad_enum;
-    if (node.child <= n || uint64_t{node.child} + 1 >= tree.node_count) return LoadStatus::bad_index;
-    if (depth[n] + 1 > kMaxTreeDepth) return LoadStatus::bad_size;
-    for (uint32_t c = node.child; c <= node.child + 1; ++c) {
-      depth[c] = static_cast<uint8_t>(depth[n] + 1);
-      if (parents[c]++ != 0) return LoadStatus::bad_order;
-    }
+  if (!range_ok(tree.roots_first, uint64_t{1} << tree.root_bits, t.tree_roots.size()) ||
+      !range_ok(tree.lines_first, tree.lines_count, t.tree_lines.size()) ||
+      !range_ok(tree.quads_first, tree.quads_count, t.leaf_quads.size())) {
+    return LoadStatus::bad_index;
+  }
+  const LeafQuad* quads = t.leaf_quads.data() + tree.quads_first;
+  for (uint32_t i = 0; i < tree.quads_count; ++i)
+    if (LoadStatus st = validate_quad(quads[i], t); st != LoadStatus::ok) return st;
+  std::vector<uint8_t> depth(tree.lines_count, 0);
+  const auto reference = [&](uint32_t ref, uint32_t after, uint8_t at_depth) {
+    if (ref & kTreeLeafRef) return validate_leaf(ref, tree, t);
+    if (ref < after || ref >= tree.lines_count) return LoadStatus::bad_index;
+    if (at_depth > kMaxTreeLines) return LoadStatus::bad_size;
+    depth[ref] = std::max(depth[ref], at_depth);
+    return LoadStatus::ok;
+  };
+  for (uint32_t s = 0; s < (1u << tree.root_bits); ++s)
+    if (LoadStatus st = reference(t.tree_roots[tree.roots_first + s], 0, 1); st != LoadStatus::ok) return st;
+  const TreeLine* lines = t.tree_lines.data() + tree.lines_first;
+  for (uint32_t n = 0; n < tree.lines_count; ++n) {
+    if (lines[n].fields >> (3 * kLineSplits) != 0) return LoadStatus::bad_enum;
+    for (int i = 0; i < kLineSplits; ++i)
+      if (line_field(lines[n], i) >= kTupleFields) return LoadStatus::bad_enum;
+    // Lines no reference reaches (depth 0) are never walked; their exits are checked anyway.
+    for (uint32_t exit : lines[n].exit)
+      if (LoadStatus st = reference(exit, n + 1, static_cast<uint8_t>(depth[n] + 1)); st != LoadStatus::ok) return st;
   }
   return LoadStatus::ok;
 }

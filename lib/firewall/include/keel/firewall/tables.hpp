@@ -101,18 +101,31 @@ constexpr uint32_t prefix_mask(uint32_t length) {
 
 // Decision tree over packed entries (HyperSplit, Qi et al. 2009): binary splits on one tuple
 // field at a rule endpoint, leaves holding a few entries in rule order. A lookup costs one path
-// down the tree plus a short leaf test, whatever the number of tuple shapes.
-inline constexpr uint8_t kTreeLeaf = 0xFF;  // TreeNode::field of a leaf
-inline constexpr int kMaxTreeDepth = 64;    // the builder stops splitting here; the loader checks it
-struct TreeNode {
-  // Split: field = index into kTupleFieldList; a value < `value` goes to `child`, else `child + 1`
-  //        (children always have larger indices than their parent, so a walk ends).
-  // Leaf:  field = kTreeLeaf; `value` = first of `child` quads in the tree's quads.
-  uint32_t value = 0;
-  uint32_t child = 0;
-  uint8_t field = kTreeLeaf;
-  uint8_t pad[3]{};
+// down the tree plus a short leaf test, whatever the number of tuple shapes. The binary tree is
+// stored three levels to a cache line (TreeLine), and leaves as quads (LeafQuad).
+//
+// A tree reference is a line (an index into the tree's lines) or, with kTreeLeafRef set, a
+// leaf: `leaf_count` quads from `leaf_first` in the tree's quads.
+inline constexpr uint32_t kTreeLeafRef = 0x80000000u;
+inline constexpr int kLeafQuadBits = 27;
+inline constexpr uint32_t kMaxLeafQuads = 15;
+constexpr uint32_t leaf_ref(uint32_t first, uint32_t count) { return kTreeLeafRef | count << kLeafQuadBits | first; }
+constexpr uint32_t leaf_first(uint32_t ref) { return ref & ((1u << kLeafQuadBits) - 1); }
+constexpr uint32_t leaf_count(uint32_t ref) { return (ref >> kLeafQuadBits) & kMaxLeafQuads; }
+
+// Three levels of the binary tree in one cache line: split i (heap order, 0..6) sends a value
+// below value[i] to 2i + 1, else to 2i + 2; positions 7..14 are the exits, references to
+// later lines or to leaves. A leaf above the third level fills its positions with splits at
+// value 0 (every value goes right) and its exits with itself.
+inline constexpr int kLineSplits = 7;
+inline constexpr int kLineLevels = 3;
+inline constexpr int kMaxTreeLines = 22;  // lines on a walk (the builder splits at most 64 levels)
+struct alignas(64) TreeLine {
+  uint32_t fields = 0;  // 3 bits per split: index into kTupleFieldList; bits past 21 zero
+  uint32_t value[kLineSplits]{};
+  uint32_t exit[kLineSplits + 1]{};
 };
+constexpr int line_field(const TreeLine& line, int split) { return static_cast<int>(line.fields >> (3 * split) & 7); }
 
 // A 16-bit range [lo, hi] as one word that a signed 16-bit compare tests in one step: the low
 // half is lo ^ 0x8000, the high half ~hi ^ 0x8000 (so `hi >= v` reads as `~hi <= ~v`). A value
@@ -136,14 +149,15 @@ struct alignas(64) LeafQuad {
   uint32_t rule[4];
 };
 
-// One tree: nodes and the leaves' quads (leaves with the same entries share them). The first
-// level is a cut: the leading `root_bits` bits of tuple field `root_field` pick one of nodes
-// 0 .. 2^root_bits - 1 (a group of rules all specific in that field is cut there without
-// copies, in one read instead of root_bits binary levels).
+// One tree: its root references, lines and leaves' quads (leaves with the same entries share
+// them). The first level is a cut: the leading `root_bits` bits of tuple field `root_field`
+// pick one of 2^root_bits root references (a group of rules all specific in that field is cut
+// there without copies, in one read instead of root_bits binary levels).
 inline constexpr int kMaxTreeRootBits = 16;
 struct TreeTable {
-  uint32_t first_node = 0;   // into tree_nodes
-  uint32_t node_count = 0;
+  uint32_t roots_first = 0;  // into tree_roots
+  uint32_t lines_first = 0;  // into tree_lines
+  uint32_t lines_count = 0;
   uint32_t quads_first = 0;  // into leaf_quads
   uint32_t quads_count = 0;
   uint8_t root_field = 0;    // index into kTupleFieldList
@@ -220,7 +234,7 @@ constexpr int chain_slot(ChainKind kind, Hook hook) {
 
 static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
 static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
-static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeNode) == 12 && sizeof(TreeTable) == 20);
+static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeLine) == 64 && sizeof(TreeTable) == 24);
 static_assert(sizeof(LeafQuad) == 128);
 static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
 static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
@@ -267,7 +281,8 @@ struct Tables {
   std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables
   std::vector<LeafQuad> leaf_quads;       // tree leaves
   std::vector<TreeTable> trees;
-  std::vector<TreeNode> tree_nodes;
+  std::vector<uint32_t> tree_roots;       // tree references of the root cuts
+  std::vector<TreeLine> tree_lines;
   std::vector<RuleInfo> rules;
   std::vector<InterfaceInfo> interfaces;
   std::vector<RouteInfo> routes;

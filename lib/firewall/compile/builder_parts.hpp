@@ -38,6 +38,22 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
 bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
                 std::vector<Probe>& probes);
 
+// A binary node while a tree is built (tree_builder.cpp) and laid out (tree_layout.cpp). Split:
+// values of tuple field `field` below `value` go to `child`, the others to `child + 1`. Leaf:
+// `child` entry references from `value` (quads once laid out).
+struct TreeBuildNode {
+  static constexpr uint8_t kLeaf = 0xFF;
+  uint32_t value = 0;
+  uint32_t child = 0;
+  uint8_t field = kLeaf;
+};
+
+// Stores a built tree whose first `roots` nodes are its root cut's slots: leaves as quads
+// (`refs` index `entries`), nodes as lines, slots as root references; fills `tree`'s pool
+// ranges. False, and `tables` unchanged, when a leaf needs more quads than a reference names.
+bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>& refs,
+                  const std::vector<TupleEntry>& entries, uint32_t roots);
+
 // A leaf quad holding `entries` (at most 4, in rule order) in its first lanes; the others never match.
 LeafQuad leaf_quad(std::span<const TupleEntry> entries);
 

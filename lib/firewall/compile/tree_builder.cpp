@@ -8,7 +8,6 @@
 // entry is abandoned and the caller keeps tuples.
 #include <algorithm>
 #include <bit>
-#include <unordered_map>
 
 #include "compile/builder_parts.hpp"
 
@@ -26,16 +25,6 @@ constexpr int kMaxTreeDepth = 64;         // levels of binary splits (kMaxTreeLi
 static_assert(kMaxTreeDepth <= kMaxTreeLines * kLineLevels);
 
 using Bounds = std::array<uint32_t, kTupleFields>;
-
-// A binary node while the tree is built. Split: values below `value` of tuple field `field` go
-// to `child`, the others to `child + 1`. Leaf: `count` entry references from `first` (quads
-// once store_leaves has run).
-constexpr uint8_t kLeaf = 0xFF;
-struct Node {
-  uint32_t value = 0;  // split value, or a leaf's first reference
-  uint32_t child = 0;  // first child, or a leaf's count
-  uint8_t field = kLeaf;
-};
 
 // An entry as intervals per tuple field; `id` is its index in the (rule-ordered) entry list.
 struct Item {
@@ -101,13 +90,13 @@ class TreeBuilder {
     build(child + 1, std::move(right), right_box, depth + 1);
   }
 
-  std::vector<Node> nodes_;
+  std::vector<TreeBuildNode> nodes_;
   std::vector<uint32_t> refs_;
   bool over_budget_ = false;
 
  private:
   void make_leaf(uint32_t at, const std::vector<Item>& items) {
-    nodes_[at].field = kLeaf;
+    nodes_[at].field = TreeBuildNode::kLeaf;
     nodes_[at].value = static_cast<uint32_t>(refs_.size());
     nodes_[at].child = static_cast<uint32_t>(items.size());
     for (const Item& it : items) refs_.push_back(it.id);
@@ -151,105 +140,7 @@ class TreeBuilder {
   std::vector<uint32_t> sample_;
 };
 
-struct IdsHash {
-  size_t operator()(const std::vector<uint32_t>& ids) const {
-    uint64_t h = ids.size();
-    for (uint32_t id : ids) h = (h ^ id) * 0x9E3779B97F4A7C15ull;
-    return static_cast<size_t>(h);
-  }
-};
-
-// Rewrites each leaf from entry references (`refs`) to consecutive quads appended to `quads`;
-// leaves listing the same entries (a wide rule alone in many root slots, empty leaves) share.
-void store_leaves(std::vector<Node>& nodes, const std::vector<uint32_t>& refs,
-                  const std::vector<TupleEntry>& entries, std::vector<LeafQuad>& quads) {
-  std::unordered_map<std::vector<uint32_t>, uint32_t, IdsHash> stored;  // entry ids -> first quad
-  const auto first = static_cast<uint32_t>(quads.size());
-  for (Node& node : nodes) {
-    if (node.field != kLeaf) continue;
-    std::vector<uint32_t> ids(refs.begin() + node.value, refs.begin() + node.value + node.child);
-    const auto count = static_cast<uint32_t>((ids.size() + 3) / 4);
-    auto [at, added] = stored.try_emplace(ids, static_cast<uint32_t>(quads.size()) - first);
-    if (added) {
-      for (size_t i = 0; i < ids.size(); i += 4) {
-        std::array<TupleEntry, 4> lanes;
-        const size_t used = std::min<size_t>(4, ids.size() - i);
-        for (size_t lane = 0; lane < used; ++lane) lanes[lane] = entries[ids[i + lane]];
-        quads.push_back(leaf_quad(std::span(lanes).first(used)));
-      }
-    }
-    node.value = count ? at->second : 0;
-    node.child = count;
-  }
-}
-// Packs the binary tree into lines of three levels (TreeLine); fails when a leaf holds more
-// quads than a reference can name.
-class LinePacker {
- public:
-  LinePacker(const std::vector<Node>& nodes, std::vector<TreeLine>& lines) : nodes_(nodes), lines_(lines) {}
-
-  // The reference to binary node `n`: its leaf, or a new line holding its top three levels.
-  uint32_t ref(uint32_t n) {
-    const Node& node = nodes_[n];
-    if (node.field == kLeaf) {
-      if (node.child > kMaxLeafQuads || node.value >= (1u << kLeafQuadBits)) failed_ = true;
-      return failed_ ? 0 : leaf_ref(node.value, node.child);
-    }
-    const auto line = static_cast<uint32_t>(lines_.size());
-    lines_.emplace_back();
-    fill(line, n, 0);
-    return line;
-  }
-  bool failed() const { return failed_; }
-
- private:
-  // Puts binary node `n` at heap position `at` of `line` (an exit from 7 on).
-  void fill(uint32_t line, uint32_t n, int at) {
-    if (at >= kLineSplits) {
-      const uint32_t exit = ref(n);  // may grow lines_: index again below
-      lines_[line].exit[at - kLineSplits] = exit;
-      return;
-    }
-    const Node& node = nodes_[n];
-    if (node.field == kLeaf) {  // a pass-through split (value 0: every value goes right)
-      fill(line, n, 2 * at + 1);
-      fill(line, n, 2 * at + 2);
-      return;
-    }
-    lines_[line].fields |= uint32_t{node.field} << (3 * at);
-    lines_[line].value[at] = node.value;
-    fill(line, node.child, 2 * at + 1);
-    fill(line, node.child + 1, 2 * at + 2);
-  }
-
-  const std::vector<Node>& nodes_;
-  std::vector<TreeLine>& lines_;
-  bool failed_ = false;
-};
 }  // namespace
-
-LeafQuad leaf_quad(std::span<const TupleEntry> entries) {
-  LeafQuad quad;
-  for (size_t lane = 0; lane < 4; ++lane) {
-    if (lane >= entries.size()) {
-      quad.saddr[lane] = 1;  // & mask 0 is never 1
-      quad.saddr_mask[lane] = quad.daddr[lane] = quad.daddr_mask[lane] = 0;
-      quad.sport[lane] = quad.dport[lane] = quad.proto[lane] = range_key(0, 0xFFFF);
-      quad.rule[lane] = kNoRule;
-      continue;
-    }
-    const TupleEntry& e = entries[lane];
-    quad.saddr[lane] = e.saddr;
-    quad.saddr_mask[lane] = prefix_mask(e.saddr_length);
-    quad.daddr[lane] = e.daddr;
-    quad.daddr_mask[lane] = prefix_mask(e.daddr_length);
-    quad.sport[lane] = range_key(e.sport_lo, e.sport_hi);
-    quad.dport[lane] = range_key(e.dport_lo, e.dport_hi);
-    quad.proto[lane] = range_key(e.proto_lo, e.proto_hi);
-    quad.rule[lane] = e.rule;
-  }
-  return quad;
-}
 
 bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
                 std::vector<Probe>& probes) {
@@ -280,26 +171,12 @@ bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root
   }
   if (builder.over_budget_) return false;
 
-  // Leaves to quads, then the binary tree to lines; the root cut's slots become references.
   TreeTable tree;
   tree.root_field = static_cast<uint8_t>(root_field);
   tree.root_bits = static_cast<uint8_t>(bits);
-  tree.quads_first = static_cast<uint32_t>(tables.leaf_quads.size());
-  store_leaves(builder.nodes_, builder.refs_, entries, tables.leaf_quads);
-  tree.quads_count = static_cast<uint32_t>(tables.leaf_quads.size()) - tree.quads_first;
-  std::vector<TreeLine> lines;
-  std::vector<uint32_t> roots(slots.size());
-  LinePacker packer(builder.nodes_, lines);
-  for (uint32_t s = 0; s < slots.size(); ++s) roots[s] = packer.ref(s);
-  if (packer.failed()) {
-    tables.leaf_quads.resize(tree.quads_first);
+  if (!lay_out_tree(tables, tree, builder.nodes_, builder.refs_, entries, static_cast<uint32_t>(slots.size()))) {
     return false;
   }
-  tree.roots_first = static_cast<uint32_t>(tables.tree_roots.size());
-  tree.lines_first = static_cast<uint32_t>(tables.tree_lines.size());
-  tree.lines_count = static_cast<uint32_t>(lines.size());
-  tables.tree_roots.insert(tables.tree_roots.end(), roots.begin(), roots.end());
-  tables.tree_lines.insert(tables.tree_lines.end(), lines.begin(), lines.end());
   tables.trees.push_back(tree);
   Probe probe;
   probe.kind = ProbeKind::tree;

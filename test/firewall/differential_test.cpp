@@ -71,12 +71,17 @@ void compare(MakeRules make_rules, MakePacket make_packet, uint32_t seed, int se
     std::string text = make_rules(rng);
     CompileResult result = compile_source(text, "random.fw");
     ASSERT_TRUE(result.ruleset) << (result.errors.empty() ? "" : result.errors[0]) << "\n" << text;
-    Classifier classifier;
-    ASSERT_EQ(classifier.load(encode_tables(build_tables(*result.ruleset))), LoadStatus::ok);
+    Classifier classifier, sse2;  // the second tests tree leaves with SSE2 even on an AVX2 CPU
+    const std::vector<uint8_t> blob = encode_tables(build_tables(*result.ruleset));
+    ASSERT_EQ(classifier.load(blob), LoadStatus::ok);
+    ASSERT_EQ(sse2.load(blob), LoadStatus::ok);
+    sse2.use_avx2(false);
     for (int i = 0; i < kPacketsPerSet; ++i) {
       Packet packet = make_packet(rng);
       LinearVerdict want = linear_first_match(*result.program, ChainKind::filter, Hook::forward, packet);
       Verdict got = classifier.classify(ChainKind::filter, Hook::forward, packet);
+      ASSERT_EQ(got.rule, sse2.classify(ChainKind::filter, Hook::forward, packet).rule)
+          << "set " << s << " packet " << i << "\n" << text;
       uint32_t got_source = got.rule == kNoRule ? kNoRule : classifier.tables().rules[got.rule].source_id;
       ASSERT_EQ(want.action, got.action) << "set " << s << " packet " << i << "\n" << text;
       ASSERT_EQ(want.source_id, got_source) << "set " << s << " packet " << i << "\n" << text;
@@ -160,10 +165,10 @@ TEST(Differential, DecisionTreesOnLargeRangeSets) {
   bool merged = false;
   for (const TreeTable& tree : tables.trees) {
     bool long_prefix = false, short_prefix = false;
-    for (uint32_t q = tree.quads_first; q < tree.quads_first + tree.quads_count; ++q) {
-      const LeafQuad& quad = tables.leaf_quads[q];
-      for (int lane = 0; lane < 4 && quad.rule[lane] != kNoRule; ++lane) {
-        const int length = std::popcount(tree.root_field == 0 ? quad.saddr_mask[lane] : quad.daddr_mask[lane]);
+    for (uint32_t o = tree.octets_first; o < tree.octets_first + tree.octets_count; ++o) {
+      const LeafOctet& octet = tables.leaf_octets[o];
+      for (int lane = 0; lane < 8 && octet.rule[lane] != kNoRule; ++lane) {
+        const int length = std::popcount(tree.root_field == 0 ? octet.saddr_mask[lane] : octet.daddr_mask[lane]);
         long_prefix |= length >= 16;
         short_prefix |= length >= 8 && length < 16;
       }

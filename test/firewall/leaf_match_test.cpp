@@ -1,6 +1,6 @@
-// The SSE2 leaf test (runtime/leaf_match.hpp) against the scalar entry matcher, on random
-// entries biased to range edges (0, 65535, prefix lengths 0 and 32) and leaves of 0-12 entries,
-// so one-quad, two-quad and longer leaves are all taken. Fixed seed.
+// The SSE2 and AVX2 leaf tests (runtime/leaf_match.hpp) against the scalar entry matcher, on
+// random entries biased to range edges (0, 65535, prefix lengths 0 and 32) and leaves of 0-20
+// entries, so partly filled, full and several octets are all taken. Fixed seed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,17 +41,24 @@ TupleEntry random_entry(std::mt19937& rng, uint32_t rule) {
   return e;
 }
 
-TEST(LeafMatch, AgreesWithScalarEntryMatch) {
+std::vector<LeafOctet> octets_of(const std::vector<TupleEntry>& entries) {
+  std::vector<LeafOctet> octets;
+  for (size_t i = 0; i < entries.size(); i += 8)
+    octets.push_back(leaf_octet(std::span(entries).subspan(i, std::min<size_t>(8, entries.size() - i))));
+  return octets;
+}
+
+// Both paths against the scalar match; the AVX2 one only where the CPU has it.
+void expect_agreement(bool avx2) {
+  if (avx2 && !cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2 (or the OS does not enable it)";
   std::mt19937 rng(kSeed);
   int matched = 0, long_leaves = 0;
   for (int leaf = 0; leaf < 3000; ++leaf) {
     std::vector<TupleEntry> entries;
     uint32_t rule = rng() % 100;
-    for (uint32_t n = rng() % 13; n > 0; --n) entries.push_back(random_entry(rng, rule += rng() % 3));
-    std::vector<LeafQuad> quads;
-    for (size_t i = 0; i < entries.size(); i += 4)
-      quads.push_back(leaf_quad(std::span(entries).subspan(i, std::min<size_t>(4, entries.size() - i))));
-    long_leaves += quads.size() > 2;
+    for (uint32_t n = rng() % 21; n > 0; --n) entries.push_back(random_entry(rng, rule += rng() % 3));
+    const std::vector<LeafOctet> octets = octets_of(entries);
+    long_leaves += octets.size() > 1;
     for (int p = 0; p < 40; ++p) {
       Packet packet;
       packet.saddr = 0x0A000000u | (rng() & 0x3) | (rng() % 4 ? 0 : rng());
@@ -62,14 +69,19 @@ TEST(LeafMatch, AgreesWithScalarEntryMatch) {
       uint32_t want = kNoRule;
       for (const TupleEntry& e : entries)
         if (entry_matches(e, packet)) want = std::min(want, e.rule);
-      const uint32_t got = leaf_match(quads.data(), static_cast<uint32_t>(quads.size()), PacketLanes(packet));
+      const auto count = static_cast<uint32_t>(octets.size());
+      const uint32_t got = avx2 ? leaf_match_avx2(octets.data(), count, packet)
+                                : leaf_match(octets.data(), count, PacketLanes(packet));
       ASSERT_EQ(got, want) << "leaf " << leaf << " of " << entries.size() << " entries, packet " << p;
       matched += want != kNoRule;
     }
   }
   EXPECT_GT(matched, 1000) << "too few matches to exercise the lane selection";
-  EXPECT_GT(long_leaves, 100) << "too few leaves of more than two quads";
+  EXPECT_GT(long_leaves, 1000) << "too few leaves of more than one octet";
 }
+
+TEST(LeafMatch, Sse2AgreesWithScalarEntryMatch) { expect_agreement(false); }
+TEST(LeafMatch, Avx2AgreesWithScalarEntryMatch) { expect_agreement(true); }
 
 TEST(LeafMatch, RangeKeyBoundsAreInclusive) {
   for (uint32_t lo : {0u, 1u, 80u, 32767u, 32768u, 65535u}) {
@@ -79,13 +91,13 @@ TEST(LeafMatch, RangeKeyBoundsAreInclusive) {
       e.rule = 5;
       e.sport_lo = static_cast<uint16_t>(lo), e.sport_hi = static_cast<uint16_t>(hi);
       e.dport_hi = 65535, e.proto_hi = 255;
-      const LeafQuad quad = leaf_quad(std::span(&e, 1));
+      const LeafOctet octet = leaf_octet(std::span(&e, 1));
       for (int64_t v : {int64_t{lo} - 1, int64_t{lo}, int64_t{hi}, int64_t{hi} + 1}) {
         if (v < 0 || v > 65535) continue;
         Packet packet;
         packet.sport = static_cast<uint16_t>(v);
         const bool inside = v >= lo && v <= hi;
-        EXPECT_EQ(leaf_match(&quad, 1, PacketLanes(packet)), inside ? 5u : kNoRule) << lo << "-" << hi << " at " << v;
+        EXPECT_EQ(leaf_match(&octet, 1, PacketLanes(packet)), inside ? 5u : kNoRule) << lo << "-" << hi << " at " << v;
       }
     }
   }

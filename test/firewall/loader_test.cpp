@@ -200,7 +200,7 @@ TEST(Loader, RejectsCorruptSetTables) {
 }
 
 // Decision trees are checked line by line: split fields, exits forward only (no cycles) and
-// inside the tree, walk depth, root references, leaf quad ranges and rule order in leaves.
+// inside the tree, walk depth, root references, leaf octet ranges and rule order in leaves.
 TEST(Loader, RejectsCorruptTrees) {
   std::string text = "chain f hook forward policy accept {\n";
   for (int i = 0; i < 400; ++i) {
@@ -220,8 +220,8 @@ TEST(Loader, RejectsCorruptTrees) {
     change(t, t.tree_lines.data() + t.trees[0].lines_first);
     return Classifier().adopt(std::move(t));
   };
-  // The first exit of any line that is a leaf of two quads or more.
-  auto two_quad_leaf = [&](TreeLine* lines) -> uint32_t& {
+  // The first exit of any line that is a leaf of two octets or more.
+  auto two_octet_leaf = [&](TreeLine* lines) -> uint32_t& {
     for (uint32_t n = 0;; ++n)
       for (uint32_t& exit : lines[n].exit)
         if ((exit & kTreeLeafRef) && leaf_count(exit) >= 2) return exit;
@@ -244,29 +244,29 @@ TEST(Loader, RejectsCorruptTrees) {
               t.trees[0].root_bits = kMaxTreeRootBits;
             }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables&, TreeLine* l) {  // a leaf's quads past the tree's
-              uint32_t& leaf = two_quad_leaf(l);
-              leaf = leaf_ref(tree.quads_count - 1, leaf_count(leaf));
+  EXPECT_EQ(with([&](Tables&, TreeLine* l) {  // a leaf's octets past the tree's
+              uint32_t& leaf = two_octet_leaf(l);
+              leaf = leaf_ref(tree.octets_count - 1, leaf_count(leaf));
             }),
             LoadStatus::bad_index);
   EXPECT_EQ(with([&](Tables& t, TreeLine* l) {
-              t.leaf_quads[t.trees[0].quads_first + leaf_first(two_quad_leaf(l))].rule[1] =
+              t.leaf_octets[t.trees[0].octets_first + leaf_first(two_octet_leaf(l))].rule[1] =
                   static_cast<uint32_t>(t.rules.size());
             }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // two lanes of a quad out of rule order
-              uint32_t* rule = t.leaf_quads[t.trees[0].quads_first + leaf_first(two_quad_leaf(l))].rule;
-              ASSERT_NE(rule[0], rule[3]);  // equal rules are in order either way
-              std::swap(rule[0], rule[3]);
+  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // two lanes of an octet out of rule order
+              uint32_t* rule = t.leaf_octets[t.trees[0].octets_first + leaf_first(two_octet_leaf(l))].rule;
+              ASSERT_NE(rule[0], rule[7]);  // equal rules are in order either way
+              std::swap(rule[0], rule[7]);
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // a leaf's second quad before its first in rule order
-              LeafQuad* q = t.leaf_quads.data() + t.trees[0].quads_first + leaf_first(two_quad_leaf(l));
-              ASSERT_LT(q[0].rule[3], q[1].rule[0]);
-              std::swap(q[0], q[1]);
+  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // a leaf's second octet before its first in rule order
+              LeafOctet* o = t.leaf_octets.data() + t.trees[0].octets_first + leaf_first(two_octet_leaf(l));
+              ASSERT_LT(o[0].rule[7], o[1].rule[0]);
+              std::swap(o[0], o[1]);
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].quads_first = static_cast<uint32_t>(t.leaf_quads.size()); }),
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].octets_first = static_cast<uint32_t>(t.leaf_octets.size()); }),
             LoadStatus::bad_index);
   EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].lines_first = static_cast<uint32_t>(t.tree_lines.size()); }),
             LoadStatus::bad_index);

@@ -40,7 +40,7 @@ bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root
 
 // A binary node while a tree is built (tree_builder.cpp) and laid out (tree_layout.cpp). Split:
 // values of tuple field `field` below `value` go to `child`, the others to `child + 1`. Leaf:
-// `child` entry references from `value` (quads once laid out).
+// `child` entry references from `value` (octet count and first octet once laid out).
 struct TreeBuildNode {
   static constexpr uint8_t kLeaf = 0xFF;
   uint32_t value = 0;
@@ -48,14 +48,15 @@ struct TreeBuildNode {
   uint8_t field = kLeaf;
 };
 
-// Stores a built tree whose first `roots` nodes are its root cut's slots: leaves as quads
+// Stores a built tree whose first `roots` nodes are its root cut's slots: leaves as octets
 // (`refs` index `entries`), nodes as lines, slots as root references; fills `tree`'s pool
-// ranges. False, and `tables` unchanged, when a leaf needs more quads than a reference names.
+// ranges. False, and `tables` unchanged, when a leaf needs more octets than a reference names.
 bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>& refs,
                   const std::vector<TupleEntry>& entries, uint32_t roots);
 
-// A leaf quad holding `entries` (at most 4, in rule order) in its first lanes; the others never match.
-LeafQuad leaf_quad(std::span<const TupleEntry> entries);
+// A leaf octet holding `entries` (at most 8, in rule order) in its first lanes; the others never
+// match.
+LeafOctet leaf_octet(std::span<const TupleEntry> entries);
 
 inline uint32_t field_bit(Field f) { return 1u << static_cast<int>(f); }
 const FieldSet* find_field(const IrCube& cube, Field f);

@@ -266,7 +266,7 @@ size_t table_bytes(const Tables& t) {
          t.checks.size() * sizeof(FieldCheck) + t.intervals.size() * sizeof(Interval) +
          (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.tuple_entries.size() * sizeof(TupleEntry) +
          t.trees.size() * sizeof(TreeTable) + t.tree_roots.size() * sizeof(uint32_t) +
-         t.tree_lines.size() * sizeof(TreeLine) + t.leaf_quads.size() * sizeof(LeafQuad) +
+         t.tree_lines.size() * sizeof(TreeLine) + t.leaf_octets.size() * sizeof(LeafOctet) +
          t.rules.size() * sizeof(RuleInfo);
 }
 

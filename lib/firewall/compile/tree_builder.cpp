@@ -1,7 +1,7 @@
 // HyperSplit decision tree (Qi et al. 2009) over the packed 5-tuple entries of a partition.
 // Tuple space search probes one table per rule shape, and a realistic 5-tuple mix has tens of
 // shapes; a tree's lookup is one root-to-leaf walk plus a test of at most kLeafEntries entries
-// (stored as quads, four tested per instruction), whatever the shapes. Each node splits one
+// (stored as octets, four or eight tested per instruction), whatever the shapes. Each node splits one
 // field at a rule endpoint chosen to balance the entries on both sides and to copy few of them
 // into both; entries that cover a node's whole box end its list (later ones can never match
 // first there). Copies are budgeted: a tree that would exceed kMaxRefsPerEntry references per

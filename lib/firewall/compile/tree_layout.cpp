@@ -1,4 +1,4 @@
-// How a built tree is stored (tables.hpp): its leaves as quads of entries, its binary nodes
+// How a built tree is stored (tables.hpp): its leaves as octets of entries, its binary nodes
 // three levels to a line, its root cut's slots as references.
 #include <unordered_map>
 
@@ -14,23 +14,24 @@ struct IdsHash {
   }
 };
 
-// Rewrites each leaf from entry references (`refs`) to consecutive quads appended to `quads`;
-// leaves listing the same entries (a wide rule alone in many root slots, empty leaves) share.
+// Rewrites each leaf from entry references (`refs`) to its first octet and octet count, the
+// octets appended to `octets`; leaves listing the same entries (a wide rule alone in many root
+// slots, empty leaves) share.
 void store_leaves(std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>& refs,
-                  const std::vector<TupleEntry>& entries, std::vector<LeafQuad>& quads) {
-  std::unordered_map<std::vector<uint32_t>, uint32_t, IdsHash> stored;  // entry ids -> first quad
-  const auto first = static_cast<uint32_t>(quads.size());
+                  const std::vector<TupleEntry>& entries, std::vector<LeafOctet>& octets) {
+  std::unordered_map<std::vector<uint32_t>, uint32_t, IdsHash> stored;  // entry ids -> first octet
+  const auto first = static_cast<uint32_t>(octets.size());
   for (TreeBuildNode& node : nodes) {
     if (node.field != TreeBuildNode::kLeaf) continue;
     std::vector<uint32_t> ids(refs.begin() + node.value, refs.begin() + node.value + node.child);
-    const auto count = static_cast<uint32_t>((ids.size() + 3) / 4);
-    auto [at, added] = stored.try_emplace(ids, static_cast<uint32_t>(quads.size()) - first);
+    const auto count = static_cast<uint32_t>((ids.size() + 7) / 8);
+    auto [at, added] = stored.try_emplace(ids, static_cast<uint32_t>(octets.size()) - first);
     if (added) {
-      for (size_t i = 0; i < ids.size(); i += 4) {
-        std::array<TupleEntry, 4> lanes;
-        const size_t used = std::min<size_t>(4, ids.size() - i);
+      for (size_t i = 0; i < ids.size(); i += 8) {
+        std::array<TupleEntry, 8> lanes;
+        const size_t used = std::min<size_t>(8, ids.size() - i);
         for (size_t lane = 0; lane < used; ++lane) lanes[lane] = entries[ids[i + lane]];
-        quads.push_back(leaf_quad(std::span(lanes).first(used)));
+        octets.push_back(leaf_octet(std::span(lanes).first(used)));
       }
     }
     node.value = count ? at->second : 0;
@@ -39,7 +40,7 @@ void store_leaves(std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>
 }
 
 // Packs the binary tree into lines of three levels (TreeLine); fails when a leaf holds more
-// quads than a reference can name.
+// octets than a reference can name.
 class LinePacker {
  public:
   LinePacker(const std::vector<TreeBuildNode>& nodes, std::vector<TreeLine>& lines) : nodes_(nodes), lines_(lines) {}
@@ -48,7 +49,7 @@ class LinePacker {
   uint32_t ref(uint32_t n) {
     const TreeBuildNode& node = nodes_[n];
     if (node.field == TreeBuildNode::kLeaf) {
-      if (node.child > kMaxLeafQuads || node.value >= (1u << kLeafQuadBits)) failed_ = true;
+      if (node.child > kMaxLeafOctets || node.value >= (1u << kLeafFirstBits)) failed_ = true;
       return failed_ ? 0 : leaf_ref(node.value, node.child);
     }
     const auto line = static_cast<uint32_t>(lines_.size());
@@ -84,40 +85,40 @@ class LinePacker {
 };
 }  // namespace
 
-LeafQuad leaf_quad(std::span<const TupleEntry> entries) {
-  LeafQuad quad;
-  for (size_t lane = 0; lane < 4; ++lane) {
+LeafOctet leaf_octet(std::span<const TupleEntry> entries) {
+  LeafOctet octet;
+  for (size_t lane = 0; lane < 8; ++lane) {
     if (lane >= entries.size()) {
-      quad.saddr[lane] = 1;  // & mask 0 is never 1
-      quad.saddr_mask[lane] = quad.daddr[lane] = quad.daddr_mask[lane] = 0;
-      quad.sport[lane] = quad.dport[lane] = quad.proto[lane] = range_key(0, 0xFFFF);
-      quad.rule[lane] = kNoRule;
+      octet.saddr[lane] = 1;  // & mask 0 is never 1
+      octet.saddr_mask[lane] = octet.daddr[lane] = octet.daddr_mask[lane] = 0;
+      octet.sport[lane] = octet.dport[lane] = octet.proto[lane] = range_key(0, 0xFFFF);
+      octet.rule[lane] = kNoRule;
       continue;
     }
     const TupleEntry& e = entries[lane];
-    quad.saddr[lane] = e.saddr;
-    quad.saddr_mask[lane] = prefix_mask(e.saddr_length);
-    quad.daddr[lane] = e.daddr;
-    quad.daddr_mask[lane] = prefix_mask(e.daddr_length);
-    quad.sport[lane] = range_key(e.sport_lo, e.sport_hi);
-    quad.dport[lane] = range_key(e.dport_lo, e.dport_hi);
-    quad.proto[lane] = range_key(e.proto_lo, e.proto_hi);
-    quad.rule[lane] = e.rule;
+    octet.saddr[lane] = e.saddr;
+    octet.saddr_mask[lane] = prefix_mask(e.saddr_length);
+    octet.daddr[lane] = e.daddr;
+    octet.daddr_mask[lane] = prefix_mask(e.daddr_length);
+    octet.sport[lane] = range_key(e.sport_lo, e.sport_hi);
+    octet.dport[lane] = range_key(e.dport_lo, e.dport_hi);
+    octet.proto[lane] = range_key(e.proto_lo, e.proto_hi);
+    octet.rule[lane] = e.rule;
   }
-  return quad;
+  return octet;
 }
 
 bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>& refs,
                   const std::vector<TupleEntry>& entries, uint32_t roots) {
-  tree.quads_first = static_cast<uint32_t>(tables.leaf_quads.size());
-  store_leaves(nodes, refs, entries, tables.leaf_quads);
-  tree.quads_count = static_cast<uint32_t>(tables.leaf_quads.size()) - tree.quads_first;
+  tree.octets_first = static_cast<uint32_t>(tables.leaf_octets.size());
+  store_leaves(nodes, refs, entries, tables.leaf_octets);
+  tree.octets_count = static_cast<uint32_t>(tables.leaf_octets.size()) - tree.octets_first;
   std::vector<TreeLine> lines;
   std::vector<uint32_t> root_refs(roots);
   LinePacker packer(nodes, lines);
   for (uint32_t s = 0; s < roots; ++s) root_refs[s] = packer.ref(s);
   if (packer.failed()) {
-    tables.leaf_quads.resize(tree.quads_first);
+    tables.leaf_octets.resize(tree.octets_first);
     return false;
   }
   tree.roots_first = static_cast<uint32_t>(tables.tree_roots.size());

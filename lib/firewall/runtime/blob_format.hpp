@@ -1,5 +1,5 @@
 #pragma once
-// Table blob layout, version 6 (little-endian, x86-64 record layouts as in tables.hpp):
+// Table blob layout, version 7 (little-endian, x86-64 record layouts as in tables.hpp):
 //   header: magic[8] | version u32 | reserved u32 | payload_size u64 | checksum u64 (FNV-1a of payload)
 //   payload: conntrack u8, the chain slots, then each pool as u64 count + raw records,
 //            strings as u64 count + (u32 length + bytes) each.
@@ -8,8 +8,9 @@
 namespace keel::firewall::blob {
 
 inline constexpr uint8_t kMagic[8] = {'K', 'E', 'E', 'L', 'F', 'W', 0, 1};
-// 2: packed tuple tables (tuple_entries), 3: trees, 4: set pairs, 5: tree leaves as quads, 6: tree lines
-inline constexpr uint32_t kVersion = 6;
+// 2: packed tuple tables (tuple_entries), 3: trees, 4: set pairs, 5: tree leaves as quads, 6: tree
+// lines, 7: leaves as octets
+inline constexpr uint32_t kVersion = 7;
 inline constexpr uint64_t kHeaderSize = 8 + 4 + 4 + 8 + 8;
 
 constexpr uint64_t fnv1a(const uint8_t* data, uint64_t size) {
@@ -35,7 +36,7 @@ void for_each_pool(Tables& t, Visitor&& visit) {
   visit(t.trees);
   visit(t.tree_roots);
   visit(t.tree_lines);
-  visit(t.leaf_quads);
+  visit(t.leaf_octets);
   visit(t.rules);
   visit(t.interfaces);
   visit(t.routes);

@@ -106,12 +106,12 @@ template <uint32_t kCount>
 uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const {
   const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
   const TreeLine* lines[kCount];
-  const LeafQuad* quads[kCount];
+  const LeafOctet* octets[kCount];
   uint32_t ref[kCount];
   for (uint32_t t = 0; t < kCount; ++t) {
     const TreeTable& tree = tables_.trees[probes[t].index];
     lines[t] = tables_.tree_lines.data() + tree.lines_first;
-    quads[t] = tables_.leaf_quads.data() + tree.quads_first;
+    octets[t] = tables_.leaf_octets.data() + tree.octets_first;
     const uint32_t slot =
         leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
     ref[t] = tables_.tree_roots[tree.roots_first + slot];
@@ -129,11 +129,16 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
       ref[t] = line.exit[at - kLineSplits];
     }
   }
-  // Every reached leaf is tested in full, quad by quad (four entries in a few SSE2
-  // instructions), without branches on the data; the leaves' reads are independent and overlap.
-  const PacketLanes lanes(packet);
-  for (uint32_t t = 0; t < kCount; ++t)
-    best = std::min(best, leaf_match(quads[t] + leaf_first(ref[t]), leaf_count(ref[t]), lanes));
+  // Every reached leaf is tested in full, a quad (SSE2) or an octet (AVX2) of entries at a
+  // time, without branches on the data; the leaves' reads are independent and overlap.
+  if (avx2_) {
+    for (uint32_t t = 0; t < kCount; ++t)
+      best = std::min(best, leaf_match_avx2(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]), packet));
+  } else {
+    const PacketLanes lanes(packet);
+    for (uint32_t t = 0; t < kCount; ++t)
+      best = std::min(best, leaf_match(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]), lanes));
+  }
   return best;
 }
 

@@ -1,5 +1,5 @@
 #pragma once
-// Whether a packet matches a packed 5-tuple entry (tuple buckets; the reference for leaf quads).
+// Whether a packet matches a packed 5-tuple entry (tuple buckets; the reference for leaf octets).
 #include "keel/firewall/packet.hpp"
 #include "keel/firewall/tables.hpp"
 

@@ -114,23 +114,23 @@ LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
   return LoadStatus::bad_enum;
 }
 
-// Quad lanes name rules in order (kNoRule, the largest, only at the end): a leaf's first
+// Octet lanes name rules in order (kNoRule, the largest, only at the end): a leaf's first
 // matching lane is its best.
-LoadStatus validate_quad(const LeafQuad& quad, const Tables& t) {
-  for (int lane = 0; lane < 4; ++lane) {
-    if (!rule_ok(quad.rule[lane], t)) return LoadStatus::bad_index;
-    if (lane > 0 && quad.rule[lane] < quad.rule[lane - 1]) return LoadStatus::bad_order;
+LoadStatus validate_octet(const LeafOctet& octet, const Tables& t) {
+  for (int lane = 0; lane < 8; ++lane) {
+    if (!rule_ok(octet.rule[lane], t)) return LoadStatus::bad_index;
+    if (lane > 0 && octet.rule[lane] < octet.rule[lane - 1]) return LoadStatus::bad_order;
   }
   return LoadStatus::ok;
 }
 
-// A leaf reference names quads of its tree whose lanes stay in rule order across the leaf.
+// A leaf reference names octets of its tree whose lanes stay in rule order across the leaf.
 LoadStatus validate_leaf(uint32_t ref, const TreeTable& tree, const Tables& t) {
   const uint32_t first = leaf_first(ref), count = leaf_count(ref);
-  if (!range_ok(first, count, tree.quads_count)) return LoadStatus::bad_index;
-  const LeafQuad* quads = t.leaf_quads.data() + tree.quads_first + first;
-  for (uint32_t q = 1; q < count; ++q)
-    if (quads[q].rule[0] < quads[q - 1].rule[3]) return LoadStatus::bad_order;
+  if (!range_ok(first, count, tree.octets_count)) return LoadStatus::bad_index;
+  const LeafOctet* octets = t.leaf_octets.data() + tree.octets_first + first;
+  for (uint32_t o = 1; o < count; ++o)
+    if (octets[o].rule[0] < octets[o - 1].rule[7]) return LoadStatus::bad_order;
   return LoadStatus::ok;
 }
 
@@ -144,12 +144,12 @@ LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
   }
   if (!range_ok(tree.roots_first, uint64_t{1} << tree.root_bits, t.tree_roots.size()) ||
       !range_ok(tree.lines_first, tree.lines_count, t.tree_lines.size()) ||
-      !range_ok(tree.quads_first, tree.quads_count, t.leaf_quads.size())) {
+      !range_ok(tree.octets_first, tree.octets_count, t.leaf_octets.size())) {
     return LoadStatus::bad_index;
   }
-  const LeafQuad* quads = t.leaf_quads.data() + tree.quads_first;
-  for (uint32_t i = 0; i < tree.quads_count; ++i)
-    if (LoadStatus st = validate_quad(quads[i], t); st != LoadStatus::ok) return st;
+  const LeafOctet* octets = t.leaf_octets.data() + tree.octets_first;
+  for (uint32_t i = 0; i < tree.octets_count; ++i)
+    if (LoadStatus st = validate_octet(octets[i], t); st != LoadStatus::ok) return st;
   std::vector<uint8_t> depth(tree.lines_count, 0);
   const auto reference = [&](uint32_t ref, uint32_t after, uint8_t at_depth) {
     if (ref & kTreeLeafRef) return validate_leaf(ref, tree, t);

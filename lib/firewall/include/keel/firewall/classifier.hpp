@@ -52,6 +52,12 @@ class Classifier {
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
   Tables tables_;
+  bool avx2_ = detect_avx2();  // leaves tested eight entries at a time
+
+ public:
+  // Tests the leaves with SSE2 even where AVX2 is available (tests compare both paths).
+  void use_avx2(bool on) { avx2_ = on && detect_avx2(); }
+  static bool detect_avx2();
 };
 
 // Blob encoding shared by the compiler (writer) and the loader.

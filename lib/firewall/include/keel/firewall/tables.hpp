@@ -102,16 +102,16 @@ constexpr uint32_t prefix_mask(uint32_t length) {
 // Decision tree over packed entries (HyperSplit, Qi et al. 2009): binary splits on one tuple
 // field at a rule endpoint, leaves holding a few entries in rule order. A lookup costs one path
 // down the tree plus a short leaf test, whatever the number of tuple shapes. The binary tree is
-// stored three levels to a cache line (TreeLine), and leaves as quads (LeafQuad).
+// stored three levels to a cache line (TreeLine), and leaves as octets (LeafOctet).
 //
 // A tree reference is a line (an index into the tree's lines) or, with kTreeLeafRef set, a
-// leaf: `leaf_count` quads from `leaf_first` in the tree's quads.
+// leaf: `leaf_count` octets from `leaf_first` in the tree's octets.
 inline constexpr uint32_t kTreeLeafRef = 0x80000000u;
-inline constexpr int kLeafQuadBits = 27;
-inline constexpr uint32_t kMaxLeafQuads = 15;
-constexpr uint32_t leaf_ref(uint32_t first, uint32_t count) { return kTreeLeafRef | count << kLeafQuadBits | first; }
-constexpr uint32_t leaf_first(uint32_t ref) { return ref & ((1u << kLeafQuadBits) - 1); }
-constexpr uint32_t leaf_count(uint32_t ref) { return (ref >> kLeafQuadBits) & kMaxLeafQuads; }
+inline constexpr int kLeafFirstBits = 27;
+inline constexpr uint32_t kMaxLeafOctets = 15;
+constexpr uint32_t leaf_ref(uint32_t first, uint32_t count) { return kTreeLeafRef | count << kLeafFirstBits | first; }
+constexpr uint32_t leaf_first(uint32_t ref) { return ref & ((1u << kLeafFirstBits) - 1); }
+constexpr uint32_t leaf_count(uint32_t ref) { return (ref >> kLeafFirstBits) & kMaxLeafOctets; }
 
 // Three levels of the binary tree in one cache line: split i (heap order, 0..6) sends a value
 // below value[i] to 2i + 1, else to 2i + 2; positions 7..14 are the exits, references to
@@ -135,21 +135,22 @@ constexpr uint32_t range_key(uint32_t lo, uint32_t hi) {
   return ((lo ^ 0x8000u) & 0xFFFFu) | ((hi ^ 0x7FFFu) & 0xFFFFu) << 16;
 }
 
-// Four entries of a tree leaf stored field by field, so one SSE2 instruction tests one field of
-// all four (a leaf is one or a few consecutive quads). Lanes are in rule order; unused lanes at
-// the end hold kNoRule and never match (address mask 0, value 1).
-struct alignas(64) LeafQuad {
-  uint32_t saddr[4];       // prefix values
-  uint32_t saddr_mask[4];  // prefix masks
-  uint32_t daddr[4];
-  uint32_t daddr_mask[4];
-  uint32_t sport[4];       // range_key(lo, hi)
-  uint32_t dport[4];
-  uint32_t proto[4];
-  uint32_t rule[4];
+// Eight entries of a tree leaf stored field by field, so one instruction tests one field of
+// four entries (SSE2, a "quad": lanes 0-3 or 4-7) or of all eight (AVX2). A leaf is one or a
+// few consecutive octets. Lanes are in rule order; unused lanes at the end hold kNoRule and
+// never match (address mask 0, value 1).
+struct alignas(64) LeafOctet {
+  uint32_t saddr[8];       // prefix values
+  uint32_t saddr_mask[8];  // prefix masks
+  uint32_t daddr[8];
+  uint32_t daddr_mask[8];
+  uint32_t sport[8];       // range_key(lo, hi)
+  uint32_t dport[8];
+  uint32_t proto[8];
+  uint32_t rule[8];
 };
 
-// One tree: its root references, lines and leaves' quads (leaves with the same entries share
+// One tree: its root references, lines and leaves' octets (leaves with the same entries share
 // them). The first level is a cut: the leading `root_bits` bits of tuple field `root_field`
 // pick one of 2^root_bits root references (a group of rules all specific in that field is cut
 // there without copies, in one read instead of root_bits binary levels).
@@ -158,8 +159,8 @@ struct TreeTable {
   uint32_t roots_first = 0;  // into tree_roots
   uint32_t lines_first = 0;  // into tree_lines
   uint32_t lines_count = 0;
-  uint32_t quads_first = 0;  // into leaf_quads
-  uint32_t quads_count = 0;
+  uint32_t octets_first = 0;  // into leaf_octets
+  uint32_t octets_count = 0;
   uint8_t root_field = 0;    // index into kTupleFieldList
   uint8_t root_bits = 0;
   uint8_t pad[2]{};
@@ -235,7 +236,7 @@ constexpr int chain_slot(ChainKind kind, Hook hook) {
 static_assert(sizeof(Interval) == 8 && sizeof(FieldCheck) == 8 && sizeof(Cube) == 12);
 static_assert(sizeof(SetTable) == 24 && sizeof(TupleTable) == 20 && sizeof(Probe) == 12);
 static_assert(sizeof(TupleEntry) == 24 && sizeof(TreeLine) == 64 && sizeof(TreeTable) == 24);
-static_assert(sizeof(LeafQuad) == 128);
+static_assert(sizeof(LeafOctet) == 256);
 static_assert(sizeof(ChainTable) == 32 && sizeof(RuleInfo) == 20 && sizeof(InterfaceInfo) == 20);
 static_assert(sizeof(RouteInfo) == 16 && sizeof(Partition) == 8);
 
@@ -279,7 +280,7 @@ struct Tables {
   std::vector<uint32_t> keys;    // set keys, tuple offsets, set indexes
   std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids)
   std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables
-  std::vector<LeafQuad> leaf_quads;       // tree leaves
+  std::vector<LeafOctet> leaf_octets;     // tree leaves
   std::vector<TreeTable> trees;
   std::vector<uint32_t> tree_roots;       // tree references of the root cuts
   std::vector<TreeLine> tree_lines;

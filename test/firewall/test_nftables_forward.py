@@ -24,12 +24,12 @@ import os
 import random
 import shutil
 import tempfile
-from dataclasses import dataclass
 
 import pytest
 
-from nft_helpers import (ADDRESSES, KEELFW, Vocabulary, address, classify, delete_namespaces, keelfw, link_mac,
-                         packet_line, random_packet, ruleset, run, send, verdict_passes, wait_for)
+import nft_router
+from nft_helpers import (ADDRESSES, KEELFW, Vocabulary, address, classify, keelfw, packet_line, random_packet,
+                         ruleset, run, send, verdict_passes, wait_for)
 
 PID = os.getpid()
 ROUTER_NS = f"keelfw-{PID}-rt"
@@ -40,35 +40,13 @@ pytestmark = pytest.mark.skipif(
     os.geteuid() != 0 or not shutil.which("nft") or not shutil.which("ip"),
     reason="needs root, nft and ip")
 
-
-@dataclass
-class Side:
-    """A namespace beyond one router interface."""
-    ns: str
-    dev: str         # its end of the veth pair
-    router_dev: str  # the router's end
-    subnet: int      # 10.250.<subnet>.0/24: .1 here, .2 on the router
-    mac: str = ""
-    router_mac: str = ""
-
-
-SIDES = [Side(f"keelfw-{PID}-{name}", f"kf{PID}{name}", f"kf{PID}{rname}", subnet)
-         for name, rname, subnet in (("tx", "in", 0), ("r1", "o1", 1), ("r2", "o2", 2))]
-# Router routes: the rule address pools spread over all three sides (most specific first).
-ROUTES = [("10.1.0.0/24", 1), ("10.1.1.0/24", 2), ("192.168.7.0/29", 1), ("192.168.7.0/24", 0)]
+SIDES = nft_router.make_sides(PID, "", "kf")
 
 
 def side_for(daddr):
-    """The side the router forwards `daddr` to (mirrors ROUTES; checked by the observer)."""
-    if daddr.startswith("10.1.0."):
-        return SIDES[1]
-    if daddr.startswith("10.1.1."):
-        return SIDES[2]
-    return SIDES[1] if int(daddr.rsplit(".", 1)[1]) < 8 else SIDES[0]
+    return nft_router.side_for(SIDES, daddr)
 
 
-ROUTER_SYSCTLS = ["net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0", "net.ipv4.conf.default.rp_filter=0",
-                  "net.ipv4.conf.all.send_redirects=0", "net.ipv4.conf.default.send_redirects=0"]
 CT_STATES = ("new", "established", "related", "invalid")
 OBSERVER_SETS = ["reached", "passed"] + [f"ct_{state}" for state in CT_STATES] + [f"oif_{s.router_dev}" for s in SIDES]
 
@@ -94,30 +72,7 @@ def observer_text():
 @pytest.fixture(scope="module")
 def topology():
     assert os.path.exists(KEELFW), f"build keel-fw first ({KEELFW})"
-    namespaces = [ROUTER_NS] + [s.ns for s in SIDES]
-    try:
-        for ns in namespaces:
-            run("ip", "netns", "add", ns)
-            run("ip", "link", "set", "lo", "up", ns=ns)
-        # Before the links exist, so each interface starts from these defaults.
-        run("sysctl", "-q", "-w", *ROUTER_SYSCTLS, ns=ROUTER_NS)
-        for s in SIDES:
-            run("ip", "link", "add", s.dev, "netns", s.ns, "type", "veth", "peer", "name", s.router_dev,
-                "netns", ROUTER_NS)
-            run("ip", "addr", "add", f"10.250.{s.subnet}.1/24", "dev", s.dev, ns=s.ns)
-            run("ip", "addr", "add", f"10.250.{s.subnet}.2/24", "dev", s.router_dev, ns=ROUTER_NS)
-            run("ip", "link", "set", s.dev, "up", ns=s.ns)
-            run("ip", "link", "set", s.router_dev, "up", ns=ROUTER_NS)
-            s.mac, s.router_mac = link_mac(s.ns, s.dev), link_mac(ROUTER_NS, s.router_dev)
-        for prefix, side in ROUTES:
-            run("ip", "route", "add", prefix, "via", f"10.250.{side}.1", ns=ROUTER_NS)
-        run("ip", "route", "add", "local", LOCAL_POOL + "0/24", "dev", "lo", ns=ROUTER_NS)
-        run("nft", "-f", "-", ns=ROUTER_NS, input=observer_text())
-        # A lone ACK picks up a connection mid-stream (`new`); the default, made explicit.
-        run("sysctl", "-q", "-w", "net.netfilter.nf_conntrack_tcp_loose=1", ns=ROUTER_NS)
-        yield
-    finally:
-        delete_namespaces(namespaces)
+    yield from nft_router.router(ROUTER_NS, SIDES, observer_text(), local_pool=LOCAL_POOL)
 
 
 class LoadedRules:

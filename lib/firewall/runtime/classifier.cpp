@@ -129,7 +129,7 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
       ref[t] = line.exit[at - kLineSplits];
     }
   }
-  // Every reached leaf is tested in full, a quad (SSE2) or an octet (AVX2) of entries at a
+  // Every reached leaf is tested in full, half an octet (SSE2) or a whole one (AVX2) at a
   // time, without branches on the data; the leaves' reads are independent and overlap.
   if (avx2_) {
     for (uint32_t t = 0; t < kCount; ++t)

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compile/builder_parts.hpp"
+#include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
 #include "runtime/leaf_match.hpp"
 

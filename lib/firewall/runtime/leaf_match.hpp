@@ -38,22 +38,25 @@ inline uint32_t quad_matches(const LeafOctet& octet, uint32_t half, const Packet
   return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(match)));
 }
 
+// The rule of the first lane set in `bits` (lanes of `octet`), or `best` if none is.
+inline uint32_t first_matching(const LeafOctet& octet, uint32_t bits, uint32_t best) {
+  const uint32_t rule = octet.rule[std::countr_zero(bits | 0x80u) & 7];
+  // Selected with a mask: as a conditional GCC branches, and that branch mispredicts.
+  const uint32_t take = 0u - static_cast<uint32_t>(bits != 0);
+  return (rule & take) | (best & ~take);
+}
+
 // The lowest rule matching among `count` octets (lanes in rule order across them), or kNoRule.
 inline uint32_t leaf_match(const LeafOctet* octets, uint32_t count, const PacketLanes& p) {
   uint32_t best = kNoRule;
   for (uint32_t o = count; o-- > 0;) {  // from the last octet, so the first matching lane wins
     const LeafOctet& octet = octets[o];
-    const uint32_t bits = quad_matches(octet, 0, p) | quad_matches(octet, 1, p) << 4;
-    const uint32_t rule = octet.rule[std::countr_zero(bits | 0x80u) & 7];
-    // Selected with a mask: as a conditional GCC branches, and that branch mispredicts.
-    const uint32_t take = 0u - static_cast<uint32_t>(bits != 0);
-    best = (rule & take) | (best & ~take);
+    best = first_matching(octet, quad_matches(octet, 0, p) | quad_matches(octet, 1, p) << 4, best);
   }
   return best;
 }
 
-// The same with AVX2, a whole octet per step; only where cpu_has_avx2().
+// The same with AVX2, a whole octet per step; only where cpu_has_avx2() (classifier.hpp).
 uint32_t leaf_match_avx2(const LeafOctet* octets, uint32_t count, const Packet& packet);
-bool cpu_has_avx2();
 
 }  // namespace keel::firewall

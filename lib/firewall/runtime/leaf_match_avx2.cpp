@@ -42,14 +42,9 @@ __attribute__((target("avx2"))) uint32_t leaf_match_avx2(const LeafOctet* octets
         _mm256_cmpgt_epi16(field(octet.proto), proto));
     const __m256i match = _mm256_and_si256(_mm256_and_si256(source, destination),
                                            _mm256_cmpeq_epi32(outside, _mm256_setzero_si256()));
-    const auto bits = static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(match)));
-    const uint32_t rule = octet.rule[std::countr_zero(bits | 0x80u) & 7];
-    const uint32_t take = 0u - static_cast<uint32_t>(bits != 0);  // a mask, not a branch
-    best = (rule & take) | (best & ~take);
+    best = first_matching(octet, static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(match))), best);
   }
   return best;
 }
-
-bool Classifier::detect_avx2() { return cpu_has_avx2(); }
 
 }  // namespace keel::firewall

@@ -24,6 +24,9 @@ enum class LoadStatus : uint8_t {
 };
 const char* to_string(LoadStatus status);
 
+// Whether the CPU has AVX2 and the OS saves its registers (CPUID, XCR0).
+bool cpu_has_avx2();
+
 // Checks every index, count and enum in `tables` so lookups can never leave their pools.
 LoadStatus validate(const Tables& tables);
 
@@ -39,6 +42,9 @@ class Classifier {
   uint32_t first_match(ChainKind kind, Hook hook, const Packet& packet) const;
 
   const Tables& tables() const { return tables_; }
+  // Tests tree leaves with AVX2 where cpu_has_avx2() (the default), else with SSE2; tests
+  // compare both paths.
+  void use_avx2(bool on) { avx2_ = on && cpu_has_avx2(); }
 
  private:
   uint32_t lookup_set(const SetTable& set, const Packet& packet) const;
@@ -52,12 +58,7 @@ class Classifier {
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
   Tables tables_;
-  bool avx2_ = detect_avx2();  // leaves tested eight entries at a time
-
- public:
-  // Tests the leaves with SSE2 even where AVX2 is available (tests compare both paths).
-  void use_avx2(bool on) { avx2_ = on && detect_avx2(); }
-  static bool detect_avx2();
+  bool avx2_ = cpu_has_avx2();  // leaves tested eight entries at a time
 };
 
 // Blob encoding shared by the compiler (writer) and the loader.

@@ -4,16 +4,14 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "keel/firewall/compiler.hpp"
+
 namespace keel::firewall::bench {
 namespace {
 constexpr uint32_t kPortCount = 65536;
 
-std::string dotted(uint32_t a) {
-  return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 255) + "." + std::to_string(a >> 8 & 255) + "." +
-         std::to_string(a & 255);
-}
 uint32_t mask_of(int len) { return len == 0 ? 0 : ~0u << (32 - len); }
-std::string prefix(uint32_t a, int len) { return dotted(a & mask_of(len)) + "/" + std::to_string(len); }
+std::string prefix(uint32_t a, int len) { return ipv4_text(a & mask_of(len)) + "/" + std::to_string(len); }
 
 // ClassBench-like address structure: a few hundred "sites" (/16) with nested subnets.
 struct Sites {
@@ -60,7 +58,7 @@ std::string generate_rules(char mix, size_t count, uint32_t seed) {
       std::unordered_set<uint32_t> seen;
       while (seen.size() < count) {
         uint32_t a = static_cast<uint32_t>(rng());
-        if (seen.insert(a).second) out += "  ip saddr " + dotted(a) + " drop\n";
+        if (seen.insert(a).second) out += "  ip saddr " + ipv4_text(a) + " drop\n";
       }
       break;
     }

@@ -1,5 +1,7 @@
 #include "random_rules.hpp"
 
+#include "keel/firewall/compiler.hpp"
+
 namespace keel::firewall::testing {
 namespace {
 // The universe: addresses in 10.0.0.0/16 and 192.168.0.0/24, a few ports, small ttl/length sets.
@@ -14,20 +16,16 @@ class Gen {
   bool chance(int percent) { return pick(100) < percent; }
 
   uint32_t address() { return kBases[pick(4)] | static_cast<uint32_t>(pick(16)); }
-  static std::string dotted(uint32_t a) {
-    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 255) + "." + std::to_string(a >> 8 & 255) +
-           "." + std::to_string(a & 255);
-  }
   std::string address_item() {
     uint32_t a = address();
     switch (pick(3)) {
-      case 0: return dotted(a);
+      case 0: return ipv4_text(a);
       case 1: {
         int len = 24 + pick(9);
         uint32_t mask = len == 32 ? ~0u : ~(~0u >> len);
-        return dotted(a & mask) + "/" + std::to_string(len);
+        return ipv4_text(a & mask) + "/" + std::to_string(len);
       }
-      default: return dotted(a) + "-" + dotted(a + static_cast<uint32_t>(pick(8)));
+      default: return ipv4_text(a) + "-" + ipv4_text(a + static_cast<uint32_t>(pick(8)));
     }
   }
   std::string port_item() {

@@ -31,9 +31,7 @@ int usage() {
 
 // A snat or dnat rule's target as in the rules file: ADDRESS[:PORT[-PORT]].
 std::string nat_target(const RuleInfo& rule) {
-  uint32_t a = rule.nat_address;
-  std::string text = std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
-                     std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
+  std::string text = ipv4_text(rule.nat_address);
   if (rule.nat_port_lo || rule.nat_port_hi) {
     text += ":" + std::to_string(rule.nat_port_lo);
     if (rule.nat_port_hi != rule.nat_port_lo) text += "-" + std::to_string(rule.nat_port_hi);

@@ -35,6 +35,9 @@ Tables build_tables(const Ruleset& ruleset, BuildStats* stats = nullptr);
 std::vector<uint8_t> encode_tables(const Tables& tables);
 size_t table_bytes(const Tables& tables);  // bytes of classification structures
 
+// An IPv4 address (host order) as dotted decimal: 10.0.0.1.
+std::string ipv4_text(uint32_t address);
+
 // nftables ruleset (for `nft -f`) with the same first-match semantics.
 std::string export_nft(const Ruleset& ruleset, const std::string& table_name = "keel");
 

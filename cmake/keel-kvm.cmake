@@ -22,10 +22,19 @@ set(KEEL_COMMON_FLAGS -fno-pic -fno-pie -fno-omit-frame-pointer -mno-omit-leaf-f
 set(KEEL_OS_FLAGS ${KEEL_COMMON_FLAGS} -fno-stack-protector -Wall -Wextra)
 set(KEEL_LINK_FLAGS -nostdlib -static -no-pie -Wl,-T,${KEEL_LINKER_SCRIPT} -Wl,--eh-frame-hdr
     -Wl,--gc-sections -Wl,-z,max-page-size=4096 -Wl,--build-id=none)
+# musl's libc.a with its crash hlts turned into int3 traps (tools/keel-crash-traps,
+# docs/decisions/0005): in ring 0 a hlt would only wait for an interrupt.
+set(KEEL_LIBC ${CMAKE_BINARY_DIR}/keel-runtime/libc.a)
 set(KEEL_RUNTIME_LIBS -Wl,--start-group ${KEEL_LIBSTDCXX} ${KEEL_MUSL_DIR}/libm.a
-    ${KEEL_MUSL_DIR}/libc.a ${KEEL_LIBGCC} ${KEEL_GCC_DIR}/libgcc_eh.a -Wl,--end-group)
+    ${KEEL_LIBC} ${KEEL_LIBGCC} ${KEEL_GCC_DIR}/libgcc_eh.a -Wl,--end-group)
 
 if(NOT TARGET keel_os)
+  add_custom_command(OUTPUT ${KEEL_LIBC}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/keel-runtime
+    COMMAND ${KEEL_PYTHON} ${KEEL_ROOT}/tools/keel-crash-traps ${KEEL_MUSL_DIR}/libc.a ${KEEL_LIBC}
+    DEPENDS ${KEEL_MUSL_DIR}/libc.a ${KEEL_ROOT}/tools/keel-crash-traps
+    COMMENT "musl's libc.a with crash traps")
+  add_custom_target(keel_libc DEPENDS ${KEEL_LIBC})
   add_library(keel_os OBJECT ${KEEL_KERNEL_SOURCES} ${KEEL_KVM_SOURCES} ${KEEL_NET_SOURCES}
               ${KEEL_NET_KVM_SOURCES})
   target_include_directories(keel_os PUBLIC ${KEEL_INCLUDE_DIRS})
@@ -48,7 +57,8 @@ function(keel_service name)
   add_executable(${name}.stage1 ${objects})
   target_link_options(${name}.stage1 PRIVATE ${KEEL_LINK_FLAGS})
   target_link_libraries(${name}.stage1 PRIVATE ${KEEL_RUNTIME_LIBS})
-  set_target_properties(${name}.stage1 PROPERTIES LINK_DEPENDS ${KEEL_LINKER_SCRIPT})
+  set_target_properties(${name}.stage1 PROPERTIES LINK_DEPENDS "${KEEL_LINKER_SCRIPT};${KEEL_LIBC}")
+  add_dependencies(${name}.stage1 keel_libc)
 
   set(table ${CMAKE_CURRENT_BINARY_DIR}/${name}.symbols.bin)
   set(table_asm ${CMAKE_CURRENT_BINARY_DIR}/${name}.symbols.S)
@@ -63,5 +73,5 @@ function(keel_service name)
   add_executable(${name} ${objects} ${table_asm})
   target_link_options(${name} PRIVATE ${KEEL_LINK_FLAGS})
   target_link_libraries(${name} PRIVATE ${KEEL_RUNTIME_LIBS})
-  set_target_properties(${name} PROPERTIES LINK_DEPENDS ${KEEL_LINKER_SCRIPT})
+  set_target_properties(${name} PROPERTIES LINK_DEPENDS "${KEEL_LINKER_SCRIPT};${KEEL_LIBC}")
 endfunction()

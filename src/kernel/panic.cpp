@@ -38,7 +38,7 @@ int print_backtrace(uint64_t rbp, int first) {
   for (; i < max_frames && rbp % 8 == 0 && platform::stack_contains(rbp); ++i) {
     auto* frame = reinterpret_cast<const uint64_t*>(rbp);
     uint64_t next = frame[0], ret = frame[1];
-    if (ret == 0) break;
+    if (!platform::code_contains(ret)) break;  // a smashed frame: no guessing from it
     print_frame(i, ret);
     if (next <= rbp) break;  // stacks grow down, so callers sit higher
     rbp = next;

@@ -21,9 +21,6 @@ std::size_t console_try_write(const char* data, std::size_t size);
 // Writes everything, waiting on the device: for panics and exit only.
 void console_write_all(const char* data, std::size_t size);
 [[noreturn]] void exit(int code);
-// Makes sure a timer interrupt comes within a second even if the service
-// never returns to the event loop (see interrupts.cpp: library_halted).
-void arm_watchdog();
 
 struct Symbol {
   const char* name;  // nullptr when unknown

@@ -1,8 +1,11 @@
 """Faults end in a panic with registers and a symbolized backtrace, a
 non-zero status, and never a hang."""
+import re
+
 import pytest
 
 from conftest import boot, image
+from keelpy.paths import KeelError
 
 PANIC_STATUS = 70
 
@@ -45,11 +48,40 @@ def test_overflow_by_frames_larger_than_a_page_is_caught():
     assert code == PANIC_STATUS
 
 
+LIBRARY_CRASH = "*** Keel panic: the C library crashed (musl's a_crash"
+
+
 def test_bad_free_panics_instead_of_hanging():
     code, out = boot(image("bad_free"), timeout=60)
-    assert "*** Keel panic: the C library stopped at a hlt (musl's a_crash" in out, out
+    assert LIBRARY_CRASH in out, out
     assert "ran on after a bad free" not in out
+    assert "__libc_free" in out.split("Backtrace:")[1], out
     assert code == PANIC_STATUS
+
+
+def test_smashed_stack_panics_at_once():
+    code, out = boot(image("smashed_stack"), timeout=60)
+    assert LIBRARY_CRASH in out, out
+    assert "ran on after smashing the stack" not in out
+    assert "__stack_chk_fail" in out.split("Backtrace:")[1], out
+    assert code == PANIC_STATUS
+
+
+def test_interrupts_behind_crash_traps_do_not_stop_the_guest():
+    # Interrupts that land on the jump target right past an allocator check's
+    # trap are normal; the service counts them (it needs 20) and exits 0.
+    code, out = boot(image("trap_targets"), timeout=120)
+    assert "Keel panic" not in out, out
+    match = re.search(r"(\d+) of (\d+) interrupts landed just past a crash trap; still running",
+                      out)
+    assert match and int(match.group(1)) >= 20, out
+    assert code == 0, out
+
+
+def test_an_image_with_a_stray_hlt_is_refused(capsys):
+    with pytest.raises(KeelError):
+        image("stray_hlt")
+    assert "a hlt at 0x" in capsys.readouterr().out
 
 
 def test_long_exception_type_name_is_printed():

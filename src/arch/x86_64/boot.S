@@ -119,7 +119,8 @@ long_mode:
 3:
   mov %esi, %edi                  // hvm_start_info *
   call kernel_entry
-5:hlt
+5:cli                             // kernel_entry never returns; stop for good
+  hlt
   jmp 5b
 
   .section .boot.data, "a", @progbits

@@ -67,7 +67,6 @@ inline void enable_interrupts() { asm volatile("sti" ::: "memory"); }
 }  // namespace keel::arch
 
 extern "C" void arch_idle();
-extern "C" char arch_idle_resume[];
 
 namespace keel::arch {
 

@@ -1,12 +1,12 @@
-// The event loop's only halt. interrupts.cpp tells it from any other hlt
-// (musl's a_crash()) by the return address arch_idle_resume.
+// The event loop's halt. The kernel's only other hlts follow a cli (stop for
+// good); tools/keel-symbols refuses an image with any other hlt, and the C
+// library's crash hlts are int3 traps (tools/keel-crash-traps).
   .text
   .code64
-  .global arch_idle, arch_idle_resume
+  .global arch_idle
 arch_idle:
   sti                             // its one-instruction shadow covers the hlt
   hlt
-arch_idle_resume:
   ret
 
   .section .note.GNU-stack, "", @progbits

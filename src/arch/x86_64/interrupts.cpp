@@ -1,5 +1,7 @@
 // Interrupt dispatch: CPU exceptions panic; device interrupts only mark their
 // event pending (vector 32 + n is event n); the timer only wakes the loop.
+#include "interrupts.hpp"
+
 #include <kernel/events.hpp>
 
 #include "apic.hpp"
@@ -50,6 +52,7 @@ void print_registers(const CpuState& s) {
 namespace {
 
 constexpr uint64_t exception_vectors = 32;
+constexpr uint64_t breakpoint_vector = 3;
 constexpr uint64_t page_fault_vector = 14;
 constexpr uint64_t null_guard_size = 64 * 1024;  // unmapped by paging.cpp
 
@@ -62,7 +65,20 @@ const char* const exception_names[exception_vectors] = {
     "reserved", "reserved", "reserved", "reserved", "reserved", "reserved",
     "hypervisor injection", "VMM communication", "security exception", "reserved"};
 
+keel::arch::InterruptSampler sampler = nullptr;
+
+// musl's a_crash() (failed heap checks such as a bad free(), a smashed
+// stack) was a hlt; tools/keel-crash-traps made it an int3, which traps only
+// when it runs, with rip just past it (docs/decisions/0005).
+[[noreturn]] void library_crashed(const keel::kernel::CpuState& s) {
+  keel::kernel::panic(
+      "the C library crashed (musl's a_crash: heap corruption such as a bad free(), or a "
+      "smashed stack)",
+      &s);
+}
+
 [[noreturn]] void cpu_exception(const keel::kernel::CpuState& s) {
+  if (s.vector == breakpoint_vector && keel::kvm::is_crash_trap(s.rip - 1)) library_crashed(s);
   char why[160];
   keel::FixedWriter w(why, sizeof why);
   w.text("CPU exception ").udec(s.vector).text(" (").text(exception_names[s.vector]).text(")");
@@ -85,29 +101,15 @@ const char* const exception_names[exception_vectors] = {
 
 }  // namespace
 
-// In ring 0 a hlt outside the event loop does not trap: it waits for the next
-// interrupt and then runs on. musl's a_crash() (failed heap checks, stack
-// smashing) is such a hlt, so an interrupt that ended one means the C
-// library found the process broken.
-[[noreturn]] void library_halted(const keel::kernel::CpuState& s) {
-  keel::kernel::panic(
-      "the C library stopped at a hlt (musl's a_crash: heap corruption such as a bad free(), "
-      "or a smashed stack)",
-      &s);
-}
+namespace keel::arch {
+void set_interrupt_sampler(InterruptSampler s) { sampler = s; }
+}  // namespace keel::arch
 
 extern "C" void interrupt_dispatch(keel::kernel::CpuState* state) {
   using namespace keel::arch;
   uint64_t vector = state->vector;
   if (vector < exception_vectors) cpu_exception(*state);
-  // Cheap tests first: this runs on every interrupt. Most land in the idle
-  // loop, and a byte other than hlt's opcode rules the table lookup out.
-  constexpr uint8_t hlt_opcode = 0xf4;
-  if (state->rip != reinterpret_cast<uint64_t>(arch_idle_resume) &&
-      *reinterpret_cast<const uint8_t*>(state->rip - 1) == hlt_opcode &&
-      keel::kvm::is_halt_instruction(state->rip - 1)) {
-    library_halted(*state);
-  }
+  if (sampler) sampler(*state);
   if (vector == apic::spurious_vector) return;  // no EOI for spurious interrupts
   if (vector >= apic::first_event_vector && vector < apic::first_event_vector + os::Events::max_events) {
     os::Events::trigger(int(vector - apic::first_event_vector));

@@ -14,7 +14,6 @@ namespace {
 // QEMU's isa-debug-exit (iobase=0xf4, iosize=4): the VM exits with status
 // (value << 1) | 1. `keel boot` maps that back (see exit() below).
 constexpr uint16_t debug_exit_port = 0xf4;
-constexpr uint64_t watchdog_ns = 1'000'000'000;
 // QEMU's exit status is 8 bits: ((code + 1) << 1) | 1 <= 255.
 constexpr int max_exit_code = 126;
 }  // namespace
@@ -32,8 +31,6 @@ bool code_contains(uint64_t address) {
          address < reinterpret_cast<uint64_t>(__text_end);
 }
 
-void arm_watchdog() { arch::apic::arm_timer(arch::clock::monotonic_ns() + watchdog_ns); }
-
 void wait_for_events(uint64_t deadline_ns) {
   arch::disable_interrupts();
   uint64_t now = arch::clock::monotonic_ns();
@@ -41,15 +38,11 @@ void wait_for_events(uint64_t deadline_ns) {
     arch::enable_interrupts();
     return;
   }
-  // Never sleep past the watchdog period, so that a timer is always armed
-  // while handlers run: a halt in library code (musl's a_crash()) is then
-  // ended by a timer interrupt and caught, instead of hanging the VM. An
-  // idle guest pays one wake-up a second.
-  uint64_t wake = deadline_ns - now > watchdog_ns ? now + watchdog_ns : deadline_ns;
-  arch::apic::arm_timer(wake);
+  // Tickless: nothing wakes an idle guest before its next deadline (the C
+  // library's crash paths trap instead of halting, decision 0005).
+  arch::apic::arm_timer(deadline_ns);
   // An interrupt between arming and here stays pending and ends the hlt.
   arch::idle();
-  if (arch::clock::monotonic_ns() >= wake) arm_watchdog();
 }
 
 std::size_t console_try_write(const char* data, std::size_t size) {

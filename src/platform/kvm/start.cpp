@@ -65,7 +65,6 @@ extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
   arch::init_syscalls();
   arch::clock::init();
   arch::apic::init();
-  platform::arm_watchdog();  // covers Service::start(), before the loop arms timers
   arch::enable_interrupts();
 
   // argv, envp and auxv as a Linux kernel would lay them out for musl.

@@ -1,6 +1,7 @@
 // The image's own tables, written by tools/keel-symbols into .keel_symbols
 // at build time: function names for backtraces (so even a stripped image
-// names the functions in a panic) and the addresses of hlt instructions.
+// names the functions in a panic) and the addresses of the C library's crash
+// traps (int3 where musl had a hlt: tools/keel-crash-traps).
 #include "symbols.hpp"
 
 #include <cstdint>
@@ -13,20 +14,20 @@ extern "C" char __keel_symbols_start[], __keel_symbols_end[];
 namespace {
 
 struct [[gnu::packed]] TableHeader {
-  char magic[4];  // "KSY2"
+  char magic[4];  // "KSY3"
   uint32_t symbol_count;
-  uint32_t halt_count;
+  uint32_t trap_count;
 };
 struct [[gnu::packed]] Entry {
   uint64_t address;
-  uint32_t name_offset;  // into the strings after the halt addresses
+  uint32_t name_offset;  // into the strings after the trap addresses
 };
 
 struct Tables {
   const Entry* entries = nullptr;
   std::size_t entry_count = 0;
-  const uint64_t* halts = nullptr;
-  std::size_t halt_count = 0;
+  const uint64_t* traps = nullptr;
+  std::size_t trap_count = 0;
   const char* strings = nullptr;
   std::size_t strings_size = 0;
 };
@@ -38,17 +39,17 @@ Tables tables() {
   if (size < sizeof(TableHeader)) return t;
   TableHeader header;
   std::memcpy(&header, __keel_symbols_start, sizeof header);
-  if (std::memcmp(header.magic, "KSY2", 4) != 0) return t;
+  if (std::memcmp(header.magic, "KSY3", 4) != 0) return t;
   std::size_t entries_size = std::size_t(header.symbol_count) * sizeof(Entry);
-  std::size_t halts_size = std::size_t(header.halt_count) * sizeof(uint64_t);
-  if (entries_size + halts_size > size - sizeof(TableHeader)) return t;
+  std::size_t traps_size = std::size_t(header.trap_count) * sizeof(uint64_t);
+  if (entries_size + traps_size > size - sizeof(TableHeader)) return t;
   const char* p = __keel_symbols_start + sizeof(TableHeader);
   t.entries = reinterpret_cast<const Entry*>(p);
   t.entry_count = header.symbol_count;
-  t.halts = reinterpret_cast<const uint64_t*>(p + entries_size);
-  t.halt_count = header.halt_count;
-  t.strings = p + entries_size + halts_size;
-  t.strings_size = size - sizeof(TableHeader) - entries_size - halts_size;
+  t.traps = reinterpret_cast<const uint64_t*>(p + entries_size);
+  t.trap_count = header.trap_count;
+  t.strings = p + entries_size + traps_size;
+  t.strings_size = size - sizeof(TableHeader) - entries_size - traps_size;
   return t;
 }
 
@@ -83,10 +84,10 @@ Symbol symbolize(uint64_t address) {
 
 namespace keel::kvm {
 
-bool is_halt_instruction(uint64_t address) {
+bool is_crash_trap(uint64_t address) {
   Tables t = tables();
-  std::size_t i = last_at_or_below(t.halts, t.halt_count, address, [](uint64_t a) { return a; });
-  return i != t.halt_count && t.halts[i] == address;
+  std::size_t i = last_at_or_below(t.traps, t.trap_count, address, [](uint64_t a) { return a; });
+  return i != t.trap_count && t.traps[i] == address;
 }
 
 }  // namespace keel::kvm

@@ -4,7 +4,8 @@
 
 namespace keel::kvm {
 
-// Whether a hlt instruction starts at `address` in the image's text.
-bool is_halt_instruction(uint64_t address);
+// Whether one of the C library's crash traps (an int3 that was musl's
+// a_crash hlt, tools/keel-crash-traps) is at `address` in the image's text.
+bool is_crash_trap(uint64_t address);
 
 }  // namespace keel::kvm

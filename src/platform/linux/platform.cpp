@@ -55,9 +55,8 @@ void console_write_all(const char* data, std::size_t size) {
 }
 
 void exit(int code) { std::_Exit(code); }
-void arm_watchdog() {}
 bool stack_contains(uint64_t) { return false; }
-bool code_contains(uint64_t) { return false; }  // a Linux process traps on hlt; nothing to watch for
+bool code_contains(uint64_t) { return false; }
 
 Symbol symbolize(uint64_t) { return {nullptr, 0}; }
 

@@ -28,6 +28,10 @@ const std::vector<std::string>& args();
 std::chrono::nanoseconds uptime();
 std::chrono::system_clock::time_point wall_clock();
 
+// The memory this image was given (a VM's RAM; for a Linux process, the
+// machine's), for sizing caches and limits.
+std::size_t total_memory();
+
 // Where this image runs: "kvm" or "linux".
 std::string_view platform();
 

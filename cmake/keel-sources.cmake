@@ -19,6 +19,7 @@ set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/arch/x86_64/syscall_entry.S
   ${KEEL_ROOT}/src/platform/kvm/memory.cpp
   ${KEEL_ROOT}/src/platform/kvm/platform.cpp
+  ${KEEL_ROOT}/src/platform/kvm/profiler.cpp
   ${KEEL_ROOT}/src/platform/kvm/runtime_support.cpp
   ${KEEL_ROOT}/src/platform/kvm/serial.cpp
   ${KEEL_ROOT}/src/platform/kvm/start.cpp

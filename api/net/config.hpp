@@ -26,8 +26,20 @@ struct InterfaceConfig {
   bool has_static_address() const { return !address.is_any(); }
 };
 
+// IPv4 fragment reassembly, for the whole stack (src/net/ip4_reassembly.hpp).
+struct ReassemblyConfig {
+  // Memory for datagrams in progress; 0: a sixteenth of the image's memory,
+  // within [256 KiB, 8 MiB].
+  std::size_t max_bytes = 0;
+  // What one source address may hold of it; 0: a quarter.
+  std::size_t max_bytes_per_source = 0;
+  // RFC 791 §3.2 suggests 15 s as the reassembly timer's lower bound.
+  std::chrono::seconds timeout{15};
+};
+
 struct Config {
   std::vector<InterfaceConfig> interfaces;
+  ReassemblyConfig reassembly;
 
   // The config for interface n (a default one when absent).
   InterfaceConfig interface(std::size_t n) const {

@@ -41,13 +41,14 @@ struct Ip4Counters {
   uint64_t drop_bad_source = 0;         // broadcast/multicast/zero/loopback/own source
   uint64_t drop_too_big = 0;            // a send over 65535 bytes
   uint64_t drop_not_for_us = 0;
-  uint64_t drop_unknown_protocol = 0;
+  uint64_t drop_unknown_protocol = 0;   // answered with ICMP protocol unreachable
   uint64_t drop_no_route = 0;
   uint64_t drop_no_buffer = 0;
   uint64_t rx_fragments = 0, reassembled = 0, tx_fragments = 0;
   uint64_t drop_fragment_overlap = 0;   // conflicting overlap: datagram discarded
   uint64_t drop_fragment_too_big = 0;   // end past 65535 or the per-datagram limit
-  uint64_t drop_fragment_no_slot = 0;   // global reassembly memory exhausted
+  uint64_t drop_fragment_evicted = 0;   // datagrams given up: reassembly memory full
+  uint64_t drop_fragment_source_limit = 0;  // datagrams given up: their source's share full
   uint64_t drop_fragment_timeout = 0;   // incomplete when the timer ran out (datagrams)
   uint64_t drop_fragment_bad = 0;       // bad MF/offset combination
 };
@@ -55,7 +56,7 @@ struct Ip4Counters {
 struct Icmp4Counters {
   uint64_t rx = 0;
   uint64_t rx_echo_requests = 0, tx_echo_replies = 0;
-  uint64_t tx_port_unreachable = 0, tx_time_exceeded = 0;
+  uint64_t tx_port_unreachable = 0, tx_protocol_unreachable = 0, tx_time_exceeded = 0;
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_rate_limited = 0;  // errors not sent (RFC 1812 §4.3.2.8)

@@ -26,7 +26,7 @@ class Inet {
 
   // Wires the layers and takes over the NIC's receive delegate. The NIC must
   // outlive the stack.
-  explicit Inet(Nic& nic, std::size_t index = 0);
+  explicit Inet(Nic& nic, std::size_t index = 0, const ReassemblyConfig& reassembly = {});
   ~Inet();
   Inet(const Inet&) = delete;
   Inet& operator=(const Inet&) = delete;

@@ -144,6 +144,12 @@ inline void PacketRelease::operator()(Packet* packet) const noexcept {
   if (packet && packet->owner()) packet->owner()->release(packet);
 }
 
+// A buffer of any size from the heap, for a datagram larger than a pool
+// buffer (a reassembled one; a large UDP datagram being built), reset to
+// `headroom` with room for `size` bytes after it. It is freed when its
+// PacketPtr lets go. nullptr when memory is short.
+PacketPtr allocate_heap_packet(uint32_t size, uint32_t headroom = Packet::default_headroom) noexcept;
+
 // A fixed set of equal buffers allocated once, in one contiguous block (so a
 // driver can hand them to a device: on kvm memory is identity mapped).
 // allocate() and release are O(1) with no heap allocation. Exhaustion is a

@@ -105,9 +105,6 @@ class Udp {
   uint16_t dispatching_ = 0;  // port whose handler is running
   bool close_pending_ = false;
   bool checksum_offload_ = false;
-  // Datagrams larger than a packet buffer are built here (allocated on the
-  // first one, then reused) and fragmented by IPv4, which copies them out.
-  std::unique_ptr<uint8_t[]> large_;
 };
 
 }  // namespace net

@@ -11,6 +11,7 @@ inline constexpr uint64_t no_deadline = UINT64_MAX;
 std::string_view name();
 uint64_t monotonic_ns();
 uint64_t wall_clock_ns();  // since the Unix epoch
+uint64_t total_memory();
 // Sleeps until an event is pending or the monotonic `deadline_ns` passes
 // (no_deadline: no timer); returns at once if either already holds. Arming
 // the wake-up and checking happen with interrupts off, so a timer that
@@ -21,6 +22,9 @@ std::size_t console_try_write(const char* data, std::size_t size);
 // Writes everything, waiting on the device: for panics and exit only.
 void console_write_all(const char* data, std::size_t size);
 [[noreturn]] void exit(int code);
+// Called once before Service::start(), with os::args() set: platform
+// features the command line turns on (kvm: keel.profile=).
+void before_service_start();
 
 struct Symbol {
   const char* name;  // nullptr when unknown

@@ -111,6 +111,8 @@ std::chrono::system_clock::time_point wall_clock() {
 
 std::string_view platform() { return keel::platform::name(); }
 
+std::size_t total_memory() { return std::size_t(keel::platform::total_memory()); }
+
 }  // namespace os
 
 namespace keel::kernel {
@@ -119,6 +121,7 @@ int run_service(std::string_view cmdline) {
   std::set_terminate(on_terminate);
   boot_cmdline = cmdline;
   boot_args = split_cmdline(cmdline);
+  platform::before_service_start();
   Service::start();
   int code = run_event_loop();
   std::fflush(nullptr);

@@ -36,6 +36,57 @@ ConfigError parse_seconds(std::string_view field, std::string_view text, std::ch
   return {};
 }
 
+// "4194304", "4096K", "4M" (binary units), up to 1 GiB.
+ConfigError parse_bytes(std::string_view field, std::string_view text, std::size_t& out) {
+  constexpr std::size_t max_bytes = std::size_t(1) << 30;
+  std::size_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  std::string_view unit(end, std::size_t(text.data() + text.size() - end));
+  int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+  if (ec != std::errc() || end == text.data() || shift < 0 || value > (max_bytes >> shift))
+    return std::string(field) + ": " + quoted(text) + " is not a size in bytes (e.g. 4194304, 4096K, 4M) up to 1G";
+  out = value << shift;
+  return {};
+}
+
+ConfigError parse_reassembly(const json& j, ReassemblyConfig& r) {
+  if (!j.is_object()) return "net.reassembly: expected an object";
+  for (auto& item : j.items()) {
+    std::string field = "net.reassembly." + item.key();
+    const json& value = item.value();
+    if (!value.is_number_unsigned()) return field + ": expected a whole number";
+    uint64_t n = value.get<uint64_t>();
+    if (item.key() == "timeout") {
+      if (n == 0 || n > 3600) return field + ": expected 1 to 3600 seconds";
+      r.timeout = std::chrono::seconds(n);
+    } else if (item.key() == "max_bytes" || item.key() == "max_bytes_per_source") {
+      if (auto e = parse_bytes(field, std::to_string(n), item.key() == "max_bytes" ? r.max_bytes
+                                                                                 : r.max_bytes_per_source);
+          !e.empty())
+        return e;
+    } else {
+      return field + ": unknown field";
+    }
+  }
+  return {};
+}
+
+// Stack-wide command-line words; false when `name` is not one of them.
+bool apply_stack_word(std::string_view name, std::string_view value, Config& config, ConfigError& e) {
+  if (name == "reassembly_bytes") {
+    e = parse_bytes(name, value, config.reassembly.max_bytes);
+  } else if (name == "reassembly_source_bytes") {
+    e = parse_bytes(name, value, config.reassembly.max_bytes_per_source);
+  } else if (name == "reassembly_timeout") {
+    e = parse_seconds(name, value, config.reassembly.timeout);
+    if (e.empty() && (config.reassembly.timeout.count() == 0 || config.reassembly.timeout.count() > 3600))
+      e = std::string(name) + ": expected 1 to 3600 seconds";
+  } else {
+    return false;
+  }
+  return true;
+}
+
 // "10.0.0.2/24" or "10.0.0.2" (prefix kept as is).
 ConfigError parse_address(std::string_view field, std::string_view text, InterfaceConfig& c) {
   auto slash = text.find('/');
@@ -120,6 +171,10 @@ ConfigError parse_config_json(std::string_view text, Config& config) {
   const json& net = j["net"];
   if (!net.is_object()) return "net: expected an object";
   for (auto& [key, value] : net.items()) {
+    if (key == "reassembly") {
+      if (auto e = parse_reassembly(value, config.reassembly); !e.empty()) return e;
+      continue;
+    }
     if (key != "interfaces") return "net." + key + ": unknown field";
     if (!value.is_array()) return "net.interfaces: expected an array";
     config.interfaces.resize(std::max(config.interfaces.size(), value.size()));
@@ -138,6 +193,10 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
     auto eq = arg.find('=');
     if (eq == std::string::npos) continue;
     std::string_view name(arg.data(), eq), value(arg.data() + eq + 1, arg.size() - eq - 1);
+    if (ConfigError e; apply_stack_word(name, value, config, e)) {
+      if (!e.empty()) return e;
+      continue;
+    }
     std::string_view key;
     for (std::string_view k : keys) {
       // "ip", "ip0", "ip1"... ; "dhcp_t1" must not read as "dhcp_t" + 1.

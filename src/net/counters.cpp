@@ -24,10 +24,11 @@ void Counters::for_each(
   KEEL_C(ip4, drop_unknown_protocol); KEEL_C(ip4, drop_no_route); KEEL_C(ip4, drop_no_buffer);
   KEEL_C(ip4, rx_fragments); KEEL_C(ip4, reassembled); KEEL_C(ip4, tx_fragments);
   KEEL_C(ip4, drop_fragment_overlap); KEEL_C(ip4, drop_fragment_too_big);
-  KEEL_C(ip4, drop_fragment_no_slot); KEEL_C(ip4, drop_fragment_timeout);
+  KEEL_C(ip4, drop_fragment_evicted);
+  KEEL_C(ip4, drop_fragment_source_limit); KEEL_C(ip4, drop_fragment_timeout);
   KEEL_C(ip4, drop_fragment_bad);
   KEEL_C(icmp4, rx); KEEL_C(icmp4, rx_echo_requests); KEEL_C(icmp4, tx_echo_replies);
-  KEEL_C(icmp4, tx_port_unreachable); KEEL_C(icmp4, tx_time_exceeded);
+  KEEL_C(icmp4, tx_port_unreachable); KEEL_C(icmp4, tx_protocol_unreachable); KEEL_C(icmp4, tx_time_exceeded);
   KEEL_C(icmp4, drop_truncated); KEEL_C(icmp4, drop_bad_checksum);
   KEEL_C(icmp4, drop_rate_limited); KEEL_C(icmp4, drop_no_buffer); KEEL_C(icmp4, rx_ignored);
   KEEL_C(udp, rx); KEEL_C(udp, tx); KEEL_C(udp, drop_truncated); KEEL_C(udp, drop_bad_length);

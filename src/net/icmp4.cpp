@@ -58,6 +58,11 @@ void Icmp4::send_port_unreachable(const uint8_t* ip, std::size_t len) {
   if (send_error_allowed(ip, len)) send_error(icmp4::type_unreachable, icmp4::code_port_unreachable, ip, len);
 }
 
+void Icmp4::send_protocol_unreachable(const uint8_t* ip, std::size_t len) {
+  if (send_error_allowed(ip, len))
+    send_error(icmp4::type_unreachable, icmp4::code_protocol_unreachable, ip, len);
+}
+
 void Icmp4::send_time_exceeded(const uint8_t* ip, std::size_t len) {
   if (send_error_allowed(ip, len))
     send_error(icmp4::type_time_exceeded, icmp4::code_reassembly_time_exceeded, ip, len);
@@ -102,7 +107,13 @@ void Icmp4::send_error(uint8_t type, uint8_t code, const uint8_t* ip, std::size_
   std::memcpy(m + icmp4::header_size, ip, quoted);
   store16(m + 2, checksum(m, icmp4::header_size + quoted));
   if (!output_ || output_(Addr::from_bytes(ip + 12), std::move(packet)) != ::net::Status::ok) return;
-  ++(type == icmp4::type_time_exceeded ? counters_.tx_time_exceeded : counters_.tx_port_unreachable);
+  if (type == icmp4::type_time_exceeded) {
+    ++counters_.tx_time_exceeded;
+  } else if (code == icmp4::code_protocol_unreachable) {
+    ++counters_.tx_protocol_unreachable;
+  } else {
+    ++counters_.tx_port_unreachable;
+  }
 }
 
 }  // namespace keel::net

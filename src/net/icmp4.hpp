@@ -1,5 +1,6 @@
 // ICMPv4 (RFC 792, RFC 1122 §3.2.2): echo replies, and the errors a host
-// sends: destination (port) unreachable and time exceeded (reassembly).
+// sends: destination (port, protocol) unreachable and time exceeded
+// (reassembly).
 // Errors are rate limited with a token bucket (RFC 1812 §4.3.2.8 and
 // RFC 1122 §3.2.2 advise limiting) and never sent about ICMP errors,
 // broadcasts, or non-initial fragments.
@@ -22,6 +23,7 @@ inline constexpr uint8_t type_echo_reply = 0;
 inline constexpr uint8_t type_unreachable = 3;
 inline constexpr uint8_t type_echo_request = 8;
 inline constexpr uint8_t type_time_exceeded = 11;
+inline constexpr uint8_t code_protocol_unreachable = 2;
 inline constexpr uint8_t code_port_unreachable = 3;
 inline constexpr uint8_t code_reassembly_time_exceeded = 1;
 }  // namespace icmp4
@@ -41,6 +43,7 @@ class Icmp4 {
   void receive(const ip4::Header& header, ::net::PacketPtr message);
   // `ip_packet` starts at the offending datagram's IPv4 header.
   void send_port_unreachable(const uint8_t* ip_packet, std::size_t len);
+  void send_protocol_unreachable(const uint8_t* ip_packet, std::size_t len);
   void send_time_exceeded(const uint8_t* ip_packet, std::size_t len);
 
   void set_output(Output output) { output_ = std::move(output); }

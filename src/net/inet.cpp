@@ -20,17 +20,15 @@
 namespace keel::net {
 
 struct Layers {
-  Layers(::net::Nic& nic, ::net::Counters& c)
+  Layers(::net::Nic& nic, ::net::Counters& c, const ::net::ReassemblyConfig& reassembly)
       : ethernet(nic, c.ethernet),
-        ip4(c.ip4, nic.mtu()),
+        ip4(c.ip4, nic.mtu(), reassembly),
         arp(ethernet, c.arp),
         icmp(c.icmp4),
         udp(c.udp),
         dhcp(udp, nic.mac(), c.dhcp) {}
 
   Ethernet ethernet;
-  // Before arp, so it is destroyed after: packets still queued in ARP may be
-  // reassembly buffers, released into ip4 when the queue goes.
   Ip4 ip4;
   Arp arp;
   Icmp4 icmp;
@@ -47,8 +45,8 @@ namespace net {
 using keel::net::Layers;
 namespace ip4p = keel::net::ip4;
 
-Inet::Inet(Nic& nic, std::size_t index)
-    : nic_(nic), index_(index), layers_(std::make_unique<Layers>(nic, counters_)) {
+Inet::Inet(Nic& nic, std::size_t index, const ReassemblyConfig& reassembly)
+    : nic_(nic), index_(index), layers_(std::make_unique<Layers>(nic, counters_, reassembly)) {
   Layers& l = *layers_;
   auto allocate = [&nic] { return nic.allocate_packet(); };
   Nic::Offloads offloads = nic.offloads();
@@ -80,6 +78,9 @@ Inet::Inet(Nic& nic, std::size_t index)
   // Errors.
   l.udp.set_unreachable([&l](PacketPtr p, uint32_t ip_header_len) {
     l.icmp.send_port_unreachable(p->data() - ip_header_len, p->size() + ip_header_len);
+  });
+  l.ip4.set_unreachable([&l](const ip4p::Header&, PacketPtr p) {
+    l.icmp.send_protocol_unreachable(p->data(), p->size());
   });
   l.ip4.reassembly().set_time_exceeded(
       [&l](const uint8_t* ip, std::size_t len) { l.icmp.send_time_exceeded(ip, len); });

@@ -65,7 +65,7 @@ Inet& Interfaces::get(std::size_t index) {
   if (!r.stacks[index]) {
     Config config;
     if (ConfigError e = load_config(config); !e.empty()) keel::kernel::panic("net config: " + e);
-    r.stacks[index] = std::make_unique<Inet>(*r.nics[index], index);
+    r.stacks[index] = std::make_unique<Inet>(*r.nics[index], index, config.reassembly);
     r.stacks[index]->apply(config.interface(index));
   }
   return *r.stacks[index];

@@ -1,13 +1,47 @@
 #include "ip4.hpp"
 
+#include <algorithm>
 #include <cstring>
+#include <os>
 
 #include "bytes.hpp"
 
 namespace keel::net {
+namespace {
 
-Ip4::Ip4(::net::Ip4Counters& counters, uint16_t mtu)
-    : counters_(counters), mtu_(mtu < 68 ? 68 : mtu), reassembly_(counters) {}  // RFC 791: 68 minimum
+uint64_t now_ns() { return uint64_t(os::uptime().count()); }
+
+ReassemblyLimits limits_of(const ::net::ReassemblyConfig& c) {
+  constexpr std::size_t floor = std::size_t(256) << 10, ceiling = std::size_t(8) << 20;
+  constexpr std::size_t share_of_memory = 16, share_per_source = 4;
+  std::size_t bytes = c.max_bytes ? c.max_bytes
+                                  : std::clamp(os::total_memory() / share_of_memory, floor, ceiling);
+  std::size_t per_source = c.max_bytes_per_source ? c.max_bytes_per_source : bytes / share_per_source;
+  return {bytes, per_source, c.timeout};
+}
+
+}  // namespace
+
+Ip4::Ip4(::net::Ip4Counters& counters, uint16_t mtu, const ::net::ReassemblyConfig& reassembly)
+    : counters_(counters),
+      mtu_(mtu < 68 ? 68 : mtu),  // RFC 791: 68 minimum
+      reassembly_(counters, limits_of(reassembly)) {}
+
+Ip4::~Ip4() { os::Timers::stop(reassembly_timer_); }
+
+// One timer for the oldest datagram's deadline; when a datagram completes
+// before it, the timer just finds nothing to do and moves on.
+void Ip4::arm_reassembly_timer() {
+  uint64_t deadline = reassembly_.next_deadline();
+  if (reassembly_timer_ != os::Timers::invalid_id || deadline == UINT64_MAX) return;
+  uint64_t now = now_ns();
+  auto wait = std::chrono::nanoseconds(deadline > now ? deadline - now : 0);
+  reassembly_timer_ = os::Timers::oneshot(wait, [this](os::Timers::id_t) {
+    reassembly_timer_ = os::Timers::invalid_id;
+    reassembly_.expire(now_ns());
+    arm_reassembly_timer();
+  });
+}
 
 void Ip4::set_address(Addr address, Addr netmask, Addr gateway) {
   address_ = address;
@@ -73,7 +107,8 @@ void Ip4::receive(::net::PacketPtr packet) {
   }
   uint16_t fragment = load16(p + 6);
   if (fragment & (ip4::flag_more_fragments | ip4::fragment_offset_mask)) {
-    packet = reassembly_.add(std::move(packet), h);
+    packet = reassembly_.add(std::move(packet), h, now_ns());
+    arm_reassembly_timer();
     if (!packet) return;
     h.header_len = uint32_t(packet->data()[0] & 0x0f) * 4;
     h.reassembled = true;
@@ -85,6 +120,12 @@ void Ip4::receive(::net::PacketPtr packet) {
     icmp_(h, std::move(packet));
   } else {
     ++counters_.drop_unknown_protocol;
+    // RFC 1122 §3.2.2.1: protocol unreachable SHOULD be sent (not about
+    // broadcasts, §3.2.2); data() back at the IP header for the quote.
+    if (unreachable_ && !h.to_broadcast) {
+      packet->push(h.header_len);
+      unreachable_(h, std::move(packet));
+    }
   }
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 #include <cstdint>
 
+#include <kernel/timers.hpp>
+#include <net/config.hpp>
 #include <net/counters.hpp>
 #include <net/ip4_addr.hpp>
 #include <net/packet.hpp>
@@ -21,8 +23,12 @@ class Ip4 {
   using Upper = keel::delegate<void(const ip4::Header&, ::net::PacketPtr)>;
   using Allocate = keel::delegate<::net::PacketPtr()>;
   using LinkOutput = keel::delegate<void(::net::PacketPtr, Addr next_hop)>;
+  // A datagram for a protocol nobody handles (for ICMP protocol
+  // unreachable); data() at its IPv4 header.
+  using Unreachable = keel::delegate<void(const ip4::Header&, ::net::PacketPtr datagram)>;
 
-  Ip4(::net::Ip4Counters& counters, uint16_t mtu);
+  Ip4(::net::Ip4Counters& counters, uint16_t mtu, const ::net::ReassemblyConfig& reassembly = {});
+  ~Ip4();
 
   // data() at the IPv4 header.
   void receive(::net::PacketPtr packet);
@@ -41,21 +47,25 @@ class Ip4 {
   void set_udp(Upper upper) { udp_ = std::move(upper); }
   void set_allocate(Allocate allocate) { allocate_ = std::move(allocate); }
   void set_link_output(LinkOutput output) { link_ = std::move(output); }
+  void set_unreachable(Unreachable unreachable) { unreachable_ = std::move(unreachable); }
   Reassembly& reassembly() { return reassembly_; }
 
  private:
   bool is_local_broadcast(Addr dst) const;
   void write_header(uint8_t* h, uint32_t total, uint16_t id, uint16_t flags, uint8_t protocol,
                     Addr dst);
+  void arm_reassembly_timer();
 
   ::net::Ip4Counters& counters_;
   uint16_t mtu_;
   Addr address_, netmask_, gateway_;
   uint16_t next_id_ = 1;
   Reassembly reassembly_;
+  os::Timers::id_t reassembly_timer_ = os::Timers::invalid_id;
   Upper icmp_, udp_;
   Allocate allocate_;
   LinkOutput link_;
+  Unreachable unreachable_;
 };
 
 }  // namespace keel::net

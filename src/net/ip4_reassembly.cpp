@@ -2,182 +2,321 @@
 
 #include <algorithm>
 #include <cstring>
-#include <os>
+#include <sys/random.h>
 
 #include "bytes.hpp"
 
 namespace keel::net {
+
+struct Reassembly::Tables {
+  Tables(uint32_t max_datagrams, util::SipKey index_secret, util::SipKey source_secret)
+      : index(max_datagrams, KeyHash{index_secret}),
+        sources(max_datagrams, SourceHash{source_secret}) {}
+
+  util::FlatMap<Key, uint32_t, KeyHash> index;  // -> datagrams[]
+  util::FlatMap<uint32_t, Source, SourceHash> sources;
+  std::vector<Datagram> datagrams;
+  std::vector<uint32_t> free_datagrams;
+  std::vector<std::unique_ptr<Chunk>> chunk_store;
+  std::vector<Chunk*> free_chunks;
+  List all;
+};
+
 namespace {
-uint64_t now_ns() { return uint64_t(os::uptime().count()); }
+
+util::SipKey random_secret() {
+  util::SipKey key;
+  // Weak entropy still beats a fixed key; a short read leaves part zero.
+  if (getrandom(&key, sizeof key, 0) != ssize_t(sizeof key)) key.k1 ^= 0x9e3779b97f4a7c15ull;
+  return key;
+}
+
+uint32_t chunks_for(std::size_t bytes) {
+  return uint32_t(std::max(bytes, Reassembly::min_bytes) / Reassembly::chunk_size);
+}
+
 }  // namespace
 
-Reassembly::~Reassembly() { os::Timers::stop(timer_); }
-
-std::size_t Reassembly::in_progress() const {
-  return std::size_t(std::count_if(slots_.begin(), slots_.end(), [](const Slot& s) { return s.used; }));
+std::size_t Reassembly::KeyHash::operator()(const Key& k) const {
+  uint8_t bytes[11];
+  std::memcpy(bytes, &k.src, 4);
+  std::memcpy(bytes + 4, &k.dst, 4);
+  std::memcpy(bytes + 8, &k.id, 2);
+  bytes[10] = k.protocol;
+  return std::size_t(util::siphash13(secret, bytes, sizeof bytes));
 }
 
-Reassembly::Slot* Reassembly::find_or_start(const ip4::Header& h, uint16_t id, uint64_t now) {
-  Slot* free_slot = nullptr;
-  Slot* oldest = nullptr;
-  for (Slot& s : slots_) {
-    if (s.used && s.src == h.src.value && s.dst == h.dst.value && s.id == id && s.protocol == h.protocol)
-      return &s;
-    if (!s.busy() && !free_slot) free_slot = &s;
-    if (s.used && (!oldest || s.started_ns < oldest->started_ns)) oldest = &s;
+std::size_t Reassembly::SourceHash::operator()(uint32_t source) const {
+  return std::size_t(util::siphash13(secret, &source, sizeof source));
+}
+
+Reassembly::Reassembly(::net::Ip4Counters& counters, ReassemblyLimits limits)
+    : counters_(counters),
+      limits_(limits),
+      max_chunks_(chunks_for(limits.max_bytes)),
+      max_chunks_per_source_(std::min(chunks_for(limits.max_bytes_per_source), max_chunks_)) {
+  limits_.max_bytes = std::size_t(max_chunks_) * chunk_size;
+  limits_.max_bytes_per_source = std::size_t(max_chunks_per_source_) * chunk_size;
+}
+
+Reassembly::~Reassembly() = default;
+
+std::size_t Reassembly::in_progress() const { return tables_ ? tables_->index.size() : 0; }
+
+uint64_t Reassembly::next_deadline() const {
+  if (!tables_ || tables_->all.oldest == none) return UINT64_MAX;
+  return tables_->datagrams[tables_->all.oldest].started_ns + uint64_t(limits_.timeout.count());
+}
+
+Reassembly::Source& Reassembly::source_of(const Datagram& d) {
+  return *tables_->sources.find(d.key.src);  // present while the source has datagrams
+}
+
+namespace {
+
+// Appends `index` as the newest of `list`, through the given link member.
+template <class Datagrams, class LinksOf>
+void push_newest(Datagrams& datagrams, auto& list, uint32_t index, LinksOf links_of) {
+  auto& links = links_of(datagrams[index]);
+  links.older = list.newest;
+  links.newer = UINT32_MAX;
+  if (list.newest != UINT32_MAX) links_of(datagrams[list.newest]).newer = index;
+  list.newest = index;
+  if (list.oldest == UINT32_MAX) list.oldest = index;
+}
+
+template <class Datagrams, class LinksOf>
+void unlink(Datagrams& datagrams, auto& list, uint32_t index, LinksOf links_of) {
+  auto& links = links_of(datagrams[index]);
+  if (links.older != UINT32_MAX) links_of(datagrams[links.older]).newer = links.newer;
+  else list.oldest = links.newer;
+  if (links.newer != UINT32_MAX) links_of(datagrams[links.newer]).older = links.older;
+  else list.newest = links.older;
+}
+
+constexpr auto all_links = [](auto& d) -> auto& { return d.all; };
+constexpr auto source_links = [](auto& d) -> auto& { return d.by_source; };
+
+}  // namespace
+
+uint32_t Reassembly::find_or_start(const Key& key, bool to_broadcast, uint64_t now_ns) {
+  Tables& t = *tables_;
+  if (uint32_t* found = t.index.find(key)) return *found;
+  // More datagrams than chunks cannot hold data: give up the oldest.
+  if (t.index.full()) {
+    ++counters_.drop_fragment_evicted;
+    discard(t.all.oldest);
   }
-  if (!free_slot) {
-    if (!oldest) {  // every slot is delivered and still held upstream
-      ++counters_.drop_fragment_no_slot;
-      return nullptr;
+  uint32_t index;
+  if (!t.free_datagrams.empty()) {
+    index = t.free_datagrams.back();
+    t.free_datagrams.pop_back();
+  } else {
+    index = uint32_t(t.datagrams.size());
+    t.datagrams.emplace_back();
+  }
+  Datagram& d = t.datagrams[index];
+  d = Datagram{};
+  d.key = key;
+  d.to_broadcast = to_broadcast;
+  d.started_ns = now_ns;
+  *t.index.try_emplace(key).first = index;
+  Source& source = *t.sources.try_emplace(key.src).first;
+  push_newest(t.datagrams, t.all, index, all_links);
+  push_newest(t.datagrams, source.datagrams, index, source_links);
+  return index;
+}
+
+// Makes sure chunks [first, last] of datagram `index` exist, giving up other
+// datagrams where the budgets say so. False when `index` itself had to go.
+bool Reassembly::reserve_chunks(uint32_t index, uint32_t first, uint32_t last) {
+  Tables& t = *tables_;
+  uint32_t missing = 0;
+  for (uint32_t c = first; c <= last; ++c) missing += t.datagrams[index].chunks[c] == nullptr;
+  if (missing == 0) return true;
+  uint32_t src = t.datagrams[index].key.src;
+  // A source over its share gives up its own oldest datagrams first.
+  while (t.sources.find(src)->chunks + missing > max_chunks_per_source_) {
+    uint32_t victim = t.sources.find(src)->datagrams.oldest;
+    if (victim == index) victim = t.datagrams[index].by_source.newer;
+    ++counters_.drop_fragment_source_limit;
+    if (victim == none) {
+      discard(index);
+      return false;
     }
-    ++counters_.drop_fragment_no_slot;  // the evicted datagram
-    discard(*oldest);
-    free_slot = oldest;
+    discard(victim);
   }
-  Slot& s = *free_slot;
-  if (!s.buffer) {
-    s.buffer.reset(new uint8_t[headroom + max_payload]);
-    s.packet.attach(s.buffer.get(), headroom + max_payload, &s);
+  while (chunks_in_use_ + missing > max_chunks_) {
+    uint32_t victim = t.all.oldest == index ? t.datagrams[index].all.newer : t.all.oldest;
+    ++counters_.drop_fragment_evicted;
+    if (victim == none) {
+      discard(index);
+      return false;
+    }
+    discard(victim);
   }
-  s.used = true;
-  s.src = h.src.value;
-  s.dst = h.dst.value;
-  s.to_broadcast = h.to_broadcast;
-  s.id = id;
-  s.protocol = h.protocol;
-  s.started_ns = now;
-  s.deadline_ns = now + uint64_t(timeout.count());
-  s.end = 0;
-  s.blocks_set = 0;
-  s.header_len = 0;
-  s.bitmap.fill(0);
-  arm_timer();
-  return &s;
+  Datagram& d = t.datagrams[index];
+  for (uint32_t c = first; c <= last; ++c) {
+    if (d.chunks[c]) continue;
+    if (t.free_chunks.empty()) {
+      t.chunk_store.push_back(std::make_unique<Chunk>());
+      t.free_chunks.push_back(t.chunk_store.back().get());
+    }
+    Chunk* chunk = t.free_chunks.back();
+    t.free_chunks.pop_back();
+    chunk->received.fill(0);
+    d.chunks[c] = chunk;
+    ++d.chunks_held;
+    ++chunks_in_use_;
+    ++source_of(d).chunks;
+  }
+  return true;
 }
 
-void Reassembly::discard(Slot& slot) { slot.used = false; }
+// Copies a fragment's payload block by block; overlapping blocks must hold
+// the same bytes. False on a conflict.
+bool Reassembly::copy_in(Datagram& d, uint32_t offset, const uint8_t* payload, uint32_t len) {
+  uint32_t end = offset + len;
+  for (uint32_t from = offset; from < end;) {
+    Chunk& chunk = *d.chunks[from / chunk_size];
+    uint32_t in_chunk = from % chunk_size;
+    uint32_t to = std::min(end, (from / chunk_size + 1) * chunk_size);
+    for (uint32_t at = in_chunk; at < in_chunk + (to - from); at += ip4::fragment_unit) {
+      uint32_t block = at / ip4::fragment_unit;
+      uint64_t bit = uint64_t(1) << (block % 64);
+      uint32_t n = std::min<uint32_t>(ip4::fragment_unit, in_chunk + (to - from) - at);
+      const uint8_t* source = payload + (from - offset) + (at - in_chunk);
+      if (chunk.received[block / 64] & bit) {
+        if (std::memcmp(chunk.data.data() + at, source, n) != 0) return false;
+        continue;
+      }
+      std::memcpy(chunk.data.data() + at, source, n);
+      chunk.received[block / 64] |= bit;
+      ++d.blocks_received;
+    }
+    from = to;
+  }
+  return true;
+}
 
-::net::PacketPtr Reassembly::add(::net::PacketPtr fragment, const ip4::Header& h) {
+::net::PacketPtr Reassembly::add(::net::PacketPtr fragment, const ip4::Header& h, uint64_t now_ns) {
   ++counters_.rx_fragments;
   const uint8_t* ip = fragment->data();
-  uint16_t id = load16(ip + 4);
   uint16_t flags = load16(ip + 6);
   bool more = flags & ip4::flag_more_fragments;
   uint32_t offset = uint32_t(flags & ip4::fragment_offset_mask) * ip4::fragment_unit;
   uint32_t len = fragment->size() - h.header_len;
-  const uint8_t* payload = ip + h.header_len;
-
+  uint32_t end = offset + len;
   // RFC 791: every fragment but the last carries a multiple of 8 bytes; an
   // empty fragment carries nothing to reassemble.
   if (len == 0 || (more && len % ip4::fragment_unit != 0)) {
     ++counters_.drop_fragment_bad;
     return nullptr;
   }
-  if (offset + len > max_payload || h.header_len + offset + len > ip4::max_total_length) {
+  if (end > max_payload || h.header_len + end > ip4::max_total_length) {
     ++counters_.drop_fragment_too_big;
     return nullptr;
   }
-  uint64_t now = now_ns();
-  Slot* slot = find_or_start(h, id, now);
-  if (!slot) return nullptr;
-  Slot& s = *slot;
-  uint32_t end = offset + len;
-  // The last fragment fixes the length; nothing may lie beyond it.
-  if ((!more && s.end && s.end != end) || (s.end && end > s.end)) {
+  if (!tables_) {
+    tables_ = std::make_unique<Tables>(max_chunks_ + 1, random_secret(), random_secret());
+  }
+  Key key{h.src.value, h.dst.value, load16(ip + 4), h.protocol};
+  uint32_t index = find_or_start(key, h.to_broadcast, now_ns);
+  {
+    Datagram& d = tables_->datagrams[index];
+    // The last fragment fixes the length: nothing may lie beyond it, and a
+    // second last fragment must agree (RFC 815's rules, as Linux applies them).
+    bool conflict = more ? (d.end && end > d.end) : (end < d.highest_end || (d.end && end != d.end));
+    if (conflict) {
+      ++counters_.drop_fragment_overlap;
+      discard(index);
+      return nullptr;
+    }
+  }
+  if (!reserve_chunks(index, offset / chunk_size, (end - 1) / chunk_size)) return nullptr;
+  Datagram& d = tables_->datagrams[index];
+  if (!copy_in(d, offset, ip + h.header_len, len)) {
     ++counters_.drop_fragment_overlap;
-    discard(s);
+    discard(index);
     return nullptr;
   }
-  if (!more) {
-    uint32_t last_block = (end + 7) / 8;
-    for (uint32_t b = last_block; b < blocks; ++b) {
-      if (s.bitmap[b / 64] >> (b % 64) & 1) {  // data already received past the end
-        ++counters_.drop_fragment_overlap;
-        discard(s);
-        return nullptr;
-      }
-      if (b % 64 == 0 && s.bitmap[b / 64] == 0) b += 63;  // skip empty words
-    }
-    s.end = end;
-  }
-  uint8_t* dst = s.buffer.get() + headroom;
-  for (uint32_t b = offset / 8; b * 8 < end; ++b) {
-    uint32_t from = b * 8, to = std::min(from + 8, end);
-    uint64_t bit = uint64_t(1) << (b % 64);
-    if (s.bitmap[b / 64] & bit) {
-      // Overlap: only identical bytes are acceptable (a retransmission).
-      if (std::memcmp(dst + from, payload + (from - offset), to - from) != 0) {
-        ++counters_.drop_fragment_overlap;
-        discard(s);
-        return nullptr;
-      }
-      continue;
-    }
-    std::memcpy(dst + from, payload + (from - offset), to - from);
-    s.bitmap[b / 64] |= bit;
-    ++s.blocks_set;
-  }
+  if (!more) d.end = end;
+  d.highest_end = std::max(d.highest_end, end);
   if (offset == 0) {
-    s.header_len = h.header_len;
+    d.header_len = h.header_len;
     std::size_t n = std::min<std::size_t>(quote_len, h.header_len + std::min<uint32_t>(len, 8));
-    std::memcpy(s.first.data(), ip, n);
+    std::memcpy(d.first.data(), ip, n);
   }
   // Fragments may carry headers of different lengths; the datagram gets the
   // first one's. Check its full length against IPv4's 16-bit limit ("ping
-  // of death", RFC 791 section 3.1) as soon as both are known.
-  if (s.end && s.header_len && s.header_len + s.end > ip4::max_total_length) {
+  // of death", RFC 791 §3.1) as soon as both are known.
+  if (d.end && d.header_len && d.header_len + d.end > ip4::max_total_length) {
     ++counters_.drop_fragment_too_big;
-    discard(s);
+    discard(index);
     return nullptr;
   }
-  if (s.end && s.header_len && s.blocks_set == (s.end + 7) / 8) return complete(s);
+  if (d.end && d.header_len &&
+      d.blocks_received == (d.end + ip4::fragment_unit - 1) / ip4::fragment_unit) {
+    return complete(index);
+  }
   return nullptr;
 }
 
-::net::PacketPtr Reassembly::complete(Slot& s) {
-  s.used = false;
-  s.delivered = true;
-  ++counters_.reassembled;
-  uint32_t total = s.header_len + s.end;
-  uint8_t* header = s.buffer.get() + headroom - s.header_len;
-  std::memcpy(header, s.first.data(), s.header_len);
+::net::PacketPtr Reassembly::complete(uint32_t index) {
+  Datagram& d = tables_->datagrams[index];
+  uint32_t total = d.header_len + d.end;
+  ::net::PacketPtr packet = ::net::allocate_heap_packet(total);
+  if (!packet) {
+    ++counters_.drop_no_buffer;
+    discard(index);
+    return nullptr;
+  }
+  uint8_t* header = packet->append(total);
+  std::memcpy(header, d.first.data(), d.header_len);
   store16(header + 2, uint16_t(total));
   store16(header + 6, 0);  // one whole datagram now: no MF, offset 0
   store16(header + 10, 0);
-  store16(header + 10, checksum(header, s.header_len));
-  s.packet.reset(0);
-  s.packet.set_window(headroom - s.header_len, total);
-  return ::net::PacketPtr(&s.packet);
-}
-
-void Reassembly::arm_timer() {
-  if (timer_ != os::Timers::invalid_id) return;
-  uint64_t earliest = UINT64_MAX;
-  for (const Slot& s : slots_)
-    if (s.used) earliest = std::min(earliest, s.deadline_ns);
-  if (earliest == UINT64_MAX) return;
-  uint64_t now = now_ns();
-  auto wait = std::chrono::nanoseconds(earliest > now ? earliest - now : 0);
-  timer_ = os::Timers::oneshot(wait, [this](os::Timers::id_t) {
-    timer_ = os::Timers::invalid_id;
-    on_timer();
-  });
-}
-
-void Reassembly::on_timer() {
-  uint64_t now = now_ns();
-  for (Slot& s : slots_) {
-    if (!s.used || s.deadline_ns > now) continue;
-    ++counters_.drop_fragment_timeout;
-    discard(s);
-    // RFC 792: time exceeded, code 1, only if fragment zero is available.
-    if (s.header_len && !s.to_broadcast && time_exceeded_) {
-      std::size_t n = std::min<std::size_t>(quote_len, s.header_len + 8);
-      time_exceeded_(s.first.data(), n);
-    }
+  store16(header + 10, checksum(header, d.header_len));
+  for (uint32_t from = 0; from < d.end; from += chunk_size) {
+    std::memcpy(header + d.header_len + from, d.chunks[from / chunk_size]->data.data(),
+                std::min(chunk_size, d.end - from));
   }
-  arm_timer();
+  ++counters_.reassembled;
+  discard(index);
+  return packet;
+}
+
+void Reassembly::discard(uint32_t index) {
+  Tables& t = *tables_;
+  Datagram& d = t.datagrams[index];
+  Source& source = source_of(d);
+  for (Chunk*& chunk : d.chunks) {
+    if (!chunk) continue;
+    t.free_chunks.push_back(chunk);
+    chunk = nullptr;
+  }
+  chunks_in_use_ -= d.chunks_held;
+  source.chunks -= d.chunks_held;
+  d.chunks_held = 0;
+  unlink(t.datagrams, t.all, index, all_links);
+  unlink(t.datagrams, source.datagrams, index, source_links);
+  if (source.datagrams.oldest == none) t.sources.erase(d.key.src);
+  t.index.erase(d.key);
+  t.free_datagrams.push_back(index);
+}
+
+void Reassembly::expire(uint64_t now_ns) {
+  while (next_deadline() <= now_ns) {
+    uint32_t index = tables_->all.oldest;
+    Datagram& d = tables_->datagrams[index];
+    ++counters_.drop_fragment_timeout;
+    // RFC 792: time exceeded, code 1, only if fragment zero is available.
+    bool tell = d.header_len && !d.to_broadcast && time_exceeded_;
+    std::array<uint8_t, quote_len> quote = d.first;
+    std::size_t n = std::min<std::size_t>(quote_len, d.header_len + 8);
+    discard(index);
+    if (tell) time_exceeded_(quote.data(), n);
+  }
 }
 
 }  // namespace keel::net

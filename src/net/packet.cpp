@@ -1,7 +1,9 @@
-// PacketPool: one block of equal buffers and a free list (packet.hpp).
+// PacketPool: one block of equal buffers and a free list; heap packets
+// (packet.hpp).
 #include <net/packet.hpp>
 
 #include <cstdlib>
+#include <cstdint>
 #include <new>
 
 namespace net {
@@ -9,6 +11,35 @@ namespace {
 // Cache-line aligned so a device and the CPU never share a line across buffers.
 constexpr std::size_t buffer_alignment = 64;
 }  // namespace
+
+namespace {
+
+// A Packet and its buffer in one allocation, freed on release.
+class HeapPacket final : public PacketOwner {
+ public:
+  explicit HeapPacket(uint32_t capacity) { packet_.attach(buffer(), capacity, this); }
+  Packet* packet() { return &packet_; }
+  void release(Packet*) noexcept override {
+    this->~HeapPacket();
+    ::operator delete(this);
+  }
+
+ private:
+  uint8_t* buffer() { return reinterpret_cast<uint8_t*>(this + 1); }
+  Packet packet_;
+};
+
+}  // namespace
+
+PacketPtr allocate_heap_packet(uint32_t size, uint32_t headroom) noexcept {
+  uint64_t capacity = uint64_t(size) + headroom;
+  if (capacity > UINT32_MAX - sizeof(HeapPacket)) return nullptr;
+  void* memory = ::operator new(sizeof(HeapPacket) + capacity, std::nothrow);
+  if (!memory) return nullptr;
+  auto* heap = new (memory) HeapPacket(uint32_t(capacity));
+  heap->packet()->reset(headroom);
+  return PacketPtr(heap->packet());
+}
 
 PacketPool::PacketPool(std::size_t count, uint32_t buffer_size)
     : buffer_size_((buffer_size + buffer_alignment - 1) / buffer_alignment * buffer_alignment),

@@ -48,15 +48,17 @@ Status Udp::sendto(ip4::Addr dst, uint16_t dport, const void* data, std::size_t 
     ++counters_.drop_tx_failed;
     return Status::no_buffer;
   }
-  Packet large;  // a packet over large_, owned by nobody: released as a no-op
   uint8_t* h = packet->append(total);
-  if (!h) {
-    // Larger than a buffer: build it in large_; IPv4 copies it into fragments.
-    if (!large_) large_.reset(new uint8_t[::net::Packet::default_headroom + header_size + max_payload]);
-    large.attach(large_.get(), ::net::Packet::default_headroom + header_size + max_payload, nullptr);
-    large.reset(::net::Packet::default_headroom);
-    h = large.append(total);
-    packet.reset(&large);
+  bool large = h == nullptr;
+  if (large) {
+    // Larger than a pool buffer: a heap buffer of its own, which IPv4 copies
+    // into fragments (or, on a jumbo link, sends as it is).
+    packet = allocate_heap_packet(total);
+    h = packet ? packet->append(total) : nullptr;
+    if (!h) {
+      ++counters_.drop_tx_failed;
+      return Status::no_buffer;
+    }
   }
   store16(h, sport);
   store16(h + 2, dport);
@@ -65,7 +67,7 @@ Status Udp::sendto(ip4::Addr dst, uint16_t dport, const void* data, std::size_t 
   if (len) std::memcpy(h + header_size, data, len);
   ip4::Addr src = source_ ? source_() : ip4::Addr{};
   uint32_t pseudo = keel::net::pseudo_header_sum(src, dst, keel::net::ip4::protocol_udp, uint16_t(total));
-  if (checksum_offload_ && packet.get() != &large) {
+  if (checksum_offload_ && !large) {
     // The device completes it: leave the pseudo-header sum (virtio NEEDS_CSUM).
     store16(h + 6, keel::net::checksum_fold(pseudo));
     packet->flags |= Packet::checksum_partial;

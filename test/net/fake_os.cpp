@@ -75,6 +75,7 @@ std::size_t Timers::active() { return timers.size(); }
 std::chrono::nanoseconds uptime() { return std::chrono::nanoseconds(now); }
 const std::vector<std::string>& args() { return ::args; }
 std::string_view platform() { return "test"; }
+std::size_t total_memory() { return std::size_t(64) << 20; }
 
 int Events::allocate(handler_t) { return -1; }
 void Events::subscribe(int, handler_t) {}

@@ -1,5 +1,6 @@
 // Builders for frames a peer would send, for the stack's unit tests.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -90,6 +91,22 @@ inline Bytes pattern(std::size_t n, uint8_t seed = 0) {
   Bytes b(n);
   for (std::size_t i = 0; i < n; ++i) b[i] = uint8_t(i * 7 + seed);
   return b;
+}
+
+// Splits `packet` (an IPv4 packet with a 20-byte header) into fragments
+// carrying `chunk` payload bytes each.
+inline std::vector<Bytes> fragments(const Bytes& packet, std::size_t chunk) {
+  std::vector<Bytes> out;
+  Bytes payload(packet.begin() + 20, packet.end());
+  uint16_t id = keel::net::load16(&packet[4]);
+  for (std::size_t off = 0; off < payload.size(); off += chunk) {
+    std::size_t n = std::min(chunk, payload.size() - off);
+    bool more = off + n < payload.size();
+    Bytes part(payload.begin() + off, payload.begin() + off + n);
+    out.push_back(ip4(Ip::from_bytes(&packet[12]), Ip::from_bytes(&packet[16]), packet[9], part,
+                      {.id = id, .fragment = uint16_t((more ? 0x2000 : 0) | off / 8)}));
+  }
+  return out;
 }
 
 // The frame as IPv4 over Ethernet from the peer to the stack.

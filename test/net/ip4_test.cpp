@@ -1,5 +1,5 @@
 #include "stack_fixture.hpp"
-#include "net/ip4_reassembly.hpp"
+#include "net/icmp4.hpp"
 #include <algorithm>
 
 using namespace std::chrono_literals;
@@ -64,22 +64,6 @@ TEST_F(Ip4Test, EthernetPaddingIsIgnored) {
 TEST_F(Ip4Test, LowTtlIsStillAccepted) {  // RFC 1122 §3.2.1.7
   inject_ip(ip4(peer_ip, stack_ip, 1, icmp_echo(1, 1, {}), {.ttl = 0}));
   EXPECT_EQ(nic.transmitted.size(), 1u);
-}
-
-// Splits `packet` (an IPv4 packet with a 20-byte header) into fragments
-// carrying `chunk` payload bytes each.
-std::vector<Bytes> fragments(const Bytes& packet, std::size_t chunk) {
-  std::vector<Bytes> out;
-  Bytes payload(packet.begin() + 20, packet.end());
-  uint16_t id = keel::net::load16(&packet[4]);
-  for (std::size_t off = 0; off < payload.size(); off += chunk) {
-    std::size_t n = std::min(chunk, payload.size() - off);
-    bool more = off + n < payload.size();
-    Bytes part(payload.begin() + off, payload.begin() + off + n);
-    out.push_back(ip4(Ip::from_bytes(&packet[12]), Ip::from_bytes(&packet[16]), packet[9], part,
-                      {.id = id, .fragment = uint16_t((more ? 0x2000 : 0) | off / 8)}));
-  }
-  return out;
 }
 
 // Reassembles what the stack sent back (fragments in order) into one payload.
@@ -150,24 +134,73 @@ TEST_F(Ip4Test, BadFragmentsAreCounted) {
 }
 
 TEST_F(Ip4Test, EndlessFragmentsAreBoundedAndTimedOut) {
-  // Many datagrams that never complete: at most a fixed number in memory.
+  // Many datagrams that never complete: the source's share of reassembly
+  // memory bounds them; its oldest go first, each counted.
   for (uint16_t id = 0; id < 1000; ++id) {
     inject_ip(ip4(peer_ip, stack_ip, 1, pattern(1480), {.id = id, .fragment = 0x2000}));
     inject_ip(ip4(peer_ip, stack_ip, 1, pattern(1480), {.id = id, .fragment = 0x2000 | 400}));
   }
-  EXPECT_EQ(counters().ip4.drop_fragment_no_slot, 1000u - ::keel::net::Reassembly::max_datagrams);
+  uint64_t evicted = counters().ip4.drop_fragment_source_limit;
+  EXPECT_GT(evicted, 0u);
+  EXPECT_LT(evicted, 1000u);
   advance(16s);
-  EXPECT_EQ(counters().ip4.drop_fragment_timeout, ::keel::net::Reassembly::max_datagrams);
-  // RFC 792: time exceeded for those whose first fragment came (all).
-  EXPECT_EQ(counters().icmp4.tx_time_exceeded, ::keel::net::Reassembly::max_datagrams);
+  EXPECT_EQ(counters().ip4.drop_fragment_timeout, 1000u - evicted);
+  // RFC 792: time exceeded for those whose first fragment came (all), rate
+  // limited like every ICMP error.
+  EXPECT_EQ(counters().icmp4.tx_time_exceeded + counters().icmp4.drop_rate_limited, 1000u - evicted);
   Bytes f = nic.transmitted.back();
   EXPECT_EQ(f[14 + 20], 11);
   EXPECT_EQ(f[14 + 21], 1);
+  nic.transmitted.clear();
   EXPECT_EQ(nic.pool().available(), nic.pool().count());
   // And reassembly still works afterwards.
-  nic.transmitted.clear();
   for (auto& p : fragments(echo_packet(2000, 4242), 1480)) inject_ip(p);
   EXPECT_EQ(nic.transmitted.size(), 2u);
+}
+
+// Eight pings in two 16-byte fragments each from an on-link address that
+// never answers ARP: the replies wait for ARP, but hold no reassembly
+// memory, so another peer's fragmented pings are still answered.
+TEST_F(Ip4Test, RepliesWaitingForArpDoNotPinReassembly) {
+  Ip silent{10, 0, 0, 77};
+  for (int round = 0; round < 3; ++round) {
+    for (uint16_t n = 0; n < 8; ++n) {
+      Bytes ping = ip4(silent, stack_ip, 1, icmp_echo(9, n, pattern(24)), {.id = uint16_t(round * 8 + n)});
+      for (auto& p : fragments(ping, 16)) inject_ip(p);
+    }
+    nic.transmitted.clear();
+    for (auto& p : fragments(echo_packet(3000, uint16_t(500 + round)), 1480)) inject_ip(p);
+    Bytes reply = reassemble_sent(nic.transmitted);
+    EXPECT_EQ(reply.size(), 3008u);
+    advance(250ms);
+  }
+  EXPECT_EQ(counters().ip4.reassembled, 27u);
+  EXPECT_GE(counters().arp.queued, 16u);  // the replies to the silent address
+}
+
+TEST_F(Ip4Test, UnknownProtocolIsAnsweredWithProtocolUnreachable) {  // RFC 1122 §3.2.2.1
+  Bytes sctp = ip4(peer_ip, stack_ip, 132, pattern(40));
+  inject_ip(sctp);
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  Bytes ip = ip_of(nic.pop());
+  EXPECT_EQ(ip[9], 1);
+  EXPECT_EQ(Ip::from_bytes(&ip[16]), peer_ip);
+  EXPECT_EQ(ip[20], 3);  // destination unreachable
+  EXPECT_EQ(ip[21], 2);  // protocol unreachable
+  EXPECT_EQ(keel::net::checksum(&ip[20], ip.size() - 20), 0);
+  EXPECT_TRUE(std::equal(ip.begin() + 28, ip.end(), sctp.begin()));  // header + 8 bytes
+  EXPECT_EQ(ip.size(), 20u + 8u + 28u);
+  EXPECT_EQ(counters().icmp4.tx_protocol_unreachable, 1u);
+  EXPECT_EQ(counters().ip4.drop_unknown_protocol, 1u);
+  // Never about a broadcast (RFC 1122 §3.2.2).
+  inject_ip(ip4(peer_ip, Ip{10, 0, 0, 255}, 132, pattern(40)));
+  EXPECT_TRUE(nic.transmitted.empty());
+}
+
+TEST_F(Ip4Test, ProtocolUnreachableIsRateLimitedLikeOtherErrors) {
+  for (int i = 0; i < 200; ++i) inject_ip(ip4(peer_ip, stack_ip, 132, pattern(8), {.id = uint16_t(i)}));
+  EXPECT_EQ(counters().icmp4.tx_protocol_unreachable, ::keel::net::Icmp4::error_burst);
+  EXPECT_EQ(counters().icmp4.drop_rate_limited, 200u - ::keel::net::Icmp4::error_burst);
 }
 
 // A header with options on fragment zero, the rest with plain headers:

@@ -5,6 +5,8 @@
 #include "arch/x86_64/clock.hpp"
 #include "arch/x86_64/cpu.hpp"
 #include "kernel/kernel.hpp"
+#include "memory.hpp"
+#include "profiler.hpp"
 #include "serial.hpp"
 
 extern "C" char boot_stack_bottom[], boot_stack_top[], __text_start[], __text_end[];
@@ -21,6 +23,7 @@ constexpr int max_exit_code = 126;
 std::string_view name() { return "kvm"; }
 uint64_t monotonic_ns() { return arch::clock::monotonic_ns(); }
 uint64_t wall_clock_ns() { return arch::clock::wall_clock_ns(); }
+uint64_t total_memory() { return kvm::total_memory(); }
 bool stack_contains(uint64_t address) {
   return address >= reinterpret_cast<uint64_t>(boot_stack_bottom) &&
          address < reinterpret_cast<uint64_t>(boot_stack_top);
@@ -44,6 +47,8 @@ void wait_for_events(uint64_t deadline_ns) {
   // An interrupt between arming and here stays pending and ends the hlt.
   arch::idle();
 }
+
+void before_service_start() { kvm::profiler::start_if_requested(); }
 
 std::size_t console_try_write(const char* data, std::size_t size) {
   return kvm::serial::try_write(data, size);

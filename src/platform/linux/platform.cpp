@@ -26,6 +26,7 @@ uint64_t boot_ns = clock_ns(CLOCK_MONOTONIC);
 std::string_view name() { return "linux"; }
 uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC) - boot_ns; }
 uint64_t wall_clock_ns() { return clock_ns(CLOCK_REALTIME); }
+uint64_t total_memory() { return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)); }
 void wait_for_events(uint64_t deadline_ns) {
   if (kernel::events_pending()) return;
   int timeout_ms = -1;
@@ -55,6 +56,7 @@ void console_write_all(const char* data, std::size_t size) {
 }
 
 void exit(int code) { std::_Exit(code); }
+void before_service_start() {}
 bool stack_contains(uint64_t) { return false; }
 bool code_contains(uint64_t) { return false; }
 

@@ -1,4 +1,6 @@
-# Which sources make the OS library, per platform.
+# Which sources make the OS libraries, per platform (built once per
+# platform and build type by cmake/os/CMakeLists.txt), and which the host
+# build's tests compile. Absolute paths under KEEL_ROOT.
 set(KEEL_KERNEL_SOURCES
   ${KEEL_ROOT}/src/kernel/cmdline.cpp
   ${KEEL_ROOT}/src/kernel/console.cpp
@@ -29,6 +31,36 @@ set(KEEL_LINUX_SOURCES
   ${KEEL_ROOT}/src/platform/linux/main.cpp
   ${KEEL_ROOT}/src/platform/linux/platform.cpp
   ${KEEL_ROOT}/src/platform/linux/watch.cpp)
-# Optional parts (network stack, drivers) add themselves here.
-include(${KEEL_ROOT}/cmake/keel-net-sources.cmake OPTIONAL)
+# The network stack (src/net): the same on every platform.
+set(KEEL_NET_SOURCES
+  ${KEEL_ROOT}/src/net/arp.cpp
+  ${KEEL_ROOT}/src/net/bytes.cpp
+  ${KEEL_ROOT}/src/net/config.cpp
+  ${KEEL_ROOT}/src/net/counters.cpp
+  ${KEEL_ROOT}/src/net/dhcp.cpp
+  ${KEEL_ROOT}/src/net/ethernet.cpp
+  ${KEEL_ROOT}/src/net/icmp4.cpp
+  ${KEEL_ROOT}/src/net/inet.cpp
+  ${KEEL_ROOT}/src/net/interfaces.cpp
+  ${KEEL_ROOT}/src/net/ip4.cpp
+  ${KEEL_ROOT}/src/net/ip4_addr.cpp
+  ${KEEL_ROOT}/src/net/ip4_reassembly.cpp
+  ${KEEL_ROOT}/src/net/packet.cpp
+  ${KEEL_ROOT}/src/net/udp.cpp)
+# The Linux process's NICs: a TAP device, and the in-memory link of tests.
+set(KEEL_NET_LINUX_SOURCES
+  ${KEEL_ROOT}/src/platform/linux/memory_nic.cpp
+  ${KEEL_ROOT}/src/platform/linux/tap.cpp)
+# Device drivers (src/drivers): they touch hardware, so images only.
+set(KEEL_DRIVER_SOURCES
+  ${KEEL_ROOT}/src/drivers/pci/msix.cpp
+  ${KEEL_ROOT}/src/drivers/pci/pci.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/discovery.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/mmio_arguments.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/net.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/net_datapath.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/register.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/transport_mmio.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/transport_pci.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/virtqueue.cpp)
 set(KEEL_INCLUDE_DIRS ${KEEL_ROOT}/api ${KEEL_ROOT}/src)

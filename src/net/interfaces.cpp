@@ -35,9 +35,6 @@ void probe_once() {
 }  // namespace
 }  // namespace net
 
-// A build with no platform NICs (the host unit tests) finds none.
-[[gnu::weak]] void keel::net::probe_platform_nics() {}
-
 namespace net {
 
 std::size_t Interfaces::register_nic(std::unique_ptr<Nic> nic) {

@@ -27,9 +27,9 @@ def test_hello_runs_in_8_mib():
 
 
 def test_too_little_memory_fails_cleanly():
-    # 2 MiB cannot hold the image and its heap: it must end, never hang.
+    # 2 MiB cannot hold the image: it must say so and end, never hang or die silently.
     code, out = boot(image("hello"), "microvm", memory="2M", timeout=30)
-    assert "Keel: no usable memory in the boot memory map" in out, out
+    assert "Keel: the image does not fit in RAM: give the VM more memory" in out, out
     assert code == 70
     assert "Goodbye" not in out
 

@@ -71,3 +71,27 @@ def test_says_which_accelerator_and_why():
     else:
         assert "using TCG" not in result.stdout
     assert "Goodbye" in result.stdout
+
+
+def test_a_new_service_compiles_only_its_own_files(tmp_path):
+    # The OS is built once per platform and build type (build/os/...): a new
+    # out-of-tree service reuses it and compiles just its own sources.
+    image("hello")  # the OS for kvm is built by now
+    service = tmp_path / "fresh"
+    service.mkdir()
+    (service / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.25)\nproject(fresh CXX)\nfind_package(keel REQUIRED)\n"
+        "keel_service(fresh main.cpp util.cpp)\n")
+    (service / "main.cpp").write_text(
+        "#include <os>\nint twice(int);\nvoid Service::start() { os::shutdown(twice(2)); }\n")
+    (service / "util.cpp").write_text("int twice(int x) { return 2 * x; }\n")
+    out = service / "build"
+    subprocess.run(["cmake", "-S", service, "-B", out, "-G", "Ninja",
+                    f"-Dkeel_DIR={ROOT}/cmake"], check=True, capture_output=True, timeout=120)
+    build = subprocess.run(["cmake", "--build", out], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stdout + build.stderr
+    compiled = [line for line in build.stdout.splitlines() if "Building CXX object" in line]
+    assert len(compiled) == 2, build.stdout
+    assert all("main.cpp" in line or "util.cpp" in line for line in compiled), build.stdout
+    result = keel("boot", str(out / "fresh"), "--timeout", "60")
+    assert result.returncode == 4, result.stdout + result.stderr

@@ -83,6 +83,11 @@ void Events::trigger(int) {}
 
 }  // namespace os
 
+// The host tests have no platform NICs; they build stacks on their own.
+namespace keel::net {
+void probe_platform_nics() {}
+}  // namespace keel::net
+
 namespace keel::kernel {
 // Tests expect panics as exceptions.
 [[noreturn]] void panic(std::string_view why, const CpuState*) {

@@ -24,6 +24,15 @@
 #define XCR0_AVX 0x4
 #define PTE_LARGE 0x80
 #define BOOT_STACK_SIZE (256 * 1024)
+// hvm_start_info (xen/include/public/arch-x86/hvm/start_info.h), version 1.
+#define START_INFO_VERSION 4
+#define START_INFO_MEMMAP 0x28
+#define START_INFO_MEMMAP_ENTRIES 0x30
+#define MEMMAP_ENTRY_SIZE 24
+#define MEMMAP_TYPE_RAM 1
+#define COM1 0x3f8
+#define DEBUG_EXIT_PORT 0xf4
+#define PANIC_EXIT_CODE 70
 #define BOOT_STACK_GUARD_SIZE (64 * 1024)
 
   .section .note.Xen, "a", @note
@@ -41,6 +50,31 @@ pvh_start:
   cld
   mov %ebx, %esi                  // keep start_info across the setup
 
+  // Before writing anything (.bss, page tables, the stack): the image must
+  // lie in RAM, or those writes go nowhere and the VM dies without a word.
+  cmpl $1, START_INFO_VERSION(%esi)
+  jb 7f                           // no memory map in version 0: trust it
+  mov START_INFO_MEMMAP(%esi), %edi
+  mov START_INFO_MEMMAP_ENTRIES(%esi), %ecx
+6:test %ecx, %ecx
+  jz no_room
+  cmpl $MEMMAP_TYPE_RAM, 16(%edi)
+  jne 8f
+  cmpl $0, 4(%edi)                // RAM starting at or above 4 GiB: not ours
+  jne 8f
+  mov (%edi), %eax
+  cmp $__image_start, %eax
+  ja 8f
+  cmpl $0, 12(%edi)               // 4 GiB or more of RAM: it fits
+  jne 7f
+  add 8(%edi), %eax               // end of this RAM range
+  jc 7f
+  cmp $__image_end, %eax
+  jae 7f
+8:add $MEMMAP_ENTRY_SIZE, %edi
+  dec %ecx
+  jmp 6b
+7:
   // Zero .bss: loaders differ in whether they do.
   mov $__bss_start, %edi
   mov $__bss_end, %ecx
@@ -123,7 +157,25 @@ long_mode:
   hlt
   jmp 5b
 
+// Says so on the serial port and ends the VM with the panic status.
+no_room:
+  mov $no_room_message, %esi
+1:lodsb
+  test %al, %al
+  jz 2f
+  mov $COM1, %dx
+  outb %al, %dx
+  jmp 1b
+2:mov $(PANIC_EXIT_CODE + 1), %eax  // as platform::exit writes it
+  mov $DEBUG_EXIT_PORT, %dx
+  outl %eax, %dx
+3:cli
+  hlt
+  jmp 3b
+
   .section .boot.data, "a", @progbits
+no_room_message:
+  .asciz "Keel: the image does not fit in RAM: give the VM more memory\n"
   .balign 16
 boot_gdt:
   .quad 0

@@ -26,7 +26,7 @@ constexpr uint32_t pit_gsi = 2;
 constexpr std::size_t max_samples = 1 << 16;
 constexpr std::size_t shown_functions = 15;
 
-uint64_t samples[max_samples];
+uint64_t* samples = nullptr;  // max_samples, allocated when profiling starts
 volatile std::size_t sample_count = 0;
 uint64_t window_start_ns = 0;
 
@@ -82,6 +82,7 @@ void start_if_requested() {
     std::printf("keel.profile: no interrupt for the PIT; not profiling\n");
     return;
   }
+  samples = new uint64_t[max_samples];
   arch::set_interrupt_sampler(record);
   uint16_t divisor = uint16_t(pit_hz / sample_hz);
   arch::outb(pit_command, channel0_rate_generator);

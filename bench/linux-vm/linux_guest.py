@@ -30,8 +30,9 @@ MULTIARCH = "x86_64-linux-gnu"
 LIBRARY_DIRS = [f"lib/{MULTIARCH}", f"usr/lib/{MULTIARCH}", "lib64", "lib", "usr/lib"]
 # Kernel command line of every Linux guest: kernel messages off the console
 # (as on a production guest; printing each one through the emulated UART
-# would slow the boot), the serial console where Keel writes its own.
-KERNEL_ARGS = "console=ttyS0 quiet"
+# would slow the boot), the serial console where Keel writes its own, and a
+# panic ends the VM (as a Keel panic does) instead of hanging it.
+KERNEL_ARGS = "console=ttyS0 quiet panic=-1"
 NET_MODULES = ["virtio_mmio", "virtio_net"]
 FIREWALL_MODULES = ["nf_tables", "nft_ct", "nft_nat", "nft_masq", "nft_chain_nat", "nft_reject_inet",
                     "nft_compat", "nf_conntrack", "iptable_filter", "iptable_nat", "xt_conntrack",
@@ -257,6 +258,17 @@ def pack(stage, output):
             raise KeelError("packing the initramfs failed")
 
 
+def host_tsc_khz():
+    """The host's TSC rate (bench/linux-vm/tsc_khz.c), measured once."""
+    if not hasattr(host_tsc_khz, "khz"):
+        program = os.path.join(CACHE, "tsc_khz")
+        os.makedirs(CACHE, exist_ok=True)
+        subprocess.run(["gcc", "-O2", "-o", program, os.path.join(HERE, "tsc_khz.c")],
+                       check=True)
+        host_tsc_khz.khz = int(sh([program]))
+    return host_tsc_khz.khz
+
+
 class LinuxGuest:
     def __init__(self, directory):
         self.kernel = os.path.join(directory, "vmlinuz")
@@ -264,8 +276,11 @@ class LinuxGuest:
 
     def command(self, machine="microvm", memory="128M", append="", accel="tcg", extra=()):
         """A Keel image's QEMU line (keelpy.qemu.command) with this kernel, plus
-        -initrd and the kernel's own arguments: nothing else differs."""
-        return qemu.command(self.kernel, machine, memory, 1, f"{KERNEL_ARGS} {append}".strip(),
+        -initrd and the kernel's own arguments: nothing else differs. Under
+        TCG the kernel is told the TSC rate, which it fails to calibrate
+        against the PIT when the host is busy, and then hangs."""
+        args = KERNEL_ARGS + (f" tsc_early_khz={host_tsc_khz()}" if accel == "tcg" else "")
+        return qemu.command(self.kernel, machine, memory, 1, f"{args} {append}".strip(),
                             accel, ["-initrd", self.initrd, *extra])
 
 

@@ -191,6 +191,9 @@ def write_report(out, args, comparisons, machines, kvm_problem):
              "ARP entry. Idle CPU: QEMU's user+system time over "
              f"{args.idle_seconds:g} s while udp_echo waits for packets.", ""]
     lines += bench_report.comparison_table(comparisons)
+    if args.quick:
+        lines += ["", "Quick run: the smallest memory is not searched; the figure is the "
+                  "memory the guest was shown to run in (an upper bound)."]
     lines += ["", "Keel ÷ Linux below 1 means Keel is smaller or faster. There is no Linux "
               "netns column here: a process in a namespace neither boots nor has an image.", "",
               "## QEMU's own share: hello beside a minimal PVH kernel", "",

@@ -90,17 +90,19 @@ def ratio_cell(r):
     return "—" if r is None else f"{r:.3g}"
 
 
-def comparison_table(comparisons):
+def comparison_table(comparisons, sources=None):
     """Markdown lines: the figures, Keel ÷ Linux VM, Keel ÷ Linux netns, and
-    how many times better Keel is than the Linux VM against the goal."""
-    lines = ["| figure | unit | Keel | Linux VM | Linux netns | Keel ÷ Linux VM | "
-             "Keel ÷ Linux netns | Keel better by | goal |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for c in comparisons:
+    how many times better Keel is than the Linux VM against the goal. With
+    `sources` (one name per comparison), a first column says which benchmark."""
+    lead = (lambda i: f"| {sources[i]} ") if sources else (lambda i: "")
+    lines = [("| bench " if sources else "") + "| figure | unit | Keel | Linux VM | Linux netns "
+             "| Keel ÷ Linux VM | Keel ÷ Linux netns | Keel better by | goal |",
+             ("| --- " if sources else "") + "| --- " * 9 + "|"]
+    for i, c in enumerate(comparisons):
         advantage = c.advantage()
-        lines.append(f"| {c.metric} | {c.unit} | {figure(c.keel)} | {figure(c.linux_vm)} | "
-                     f"{figure(c.linux_netns)} | {ratio_cell(c.ratio(c.linux_vm))} | "
-                     f"{ratio_cell(c.ratio(c.linux_netns))} | "
+        lines.append(f"{lead(i)}| {c.metric} | {c.unit} | {figure(c.keel)} | "
+                     f"{figure(c.linux_vm)} | {figure(c.linux_netns)} | "
+                     f"{ratio_cell(c.ratio(c.linux_vm))} | {ratio_cell(c.ratio(c.linux_netns))} | "
                      f"{'—' if advantage is None else f'{advantage:.3g}×'} | {c.verdict()} |")
     return lines
 

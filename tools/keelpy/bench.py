@@ -73,8 +73,11 @@ def write_summary(quick):
         lines += bench_report.comparison_table([c for _, c in rows], [n for n, _ in rows])
     else:
         lines += ["No benchmark has written a comparison yet."]
-    lines += ["", "Where Keel falls short of a goal, the benchmark's own file says where the "
-              "time goes.", ""]
+    notes = [f"[{f}]({f})" for f in ("where-the-time-goes.md", "profile.md")
+             if os.path.exists(os.path.join(out, f))]
+    lines += ["", "Where Keel falls short of a goal: " + (", ".join(notes) if notes else
+              "see each benchmark's own file") + " (`bench/net/profile.py` profiles QEMU "
+              "running Keel).", ""]
     path = os.path.join(out, "README.md")
     with open(path, "w") as f:
         f.write("\n".join(lines))

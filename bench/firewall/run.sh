@@ -3,7 +3,7 @@
 # `keel-fw compile` (GNU time), table size, and lookups/s of the classifier next to the linear
 # first-match evaluator on the same packets (one core; the classifier's figure is the best of
 # five 0.2 s windows, the cores being shared). Writes bench/results/firewall.md + .png.
-# Usage: bench/firewall/run.sh [max_rules]   (default 1000000)
+# Usage: bench/firewall/run.sh [max_rules [results_dir]]   (default 1000000, bench/results)
 # FW_BENCH_KEEP=1 keeps the rows already in bench/results/firewall.raw and measures only the
 # missing ones (delete a mix's lines from the .raw to rerun just that mix).
 set -eu
@@ -11,12 +11,13 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=${KEEL_HOST_BUILD:-$ROOT/build/host}
 case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
 MAX=${1:-1000000}
+OUT=${2:-$ROOT/bench/results}
 BENCH=$("$ROOT/bench/firewall/build.sh")
 KEELFW=$BUILD/tools/keel-fw/keel-fw
 WORK=$(mktemp -d /tmp/keelfw-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-RAW=$ROOT/bench/results/firewall.raw
-mkdir -p "$ROOT/bench/results"
+RAW=$OUT/firewall.raw
+mkdir -p "$OUT"
 [ "${FW_BENCH_KEEP:-0}" = 1 ] || : > "$RAW"
 for mix in a b c d f; do
   for n in 1 10 100 1000 10000 100000 1000000; do
@@ -33,4 +34,4 @@ for mix in a b c d f; do
     rm -f "$rules" "$WORK/t.bin"
   done
 done
-/usr/bin/python3 "$ROOT/bench/firewall/report.py" "$RAW" "$ROOT/bench/results/firewall.md" "$ROOT/bench/results/firewall.png"
+/usr/bin/python3 "$ROOT/bench/firewall/report.py" "$RAW" "$OUT/firewall.md" "$OUT/firewall.png"

@@ -1,22 +1,21 @@
 #!/usr/bin/python3
-"""Network benchmark (not a test): Keel's udp_echo next to Linux, in one run.
+"""Network benchmark (not a test): Keel's udp_echo beside its Linux peers, in one run.
 
-  sudo bench/net/bench_net.py [--runs 20] [--seconds 5] [--out bench/results/net.md]
+  bench/net/run.sh [--rounds 3] [--seconds 5] [--quick]
 
-Measures, each in network namespaces it creates and deletes:
-  1. time from QEMU start to the first answered ping (microvm, median of --runs);
-  2. ping round-trip median and p99: the Keel guest vs a Linux peer (veth);
-  3. UDP echo packets/s at 64 and 1400 bytes: through the guest, through the
-     same echo written with Linux sockets in a netns, and through udp_echo
-     built as a Linux process on a TAP device; reported as ratios to Linux.
-The guest runs under TCG on this machine (see docs/decisions/0003), so the
-guest figures are an emulator's, not a hypervisor's.
+In network namespaces it creates and deletes, measures ping round trips
+(median, p99) and UDP echo packets/s at 64 and 1400 bytes of:
+  - the Keel guest (examples/udp_echo on microvm, TCG, virtio-net on a TAP);
+  - the Linux VM: the same QEMU line with Debian's kernel and the same echo
+    written with Linux sockets (bench/linux-vm/, bench/net/udp_echo_server.c);
+  - that echo as a process in a netns behind a veth pair (Linux netns);
+  - udp_echo built as a Linux process on a TAP device (Keel Linux process).
+Every round measures every target in turn, so drift hits all alike; each
+figure is the median over rounds. Writes net.md, net.csv and net.png.
 """
 import argparse
 import os
-import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -25,74 +24,22 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path[:0] = [os.path.join(ROOT, "tools"), os.path.join(ROOT, "bench", "linux-vm"),
+                os.path.join(ROOT, "bench", "boot"), os.path.join(ROOT, "test", "integration")]
+from keelpy import bench_report, build, qemu  # noqa: E402
+from keelpy.bench_report import Comparison  # noqa: E402
+import linux_guest  # noqa: E402
+from measure import stop, tap_args  # noqa: E402
+from netguest import Namespace, run  # noqa: E402
 
-from netguest import Guest, Namespace, run, udp_echo_image  # noqa: E402
-from keelpy import qemu  # noqa: E402
-
-GUEST_MAC = "52:54:00:12:34:56"
-
-# Sends an ICMP echo request every millisecond until the first reply from
-# argv[1]; prints CLOCK_MONOTONIC of that reply (system-wide, so comparable
-# with the parent's time.monotonic()).
-PROBER = r"""
-import os, select, socket, struct, sys, time
-dst = sys.argv[1]
-s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_ICMP)
-s.setblocking(False)
-ident = os.getpid() & 0xffff
-def packet(seq):
-    h = struct.pack("!BBHHH", 8, 0, 0, ident, seq) + b"keel" * 8
-    c = sum(struct.unpack("!%dH" % (len(h) // 2), h)); c = (c >> 16) + (c & 0xffff); c += c >> 16
-    return h[:2] + struct.pack("!H", ~c & 0xffff) + h[4:]
-print("ready", flush=True)
-seq, deadline = 0, time.monotonic() + 30
-while time.monotonic() < deadline:
-    seq = (seq + 1) & 0xffff
-    try: s.sendto(packet(seq), (dst, 0))
-    except OSError: pass
-    r, _, _ = select.select([s], [], [], 0.001)
-    if r:
-        data, addr = s.recvfrom(2048)
-        ihl = (data[0] & 15) * 4
-        if addr[0] == dst and data[ihl] == 0 and struct.unpack("!H", data[ihl+4:ihl+6])[0] == ident:
-            print("reply", time.monotonic(), flush=True); sys.exit(0)
-print("none", flush=True)
-"""
+MEMORY = "128M"
+SIZES = (64, 1400)
+WINDOW = 32  # datagrams in flight
+KEEL_VM, LINUX_VM = "Keel guest (microvm, TCG)", "Linux VM (microvm, TCG)"
+LINUX_NETNS, KEEL_PROCESS = "Linux (netns, veth)", "Keel Linux process (TAP)"
 
 
-def boot_to_ping(runs):
-    times = []
-    image = udp_echo_image()
-    for _ in range(runs):
-        ns = Namespace(taps=1)
-        proc = prober = None
-        try:
-            # A static neighbour entry: the host's ARP back-off must not be measured.
-            ns.sh(f"ip neigh replace {ns.guest()} lladdr {GUEST_MAC} dev tap0 nud permanent")
-            prober = subprocess.Popen(ns.exec_args(["/usr/bin/python3", "-c", PROBER, ns.guest()]),
-                                      stdout=subprocess.PIPE, text=True)
-            assert prober.stdout.readline().strip() == "ready"
-            extra = ["-netdev", "tap,id=n0,ifname=tap0,script=no,downscript=no",
-                     "-device", f"virtio-net-device,netdev=n0,mac={GUEST_MAC}"]
-            args = qemu.command(image, "microvm", "64M", 1, f"ip={ns.guest()}/24", "tcg", extra)
-            start = time.monotonic()
-            proc = subprocess.Popen(ns.exec_args(args), stdin=subprocess.DEVNULL,
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            line = prober.stdout.readline().split()
-            if line and line[0] == "reply":
-                times.append((float(line[1]) - start) * 1000)
-        finally:
-            for p in (prober, proc):
-                if p and p.poll() is None:
-                    p.kill()
-                    p.wait(timeout=10)
-            ns.close()
-    return times
-
-
-def ping_rtts(ns, address, count=500):
+def ping_rtts(ns, address, count):
     out = ns.sh(f"ping -n -c {count} -i 0.005 -W 2 {address}", timeout=120, check=False).stdout
     return [float(x) for x in re.findall(r"time=([\d.]+) ms", out)]
 
@@ -102,11 +49,31 @@ def percentile(values, p):
     return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
 
 
-def udp_pps(ns, load, address, size, seconds, window=32):
-    out = run(ns.exec_args([load, address, str(size), str(seconds), str(window)]),
+def udp_pps(ns, load, address, size, seconds):
+    out = run(ns.exec_args([load, address, str(size), str(seconds), str(WINDOW)]),
               timeout=seconds + 30).stdout
     match = re.search(r"pps (\d+)", out)
     return int(match.group(1)) if match else 0
+
+
+def wait_answering(ns, address, timeout=60):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if ns.sh(f"ping -n -c 1 -W 1 {address}", check=False).returncode == 0:
+            return
+    raise RuntimeError(f"{address} answered no ping within {timeout} s")
+
+
+class Vm:
+    """A guest on TAP `tap` of `ns` (Keel image or Linux guest, same QEMU line)."""
+
+    def __init__(self, ns, tap, args):
+        self.proc = subprocess.Popen(ns.exec_args(args), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
+
+    def close(self):
+        stop(self.proc)
 
 
 class LinuxPeer:
@@ -118,15 +85,15 @@ class LinuxPeer:
         ns.sh(f"ip link add vethk type veth peer name vethp netns {self.name} && "
               "ip addr add 10.0.9.1/24 dev vethk && ip link set vethk up")
         self.sh("ip link set lo up && ip addr add 10.0.9.2/24 dev vethp && ip link set vethp up")
-        self.server = subprocess.Popen(["ip", "netns", "exec", self.name, server, "7"])
+        self.server = subprocess.Popen(["ip", "netns", "exec", self.name, server, "7"],
+                                       start_new_session=True)
         self.address = "10.0.9.2"
 
     def sh(self, command):
         run(["ip", "netns", "exec", self.name, "sh", "-c", command])
 
     def close(self):
-        self.server.kill()
-        self.server.wait(timeout=10)
+        stop(self.server)
         subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
 
 
@@ -137,13 +104,12 @@ class LinuxProcess:
         ns.sh("ip tuntap add tapl mode tap && ip link set tapl up && "
               "ip addr add 10.0.8.1/24 dev tapl")
         self.proc = subprocess.Popen(ns.exec_args([executable, "tap=tapl", "ip=10.0.8.2/24"]),
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
         self.address = "10.0.8.2"
-        time.sleep(0.5)
 
     def close(self):
-        self.proc.kill()
-        self.proc.wait(timeout=10)
+        stop(self.proc)
 
 
 def compile_tools(tmp):
@@ -154,83 +120,107 @@ def compile_tools(tmp):
     return tools
 
 
+def measure(args, tools, ns, targets):
+    """{target: (rtts, {size: [pkt/s per round]})}, rounds alternating targets."""
+    figures = {label: ([], {size: [] for size in SIZES}) for label in targets}
+    for r in range(args.rounds):
+        for label, address in targets.items():
+            rtts, pps = figures[label]
+            rtts += ping_rtts(ns, address, args.pings)
+            for size in SIZES:
+                pps[size].append(udp_pps(ns, tools["udp_load"], address, size, args.seconds))
+            print(f"  round {r + 1}/{args.rounds} {label}: rtt median "
+                  f"{statistics.median(rtts) if rtts else 0:.3f} ms, "
+                  + ", ".join(f"{s} B {pps[s][-1]} pkt/s" for s in SIZES), flush=True)
+    return figures
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=5)
-    parser.add_argument("--out", default=os.path.join(ROOT, "bench", "results", "net.md"))
+    parser.add_argument("--pings", type=int, default=300)
+    parser.add_argument("--quick", action="store_true",
+                        help="a few seconds, to show the script works (CI); "
+                             "writes to build/bench-quick/")
     args = parser.parse_args()
-    tmp = tempfile.mkdtemp(prefix="keel-bench-net-")
-    tools = compile_tools(tmp)
-    from keelpy import build
+    if args.quick:
+        args.rounds, args.seconds, args.pings = 1, 0.5, 20
+    out = bench_report.results_dir(args.quick)
+    keel_image = build.build(os.path.join(ROOT, "examples", "udp_echo"), "kvm", quiet=True)
     linux_exe = build.build(os.path.join(ROOT, "examples", "udp_echo"), "linux", quiet=True)
-
-    boot = boot_to_ping(args.runs)
-    print(f"boot to first ping: {len(boot)}/{args.runs} answered, median "
-          f"{statistics.median(boot) if boot else float('nan'):.1f} ms", flush=True)
-
-    rows = {}
-    ns = Namespace(taps=1)
-    guest = peer = proc = None
-    try:
-        guest = Guest(ns, machine="microvm", modern=True)
-        peer = LinuxPeer(ns, tools["udp_echo_server"])
-        proc = LinuxProcess(ns, linux_exe)
-        targets = {"Keel guest (microvm, TCG)": ns.guest(), "Linux (netns, veth)": peer.address,
-                   "Keel Linux process (TAP)": proc.address}
-        for label, address in targets.items():
-            rtts = ping_rtts(ns, address)
-            pps = {size: udp_pps(ns, tools["udp_load"], address, size, args.seconds)
-                   for size in (64, 1400)}
-            rows[label] = (rtts, pps)
-            print(label, f"rtt median {statistics.median(rtts) if rtts else 0:.3f} ms", pps,
-                  flush=True)
-    finally:
-        for thing in (proc, peer, guest):
-            if thing:
+    linux = linux_guest.build("echo")
+    with tempfile.TemporaryDirectory(prefix="keel-bench-net-") as tmp:
+        tools = compile_tools(tmp)
+        ns, things = Namespace(taps=2), []
+        try:
+            things.append(Vm(ns, "tap0", qemu.command(keel_image, "microvm", MEMORY, 1,
+                                                      f"ip={ns.guest(0)}/24", "tcg",
+                                                      tap_args("tap0"))))
+            things.append(Vm(ns, "tap1", linux.command(
+                "microvm", MEMORY, f"run=udp_echo ip={ns.guest(1)}/24", "tcg", tap_args("tap1"))))
+            things.append(LinuxPeer(ns, tools["udp_echo_server"]))
+            things.append(LinuxProcess(ns, linux_exe))
+            targets = {KEEL_VM: ns.guest(0), LINUX_VM: ns.guest(1),
+                       LINUX_NETNS: things[2].address, KEEL_PROCESS: things[3].address}
+            for address in targets.values():
+                wait_answering(ns, address)
+            print("net: all four echoes answer; measuring", flush=True)
+            figures = measure(args, tools, ns, targets)
+        finally:
+            for thing in reversed(things):
                 thing.close()
-        ns.close()
-        shutil.rmtree(tmp, ignore_errors=True)
-    write_report(args, boot, rows)
+            ns.close()
+    write_report(out, args, figures)
 
 
-def write_report(args, boot, rows):
-    linux = rows.get("Linux (netns, veth)")
-    lines = [
-        "# Network benchmark",
-        "",
-        f"`bench/net/bench_net.py --runs {args.runs} --seconds {args.seconds:g}` on "
-        f"{platform.node()}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
-        "2 shared cores; QEMU with TCG (KVM here is PVM and cannot run the guest, see "
-        "docs/decisions/0003), virtio-net on a TAP device without vhost.",
-        "",
-        "## Boot to first answered ping (microvm, TCG)",
-        "",
-        f"{len(boot)} of {args.runs} boots answered; median "
-        f"**{statistics.median(boot):.1f} ms**, min {min(boot):.1f}, max {max(boot):.1f} ms "
-        "(from starting QEMU to the first ICMP echo reply; the host sends a request every "
-        "millisecond with a static ARP entry)." if boot else "no boot answered",
-        "",
-        "## Ping round trip and UDP echo",
-        "",
-        "| target | RTT median (ms) | RTT p99 (ms) | UDP echo 64 B (pkt/s) | ratio | "
-        "UDP echo 1400 B (pkt/s) | ratio |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for label, (rtts, pps) in rows.items():
-        med = f"{statistics.median(rtts):.3f}" if rtts else "-"
-        p99 = f"{percentile(rtts, 99):.3f}" if rtts else "-"
-        cells = [label, med, p99]
-        for size in (64, 1400):
-            base = linux[1][size] if linux and linux[1][size] else 0
-            cells += [str(pps[size]), f"{pps[size] / base:.2f}" if base else "-"]
+def comparisons(figures):
+    def pick(label, what):
+        rtts, pps = figures[label]
+        if what == "rtt":
+            return statistics.median(rtts) if rtts else None
+        if what == "p99":
+            return percentile(rtts, 99) if rtts else None
+        return statistics.median(pps[what])
+
+    rows = [("ping round trip, median", "ms", "rtt", True, None),
+            ("ping round trip, p99", "ms", "p99", True, None)]
+    rows += [(f"UDP echo, {size} B", "pkt/s", size, False, 15) for size in SIZES]
+    return [Comparison(name, unit, pick(KEEL_VM, what), pick(LINUX_VM, what),
+                       pick(LINUX_NETNS, what), lower, goal)
+            for name, unit, what, lower, goal in rows]
+
+
+def write_report(out, args, figures):
+    table = comparisons(figures)
+    lines = ["# Network benchmark", "",
+             f"`tools/keel bench net{' --quick' if args.quick else ''}` (rounds {args.rounds}, "
+             f"{args.seconds:g} s per UDP figure, {args.pings} pings per round), "
+             f"{bench_report.machine_line('tcg')}. No vhost: QEMU serves virtio-net through "
+             "the TAP device in user space.", "",
+             "## Keel beside the Linux VM and Linux in a netns", "",
+             "Both guests run on the same QEMU line (microvm, TCG, "
+             f"`-m {MEMORY}`, virtio-net-device on a TAP); the Linux VM runs "
+             "bench/net/udp_echo_server.c, as does the netns peer. Medians over rounds; "
+             "targets alternate within each round.", ""]
+    lines += bench_report.comparison_table(table)
+    lines += ["", "## Every target", "",
+              "| target | RTT median (ms) | RTT p99 (ms) | "
+              + " | ".join(f"UDP echo {s} B (pkt/s)" for s in SIZES) + " |",
+              "|---|---|---|" + "---|" * len(SIZES)]
+    for label, (rtts, pps) in figures.items():
+        cells = [label, f"{statistics.median(rtts):.3f}" if rtts else "-",
+                 f"{percentile(rtts, 99):.3f}" if rtts else "-"]
+        cells += [f"{statistics.median(pps[s]):.0f}" for s in SIZES]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "Ratios are to the Linux-sockets echo in a netns. UDP load: "
-              "bench/net/udp_load.c, 32 datagrams in flight, "
-              f"{args.seconds:g} s per figure; ping: 500 requests 5 ms apart.", ""]
-    with open(args.out, "w") as f:
+    lines += ["", f"UDP load: bench/net/udp_load.c, {WINDOW} datagrams in flight; ping: "
+              "requests 5 ms apart. Boot to first ping is in boot.md.", ""]
+    with open(os.path.join(out, "net.md"), "w") as f:
         f.write("\n".join(lines))
-    print(f"wrote {args.out}")
+    bench_report.write_csv(os.path.join(out, "net.csv"), table)
+    bench_report.plot_comparisons(os.path.join(out, "net.png"),
+                                  "Network: Keel beside a Linux guest (microvm, TCG)", table)
+    print(f"net: wrote {out}/net.md, net.csv, net.png", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import accel, build as builder, qemu, setup, testing
+from . import accel, bench, build as builder, qemu, setup, testing
 from .paths import ROOT, KeelError
 
 
@@ -48,12 +48,8 @@ def cmd_demo(args):
 
 
 def cmd_bench(args):
-    script = os.path.join(ROOT, "bench", args.name, "run.sh")
-    if not os.path.isfile(script):
-        names = sorted(d for d in os.listdir(os.path.join(ROOT, "bench"))
-                       if os.path.isfile(os.path.join(ROOT, "bench", d, "run.sh")))
-        raise KeelError(f"no benchmark '{args.name}' (have: {', '.join(names)})")
-    return os.spawnv(os.P_WAIT, "/bin/bash", ["/bin/bash", script, *args.rest])
+    quick = args.quick or "--quick" in args.rest  # `keel bench boot --quick` too
+    return bench.run(args.name, quick, [a for a in args.rest if a != "--quick"])
 
 
 def parser():
@@ -92,9 +88,12 @@ def parser():
     s = sub.add_parser("demo", help="set up, build and boot examples/hello")
     s.set_defaults(run=cmd_demo)
 
-    s = sub.add_parser("bench", help="run a benchmark in bench/NAME")
-    s.add_argument("name")
-    s.add_argument("rest", nargs=argparse.REMAINDER)
+    s = sub.add_parser("bench", help="run every benchmark, or the one in bench/NAME, and "
+                                     "write bench/results/ (summary in its README.md)")
+    s.add_argument("name", nargs="?", help="boot, net, firewall, ... (default: all)")
+    s.add_argument("--quick", action="store_true",
+                   help="seconds each, tiny sizes, into build/bench-quick/ (what CI runs)")
+    s.add_argument("rest", nargs=argparse.REMAINDER, help="passed to bench/NAME/run.sh")
     s.set_defaults(run=cmd_bench)
 
     s = sub.add_parser("accel", help="say whether KVM or TCG will be used, and why")

@@ -5,7 +5,7 @@
   keel boot IMAGE|DIR [...]     run an image in QEMU (KVM when usable, else TCG)
   keel test [--install]         build everything and run every test
   keel demo                     set up, build and boot examples/hello
-  keel bench NAME               run a benchmark from bench/
+  keel bench [NAME] [--quick]   run every benchmark (or bench/NAME), write bench/results/
 
 Run `keel COMMAND --help` for the options of each command.
 """

@@ -11,7 +11,9 @@ BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-s
 # Running every test, fuzz target and the network peers the tests use.
 TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "iproute2",
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
-                 "procps", "time", "tcpdump"]
+                 "procps", "time", "tcpdump",
+                 # keel bench --quick: plots, and packing the Linux VM peer's initramfs
+                 "python3-matplotlib", "cpio"]
 
 
 def missing(packages):

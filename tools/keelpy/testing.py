@@ -43,6 +43,10 @@ def run_all(pytest_args=(), unit=True, integration=True):
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
         results["pytest"] = step("integration tests (pytest)", [
             DEBIAN_PYTHON, "-m", "pytest", "-v", "-rs", *dirs, *pytest_args])
+        results["bench quick"] = step("benchmarks, quick (they run and write their files; "
+                                      "timings not checked)",
+                                      [os.path.join(ROOT, "tools", "keel"), "bench", "--quick"],
+                                      tail=25)
     failed = [name for name, ok in results.items() if not ok]
     print("\n=== keel test summary: " + ", ".join(
         f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results.items()), flush=True)

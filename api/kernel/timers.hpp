@@ -23,6 +23,13 @@ class Timers {
   static id_t periodic(duration_t period, handler_t handler) {
     return periodic(period, period, std::move(handler));
   }
+  // A timer that stays until stop(), armed and re-armed without allocating:
+  // for a deadline that moves often (a network stack's next wake-up).
+  static id_t create(handler_t handler);
+  // Runs a created timer's handler once, `when` from now, instead of at
+  // any earlier time it was armed for.
+  static void arm(id_t id, duration_t when);
+  static void disarm(id_t id);
   // Cancels a timer; stopping an expired or unknown id does nothing.
   static void stop(id_t id);
   static std::size_t active();

@@ -88,6 +88,9 @@ Timers::id_t Timers::periodic(duration_t first, duration_t period, handler_t han
   return timer_queue().add(deadline_after(first), period_ns, std::move(handler));
 }
 
+Timers::id_t Timers::create(handler_t handler) { return timer_queue().create(std::move(handler)); }
+void Timers::arm(id_t id, duration_t when) { timer_queue().arm(id, deadline_after(when)); }
+void Timers::disarm(id_t id) { timer_queue().arm(id, keel::kernel::TimerQueue::no_deadline); }
 void Timers::stop(id_t id) { timer_queue().stop(id); }
 std::size_t Timers::active() { return timer_queue().active(); }
 

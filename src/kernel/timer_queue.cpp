@@ -20,6 +20,21 @@ TimerQueue::id_t TimerQueue::add(uint64_t deadline_ns, uint64_t period_ns,
   return id;
 }
 
+TimerQueue::id_t TimerQueue::create(os::Timers::handler_t handler) {
+  id_t id = unused_id();
+  timers_.emplace(id, Timer{no_deadline, 0, std::move(handler), true});
+  return id;
+}
+
+void TimerQueue::arm(id_t id, uint64_t deadline_ns) {
+  auto it = timers_.find(id);
+  if (it == timers_.end() || !it->second.persistent) return;
+  it->second.deadline_ns = deadline_ns;
+  // The old heap entry, if any, is now stale: its deadline no longer matches.
+  if (deadline_ns != no_deadline) queue_.push({deadline_ns, id});
+  compact_if_mostly_stale();
+}
+
 void TimerQueue::stop(id_t id) {
   timers_.erase(id);
   compact_if_mostly_stale();
@@ -33,7 +48,8 @@ void TimerQueue::compact_if_mostly_stale() {
   if (queue_.size() <= 2 * timers_.size() + slack) return;
   std::vector<Entry> live;
   live.reserve(timers_.size());
-  for (const auto& [id, timer] : timers_) live.push_back({timer.deadline_ns, id});
+  for (const auto& [id, timer] : timers_)
+    if (timer.deadline_ns != no_deadline) live.push_back({timer.deadline_ns, id});
   queue_ = decltype(queue_)(std::greater<Entry>(), std::move(live));
 }
 
@@ -59,7 +75,9 @@ std::size_t TimerQueue::run_due(uint64_t now_ns) {
     // The handler may stop its own timer (destroying it) or add others, so
     // it runs from a copy, after the queue is already consistent.
     auto handler = timer.handler;
-    if (timer.period_ns == 0) {
+    if (timer.persistent) {
+      timer.deadline_ns = no_deadline;
+    } else if (timer.period_ns == 0) {
       timers_.erase(entry.id);
     } else {
       // Catch up from the old deadline, not from now, so periods don't drift;

@@ -17,6 +17,9 @@ class TimerQueue {
   explicit TimerQueue(id_t first_id = 1) : next_id_(first_id) {}
 
   id_t add(uint64_t deadline_ns, uint64_t period_ns, os::Timers::handler_t handler);
+  // A timer that stays until stopped, unarmed until arm().
+  id_t create(os::Timers::handler_t handler);
+  void arm(id_t id, uint64_t deadline_ns);  // no_deadline disarms
   void stop(id_t id);
   // Runs every handler whose deadline is <= now_ns, re-arming periodic ones.
   // Returns how many ran.
@@ -32,6 +35,7 @@ class TimerQueue {
     uint64_t deadline_ns;
     uint64_t period_ns;  // 0 for one-shot
     os::Timers::handler_t handler;
+    bool persistent = false;  // created: stays (unarmed) after it runs
   };
   struct Entry {
     uint64_t deadline_ns;

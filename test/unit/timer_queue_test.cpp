@@ -128,3 +128,28 @@ TEST(TimerQueue, StoppedTimersDoNotPileUp) {
   EXPECT_EQ(runs, 1);
   EXPECT_EQ(q.active(), 0u);
 }
+
+TEST(TimerQueue, CreatedTimersStayAndRearmWithoutPilingUp) {
+  TimerQueue q;
+  std::vector<uint64_t> ran_at;
+  uint64_t now = 0;
+  auto id = q.create([&](auto) { ran_at.push_back(now); });
+  EXPECT_EQ(q.next_deadline(), TimerQueue::no_deadline);  // created unarmed
+  // A deadline that moves on every packet: later, earlier, later again.
+  for (int i = 0; i < 100'000; ++i) q.arm(id, 1'000 + uint64_t(i % 7) * 100);
+  EXPECT_LE(q.queued_entries(), 2 * q.active() + 65);
+  EXPECT_EQ(q.next_deadline(), 1'000 + uint64_t(99'999 % 7) * 100);  // the last arm wins
+  now = 2'000;
+  EXPECT_EQ(q.run_due(now), 1u);
+  EXPECT_EQ(ran_at, std::vector<uint64_t>{2'000});
+  EXPECT_EQ(q.active(), 1u);  // still there, unarmed
+  EXPECT_EQ(q.next_deadline(), TimerQueue::no_deadline);
+  q.arm(id, 3'000);
+  q.arm(id, TimerQueue::no_deadline);  // disarmed before it came due
+  EXPECT_EQ(q.run_due(5'000), 0u);
+  q.arm(id, 6'000);
+  now = 6'000;
+  EXPECT_EQ(q.run_due(now), 1u);
+  q.stop(id);
+  EXPECT_EQ(q.active(), 0u);
+}

@@ -1,5 +1,7 @@
-// firewall_bench gen MIX N OUT      write an N-rule set of mix a|b|c|d|f (see mixes.hpp)
-// firewall_bench lookup MIX RULES   lookups/s of the classifier and the linear evaluator
+// firewall_bench gen MIX N OUT [SEED]      write an N-rule set of mix a|b|c|d|f|acl|fw|ipc (mixes.hpp)
+// firewall_bench lookup MIX RULES [SEED]   lookups/s of the classifier and the linear evaluator
+//                                          (SEED: the packets')
+// firewall_bench stats MIX N [SEED]        statistics of a generated acl|fw|ipc set (filter_stats.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -23,7 +25,7 @@ constexpr uint32_t kSeed = 42;
 
 double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
-int lookup(char mix, const std::string& path) {
+int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   CompileResult r = compile_file(path);
   if (!r.ruleset) {
     std::cerr << (r.errors.empty() ? "compile failed" : r.errors[0]) << "\n";
@@ -38,7 +40,7 @@ int lookup(char mix, const std::string& path) {
   if (classifier.adopt(std::move(tables)) != LoadStatus::ok) return 1;
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::vector<Packet> packets = bench::generate_packets(mix, text, kPackets, kSeed);
+  std::vector<Packet> packets = bench::generate_packets(mix, text, kPackets, seed);
 
   // Classifier: the best of several windows, each whole passes over the packet array until its
   // share of the time budget is spent (the 2 cores are shared, so one long average mostly
@@ -67,21 +69,28 @@ int lookup(char mix, const std::string& path) {
     mismatches += want.source_id != got_source || want.action != got.action;
   }
   double linear_lps = linear / seconds_since(start);
-  std::printf("mix=%c rules=%zu classifier_lps=%.0f linear_lps=%.0f linear_packets=%zu mismatches=%zu "
+  std::printf("mix=%s rules=%zu classifier_lps=%.0f linear_lps=%.0f linear_packets=%zu mismatches=%zu "
               "table_bytes=%zu blob_bytes=%zu partitions=%zu set_tables=%zu tuple_tables=%zu trees=%zu sink=%llu\n",
-              mix, rules, classifier_lps, linear_lps, linear, mismatches, bytes, blob, stats.partitions,
+              mix.c_str(), rules, classifier_lps, linear_lps, linear, mismatches, bytes, blob, stats.partitions,
               stats.set_tables, stats.tuple_tables, stats.trees, static_cast<unsigned long long>(sink & 1));
   return mismatches == 0 ? 0 : 3;
 }
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 5 && std::string(argv[1]) == "gen") {
+  const std::string command = argc > 1 ? argv[1] : "", mix = argc > 2 ? argv[2] : "";
+  const auto seed_at = [&](int i) { return argc > i ? static_cast<uint32_t>(std::stoul(argv[i])) : kSeed; };
+  if (!bench::known_mix(mix)) {
+    std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N [SEED]\n";
+    return 2;
+  }
+  if ((argc == 5 || argc == 6) && command == "gen") {
     std::ofstream out(argv[4]);
-    out << bench::generate_rules(argv[2][0], std::stoul(argv[3]), kSeed);
+    out << bench::generate_rules(mix, std::stoul(argv[3]), seed_at(5));
     return out ? 0 : 1;
   }
-  if (argc == 4 && std::string(argv[1]) == "lookup") return lookup(argv[2][0], argv[3]);
-  std::cerr << "usage: firewall_bench gen MIX N OUT | lookup MIX RULES\n";
+  if ((argc == 4 || argc == 5) && command == "lookup") return lookup(mix, argv[3], seed_at(4));
+  if ((argc == 4 || argc == 5) && command == "stats") return bench::print_filter_stats(mix, std::stoul(argv[3]), seed_at(4));
+  std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N [SEED]\n";
   return 2;
 }

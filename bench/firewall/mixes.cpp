@@ -4,6 +4,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "classbench_model.hpp"
 #include "keel/firewall/compiler.hpp"
 
 namespace keel::firewall::bench {
@@ -39,9 +40,55 @@ std::string port_range(std::mt19937& rng, bool destination) {
   uint32_t lo = rng() % 60000;
   return std::to_string(lo) + "-" + std::to_string(lo + rng() % 2000);
 }
+
+// Packets as ClassBench's trace generator makes them: a random rule, then a random point of its
+// box (a port range's ends as often as its inside); a share uniformly random (mostly misses).
+constexpr double kRandomPacketShare = 0.1;
+std::vector<Packet> family_packets(const std::string& rules_text, size_t count, uint32_t seed) {
+  const std::vector<FilterRule> rules = parse_filters(rules_text);
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> unit(0, 1);
+  const auto inside = [&](uint32_t value, uint8_t length) {
+    return length == 0 ? static_cast<uint32_t>(rng()) : value | (static_cast<uint32_t>(rng()) & ~(~0u << (32 - length)));
+  };
+  const auto port = [&](uint16_t lo, uint16_t hi) {
+    const double at = unit(rng);
+    if (at < 0.25) return lo;
+    if (at < 0.5) return hi;
+    return static_cast<uint16_t>(lo + rng() % (uint32_t{hi} - lo + 1));
+  };
+  std::vector<Packet> packets(count);
+  for (Packet& p : packets) {
+    p.ttl = 64;
+    p.length = 64;
+    if (rules.empty() || unit(rng) < kRandomPacketShare) {
+      p.saddr = static_cast<uint32_t>(rng()), p.daddr = static_cast<uint32_t>(rng());
+      p.proto = unit(rng) < 0.6 ? kProtoTcp : kProtoUdp;
+      p.sport = static_cast<uint16_t>(rng()), p.dport = static_cast<uint16_t>(rng());
+      continue;
+    }
+    const FilterRule& r = rules[rng() % rules.size()];
+    p.saddr = inside(r.source, r.source_length);
+    p.daddr = inside(r.destination, r.destination_length);
+    p.proto = r.protocol ? r.protocol : (unit(rng) < 0.6 ? kProtoTcp : kProtoUdp);
+    if (p.proto == kProtoTcp || p.proto == kProtoUdp) {
+      p.sport = port(r.sport_lo, r.sport_hi);
+      p.dport = port(r.dport_lo, r.dport_hi);
+    }
+  }
+  return packets;
+}
 }  // namespace
 
-std::string generate_rules(char mix, size_t count, uint32_t seed) {
+bool known_mix(const std::string& mix) {
+  return family_profile(mix) || (mix.size() == 1 && mix[0] >= 'a' && mix[0] <= 'f');
+}
+
+std::string generate_rules(const std::string& mix_name, size_t count, uint32_t seed) {
+  if (const FamilyProfile* family = family_profile(mix_name)) {
+    return filters_text(generate_filters(*family, count, seed), seed);
+  }
+  const char mix = mix_name[0];
   std::mt19937 rng(seed);
   std::string out = "chain bench hook forward policy accept {\n";
   out.reserve(count * 48);
@@ -98,7 +145,10 @@ std::string generate_rules(char mix, size_t count, uint32_t seed) {
 }
 
 // Half the packets hit values taken from the rules, half are random (mostly misses).
-std::vector<Packet> generate_packets(char mix, const std::string& rules_text, size_t count, uint32_t seed) {
+std::vector<Packet> generate_packets(const std::string& mix_name, const std::string& rules_text, size_t count,
+                                     uint32_t seed) {
+  if (family_profile(mix_name)) return family_packets(rules_text, count, seed);
+  const char mix = mix_name[0];
   std::mt19937 rng(seed);
   std::vector<uint32_t> addresses;
   std::vector<uint16_t> ports;

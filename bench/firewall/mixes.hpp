@@ -8,6 +8,8 @@
 //  e: an alias of d (its name in results before d was made live)
 //  f: d's generator allowing rules without addresses: early match-all rules make most later
 //     rules dead (the old, redundant mix d)
+//  acl, fw, ipc: realistic filter sets of ClassBench's three families (classbench_model.hpp),
+//     packets drawn from the rules' boxes as ClassBench's trace generator does
 #include <random>
 #include <string>
 #include <vector>
@@ -16,7 +18,11 @@
 
 namespace keel::firewall::bench {
 
-std::string generate_rules(char mix, size_t count, uint32_t seed);
-std::vector<Packet> generate_packets(char mix, const std::string& rules_text, size_t count, uint32_t seed);
+std::string generate_rules(const std::string& mix, size_t count, uint32_t seed);
+std::vector<Packet> generate_packets(const std::string& mix, const std::string& rules_text, size_t count, uint32_t seed);
+bool known_mix(const std::string& mix);
+// Prints the protocol, port class and prefix length statistics of a generated acl|fw|ipc set
+// next to the profile's shares (filter_stats.cpp). Returns a process exit code.
+int print_filter_stats(const std::string& mix, size_t count, uint32_t seed);
 
 }  // namespace keel::firewall::bench

@@ -9,7 +9,7 @@ mkdir -p "$BUILD/bench"
 g++ -std=c++20 -O2 -march=x86-64-v2 -I"$ROOT/lib/firewall/include" -I"$ROOT/lib/firewall" \
   "$ROOT/bench/firewall/bench_main.cpp" "$ROOT/bench/firewall/mixes.cpp" \
   "$ROOT/bench/firewall/classbench_profiles.cpp" "$ROOT/bench/firewall/classbench_generator.cpp" \
-  "$ROOT/bench/firewall/filter_stats.cpp" \
+  "$ROOT/bench/firewall/filter_stats.cpp" "$ROOT/bench/firewall/read_ceiling.cpp" \
   "$BUILD/lib/firewall/libkeel_firewall.a" "$BUILD/lib/firewall/libkeel_firewall_runtime.a" \
   -o "$BUILD/bench/firewall_bench"
 echo "$BUILD/bench/firewall_bench"

@@ -18,6 +18,9 @@ constexpr int kTreeRules = 1500;   // rules per set in the decision-tree test (p
 constexpr int kTreeRuleSets = 12;
 constexpr int kAddressSetRules = 300;  // per block of the address-set test (sets get hashes and indexes)
 constexpr int kAddressSetRuleSets = 20;
+// Packets per classify_burst call in the burst check: not a multiple of Classifier::kBurst, so
+// partial bursts are exercised too.
+constexpr size_t kBurstCall = 37;
 
 // 5-tuple rules in the ClassBench shape (prefixes of a few sites, port values and ranges):
 // they land in packed tuple tables, many shadow one another, buckets overflow.
@@ -76,8 +79,10 @@ void compare(MakeRules make_rules, MakePacket make_packet, uint32_t seed, int se
     ASSERT_EQ(classifier.load(blob), LoadStatus::ok);
     ASSERT_EQ(sse2.load(blob), LoadStatus::ok);
     sse2.use_avx2(false);
+    std::vector<Packet> packets;
     for (int i = 0; i < kPacketsPerSet; ++i) {
       Packet packet = make_packet(rng);
+      packets.push_back(packet);
       LinearVerdict want = linear_first_match(*result.program, ChainKind::filter, Hook::forward, packet);
       Verdict got = classifier.classify(ChainKind::filter, Hook::forward, packet);
       ASSERT_EQ(got.rule, sse2.classify(ChainKind::filter, Hook::forward, packet).rule)
@@ -86,6 +91,16 @@ void compare(MakeRules make_rules, MakePacket make_packet, uint32_t seed, int se
       ASSERT_EQ(want.action, got.action) << "set " << s << " packet " << i << "\n" << text;
       ASSERT_EQ(want.source_id, got_source) << "set " << s << " packet " << i << "\n" << text;
       ++compared;
+    }
+    // Burst lookups answer what single lookups answer (checked against the linear walk above).
+    std::vector<Verdict> burst(packets.size());
+    for (size_t at = 0; at < packets.size(); at += kBurstCall) {
+      const size_t n = std::min(kBurstCall, packets.size() - at);
+      classifier.classify_burst(ChainKind::filter, Hook::forward, std::span(packets).subspan(at, n),
+                                std::span(burst).subspan(at, n));
+    }
+    for (size_t i = 0; i < packets.size(); ++i) {
+      ASSERT_EQ(burst[i], classifier.classify(ChainKind::filter, Hook::forward, packets[i])) << "set " << s << " packet " << i;
     }
   }
   EXPECT_EQ(compared, static_cast<size_t>(sets) * kPacketsPerSet);
@@ -178,6 +193,25 @@ TEST(Differential, DecisionTreesOnLargeRangeSets) {
   ASSERT_TRUE(merged) << "the rule sets no longer exercise merged tree groups";
   compare([](std::mt19937& rng) { return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules)); },
           classbench_packet, kSeed + 4, kTreeRuleSets);
+}
+
+// A burst on a hook without a chain gets the default verdict for every packet, like classify.
+TEST(Differential, BurstWithoutChain) {
+  CompileResult result = compile_source("chain f hook forward policy drop { tcp dport 22 accept }\n", "burst.fw");
+  ASSERT_TRUE(result.ruleset);
+  Classifier classifier;
+  ASSERT_EQ(classifier.adopt(build_tables(*result.ruleset)), LoadStatus::ok);
+  std::vector<Packet> packets(Classifier::kBurst + 3);
+  packets[1].proto = kProtoTcp;
+  packets[1].dport = 22;
+  std::vector<Verdict> verdicts(packets.size(), Verdict{Action::reject, 0});
+  classifier.classify_burst(ChainKind::filter, Hook::input, packets, verdicts);
+  for (const Verdict& v : verdicts) EXPECT_EQ(v, (Verdict{Action::accept, kNoRule}));
+  classifier.classify_burst(ChainKind::filter, Hook::forward, packets, verdicts);
+  for (size_t i = 0; i < packets.size(); ++i) {
+    EXPECT_EQ(verdicts[i], classifier.classify(ChainKind::filter, Hook::forward, packets[i]));
+    EXPECT_EQ(verdicts[i].action, i == 1 ? Action::accept : Action::drop);
+  }
 }
 
 }  // namespace

@@ -21,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Classifier classifier;
   if (classifier.load(blob) != LoadStatus::ok) return 0;
   uint32_t seed = static_cast<uint32_t>(size);
+  std::vector<Packet> packets;
   for (int i = 0; i < 64; ++i) {
     seed = seed * 1664525u + 1013904223u;
     Packet p;
@@ -35,6 +36,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     p.ttl = static_cast<uint8_t>(seed >> 17);
     p.length = static_cast<uint16_t>(seed >> 9);
     classifier.classify(static_cast<ChainKind>(i & 1), static_cast<Hook>(i % kHookCount), p);
+    packets.push_back(p);
   }
+  // Burst lookups read the same tables through their own prefetch path.
+  std::vector<Verdict> verdicts(packets.size());
+  for (int hook = 0; hook < kHookCount; ++hook)
+    classifier.classify_burst(ChainKind::filter, static_cast<Hook>(hook), packets, verdicts);
   return 0;
 }

@@ -156,16 +156,17 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
   }
 }
 
-uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet) const {
-  const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
-  if (!chain.present) return kNoRule;
+const Partition& Classifier::partition_of(const ChainTable& chain, const Packet& packet) const {
   uint32_t part = 0;
   const uint8_t* maps = tables_.class_maps.data() + chain.class_maps_first;
   for (int d = 0; d < chain.dispatch_count; ++d) {
     const uint32_t v = field_value(packet, static_cast<Field>(chain.dispatch_field[d])) & (kClassMapSize - 1);
     part = part * chain.class_count[d] + maps[d * kClassMapSize + v];
   }
-  const Partition& partition = tables_.partitions[chain.first_partition + part];
+  return tables_.partitions[chain.first_partition + part];
+}
+
+uint32_t Classifier::match_partition(const Partition& partition, const Packet& packet) const {
   uint32_t best = kNoRule;
   const uint32_t end = partition.first_probe + partition.probe_count;
   for (uint32_t p = partition.first_probe; p < end; ++p) {
@@ -184,6 +185,12 @@ uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet
     if (r < best) best = r;
   }
   return best;
+}
+
+uint32_t Classifier::first_match(ChainKind kind, Hook hook, const Packet& packet) const {
+  const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
+  if (!chain.present) return kNoRule;
+  return match_partition(partition_of(chain, packet), packet);
 }
 
 Verdict Classifier::classify(ChainKind kind, Hook hook, const Packet& packet) const {

@@ -41,12 +41,24 @@ class Classifier {
   // Rule number of the first matching rule of that chain, or kNoRule.
   uint32_t first_match(ChainKind kind, Hook hook, const Packet& packet) const;
 
+  // The same for a burst of packets (as a NIC ring hands them over): rules[i] (verdicts[i]) is
+  // what first_match (classify) answers for packets[i]. Packets are taken kBurst at a time and
+  // the first memory reads of all of them are issued before any is looked up, so their cache
+  // misses overlap instead of adding up. `rules` (`verdicts`) must be as long as `packets`.
+  static constexpr size_t kBurst = 16;
+  void first_match_burst(ChainKind kind, Hook hook, std::span<const Packet> packets, std::span<uint32_t> rules) const;
+  void classify_burst(ChainKind kind, Hook hook, std::span<const Packet> packets, std::span<Verdict> verdicts) const;
+
   const Tables& tables() const { return tables_; }
   // Tests tree leaves with AVX2 where cpu_has_avx2() (the default), else with SSE2; tests
   // compare both paths.
   void use_avx2(bool on) { avx2_ = on && cpu_has_avx2(); }
 
  private:
+  const Partition& partition_of(const ChainTable& chain, const Packet& packet) const;
+  uint32_t match_partition(const Partition& partition, const Packet& packet) const;
+  // Prefetches what the first probes of `partition` read first for `packet` (burst lookups).
+  void prefetch_probes(const Partition& partition, const Packet& packet) const;
   uint32_t lookup_set(const SetTable& set, const Packet& packet) const;
   uint32_t lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const;
   // Walks `count` (<= kMaxLockstepTrees) tree probes side by side; returns the better of `best`

@@ -1,6 +1,7 @@
 // The SSE2 and AVX2 leaf tests (runtime/leaf_match.hpp) against the scalar entry matcher, on
-// random entries biased to range edges (0, 65535, prefix lengths 0 and 32) and leaves of 0-20
-// entries, so partly filled, full and several octets are all taken. Fixed seed.
+// random entries biased to range edges (0, 65535, prefix lengths 0 and 32) and leaves of 0-40
+// entries, so partly filled, full and several octets are all taken, and leaves past the three
+// octets the AVX2 path tests without a loop. Fixed seed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +16,8 @@
 namespace keel::firewall::testing {
 namespace {
 constexpr uint32_t kSeed = 7;
+constexpr uint32_t kMaxLeafEntries = 41;  // leaves of 0-40 entries: up to five octets
+constexpr size_t kFixedOctets = 3;        // the AVX2 path's loop-free leaf size
 
 uint16_t edge_value(std::mt19937& rng, uint32_t max) {
   static constexpr uint32_t kEdges[] = {0, 1, 79, 80, 81, 1023, 1024, 32767, 32768, 65534, 65535};
@@ -53,13 +56,14 @@ std::vector<LeafOctet> octets_of(const std::vector<TupleEntry>& entries) {
 void expect_agreement(bool avx2) {
   if (avx2 && !cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2 (or the OS does not enable it)";
   std::mt19937 rng(kSeed);
-  int matched = 0, long_leaves = 0;
+  int matched = 0, long_leaves = 0, very_long_leaves = 0;
   for (int leaf = 0; leaf < 3000; ++leaf) {
     std::vector<TupleEntry> entries;
     uint32_t rule = rng() % 100;
-    for (uint32_t n = rng() % 21; n > 0; --n) entries.push_back(random_entry(rng, rule += rng() % 3));
+    for (uint32_t n = rng() % kMaxLeafEntries; n > 0; --n) entries.push_back(random_entry(rng, rule += rng() % 3));
     const std::vector<LeafOctet> octets = octets_of(entries);
     long_leaves += octets.size() > 1;
+    very_long_leaves += octets.size() > kFixedOctets;
     for (int p = 0; p < 40; ++p) {
       Packet packet;
       packet.saddr = 0x0A000000u | (rng() & 0x3) | (rng() % 4 ? 0 : rng());
@@ -79,6 +83,7 @@ void expect_agreement(bool avx2) {
   }
   EXPECT_GT(matched, 1000) << "too few matches to exercise the lane selection";
   EXPECT_GT(long_leaves, 1000) << "too few leaves of more than one octet";
+  EXPECT_GT(very_long_leaves, 500) << "too few leaves of more than three octets";
 }
 
 TEST(LeafMatch, Sse2AgreesWithScalarEntryMatch) { expect_agreement(false); }

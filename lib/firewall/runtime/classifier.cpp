@@ -5,6 +5,7 @@
 #include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
 #include "runtime/leaf_match.hpp"
+#include "runtime/tree_lookup_avx2.hpp"
 
 namespace keel::firewall {
 
@@ -129,21 +130,17 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
       ref[t] = line.exit[at - kLineSplits];
     }
   }
-  // Every reached leaf is tested in full, half an octet (SSE2) or a whole one (AVX2) at a
-  // time, without branches on the data; the leaves' reads are independent and overlap.
-  if (avx2_) {
-    for (uint32_t t = 0; t < kCount; ++t)
-      best = std::min(best, leaf_match_avx2(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]), packet));
-  } else {
-    const PacketLanes lanes(packet);
-    for (uint32_t t = 0; t < kCount; ++t)
-      best = std::min(best, leaf_match(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]), lanes));
-  }
+  // Every reached leaf is tested in full, half an octet at a time, without branches on the
+  // data; the leaves' reads are independent and overlap.
+  const PacketLanes lanes(packet);
+  for (uint32_t t = 0; t < kCount; ++t)
+    best = std::min(best, leaf_match(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]), lanes));
   return best;
 }
 
 uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const {
   static_assert(kMaxLockstepTrees == 8);
+  if (avx2_) return lookup_trees_avx2(tables_, probes, count, packet, best);
   switch (count) {
     case 1: return walk_trees<1>(probes, packet, best);
     case 2: return walk_trees<2>(probes, packet, best);

@@ -1,6 +1,6 @@
 #pragma once
 // Tests of a tree leaf's octets (tables.hpp: LeafOctet): four lanes at a time with SSE2, part of
-// every x86-64 CPU, or eight with AVX2 where the CPU has it (leaf_match_avx2.cpp).
+// every x86-64 CPU, or eight with AVX2 where the CPU has it (tree_lookup_avx2.cpp).
 #include <emmintrin.h>
 
 #include <bit>
@@ -56,7 +56,7 @@ inline uint32_t leaf_match(const LeafOctet* octets, uint32_t count, const Packet
   return best;
 }
 
-// The same with AVX2, a whole octet per step; only where cpu_has_avx2() (classifier.hpp).
+// The same with AVX2, a whole octet per step (tree_lookup_avx2.cpp); only where cpu_has_avx2().
 uint32_t leaf_match_avx2(const LeafOctet* octets, uint32_t count, const Packet& packet);
 
 }  // namespace keel::firewall

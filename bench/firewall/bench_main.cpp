@@ -1,6 +1,7 @@
 // firewall_bench gen MIX N OUT [SEED]      write an N-rule set of mix a|b|c|d|f|acl|fw|ipc (mixes.hpp)
 // firewall_bench lookup MIX RULES [SEED]   lookups/s of the classifier (one packet a call, and in
-//                                          bursts), the machine's random-read ceiling over a
+//                                          bursts) and of the mix's 1-rule set in the same
+//                                          process, the machine's random-read ceiling over a
 //                                          table of the same size, and the linear evaluator
 //                                          (SEED: the packets')
 // firewall_bench stats MIX N [SEED]        statistics of a generated acl|fw|ipc set (filter_stats.cpp)
@@ -45,9 +46,17 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   std::vector<Packet> packets = bench::generate_packets(mix, text, kPackets, seed);
+  // The mix's 1-rule set, measured in the same process, its windows between the others': the
+  // ratio to it is what the bench reports, and the machine's load moves both alike.
+  const std::string base_text = bench::generate_rules(mix, 1, seed);
+  CompileResult base_result = compile_source(base_text, "base.fw");
+  Classifier base;
+  if (!base_result.ruleset || base.adopt(build_tables(*base_result.ruleset)) != LoadStatus::ok) return 1;
+  const std::vector<Packet> base_packets = bench::generate_packets(mix, base_text, kPackets, seed);
 
-  // Classifier one packet a call and in bursts: windows of each in turn (the 2 cores are
-  // shared: alternating keeps both under the same load), after one pass that warms the caches.
+  // The 1-rule set, the classifier one packet a call and in bursts: windows of each in turn
+  // (the 2 cores are shared: alternating keeps them under the same load), after one pass that
+  // warms the caches.
   // Then the read ceiling over a table of the same size, after them: run in between, it would
   // evict the classifier's tables. The median window of each is reported.
   uint64_t sink = 0;
@@ -61,10 +70,17 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   };
   burst_pass();
   const double window = kClassifierSeconds / kClassifierWindows;
-  std::vector<double> single_lps, burst_lps, ceiling_lps;
+  std::vector<double> base_lps, single_lps, burst_lps, ceiling_lps;
   for (int w = 0; w < kClassifierWindows; ++w) {
     uint64_t lookups = 0;
     Clock::time_point start = Clock::now();
+    do {
+      for (const Packet& p : base_packets) sink += base.first_match(ChainKind::filter, Hook::forward, p);
+      lookups += base_packets.size();
+    } while (seconds_since(start) < window);
+    base_lps.push_back(lookups / seconds_since(start));
+    lookups = 0;
+    start = Clock::now();
     do {
       for (const Packet& p : packets) sink += classifier.first_match(ChainKind::filter, Hook::forward, p);
       lookups += packets.size();
@@ -103,10 +119,11 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
     mismatches += want.source_id != got_source || want.action != got.action;
   }
   double linear_lps = linear / seconds_since(start);
-  std::printf("mix=%s rules=%zu classifier_lps=%.0f burst_lps=%.0f ceiling_lps=%.0f burst_mismatches=%zu "
+  std::printf("mix=%s rules=%zu classifier_lps=%.0f burst_lps=%.0f base_lps=%.0f ceiling_lps=%.0f burst_mismatches=%zu "
               "linear_lps=%.0f linear_packets=%zu mismatches=%zu "
               "table_bytes=%zu blob_bytes=%zu partitions=%zu set_tables=%zu tuple_tables=%zu trees=%zu sink=%llu\n",
-              mix.c_str(), rules, classifier_lps, median(burst_lps), median(ceiling_lps), burst_mismatches, linear_lps, linear, mismatches, bytes, blob, stats.partitions,
+              mix.c_str(), rules, classifier_lps, median(burst_lps), median(base_lps), median(ceiling_lps),
+              burst_mismatches, linear_lps, linear, mismatches, bytes, blob, stats.partitions,
               stats.set_tables, stats.tuple_tables, stats.trees, static_cast<unsigned long long>(sink & 1));
   return mismatches == 0 && burst_mismatches == 0 ? 0 : 3;
 }
@@ -125,7 +142,9 @@ int main(int argc, char** argv) {
     return out ? 0 : 1;
   }
   if ((argc == 4 || argc == 5) && command == "lookup") return lookup(mix, argv[3], seed_at(4));
-  if ((argc == 4 || argc == 5) && command == "stats") return bench::print_filter_stats(mix, std::stoul(argv[3]), seed_at(4));
+  if ((argc == 4 || argc == 5) && command == "stats") {
+    return bench::print_filter_stats(mix, std::stoul(argv[3]), seed_at(4));
+  }
   std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N [SEED]\n";
   return 2;
 }

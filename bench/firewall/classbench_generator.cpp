@@ -246,8 +246,12 @@ std::string filters_text(const std::vector<FilterRule>& rules, uint32_t seed) {
     const char* name = r.protocol == kProtoTcp ? "tcp" : r.protocol == kProtoUdp ? "udp" : nullptr;
     if (name && !ports) line += std::string(" ") + name;
     if (!name && r.protocol) line += " protocol " + std::to_string(r.protocol);
-    if (name && (r.sport_lo != 0 || r.sport_hi != 0xFFFF)) line += std::string(" ") + name + " sport " + range(r.sport_lo, r.sport_hi);
-    if (name && (r.dport_lo != 0 || r.dport_hi != 0xFFFF)) line += std::string(" ") + name + " dport " + range(r.dport_lo, r.dport_hi);
+    if (name && (r.sport_lo != 0 || r.sport_hi != 0xFFFF)) {
+      line += std::string(" ") + name + " sport " + range(r.sport_lo, r.sport_hi);
+    }
+    if (name && (r.dport_lo != 0 || r.dport_hi != 0xFFFF)) {
+      line += std::string(" ") + name + " dport " + range(r.dport_lo, r.dport_hi);
+    }
     out += line + (std::uniform_real_distribution<double>(0, 1)(rng) < kDropShare ? " drop\n" : " accept\n");
   }
   return out + "}\n";

@@ -22,7 +22,9 @@ const char* class_name(uint16_t lo, uint16_t hi) {
   return lo == hi ? "EM" : "AR";
 }
 
-double percent(size_t part, size_t whole) { return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0; }
+double percent(size_t part, size_t whole) {
+  return whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0;
+}
 
 // The longest chain of distinct prefixes containing each other (ClassBench's prefix nesting).
 int max_nesting(const std::set<std::pair<uint8_t, uint32_t>>& prefixes) {

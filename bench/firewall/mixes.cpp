@@ -49,7 +49,8 @@ std::vector<Packet> family_packets(const std::string& rules_text, size_t count, 
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> unit(0, 1);
   const auto inside = [&](uint32_t value, uint8_t length) {
-    return length == 0 ? static_cast<uint32_t>(rng()) : value | (static_cast<uint32_t>(rng()) & ~(~0u << (32 - length)));
+    const uint32_t host_bits = length == 0 ? ~0u : ~(~0u << (32 - length));
+    return value | (static_cast<uint32_t>(rng()) & host_bits);
   };
   const auto port = [&](uint16_t lo, uint16_t hi) {
     const double at = unit(rng);

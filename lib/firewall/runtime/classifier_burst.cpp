@@ -25,7 +25,9 @@ void Classifier::prefetch_probes(const Partition& partition, const Packet& packe
         const uint32_t v = field_value(packet, static_cast<Field>(set.field));
         const int bits = field_bits(static_cast<Field>(set.field));
         if (set.kind == SetKind::exact_hash) prefetch(&tables_.keys[set.first + 2 * (exact_hash(v) & (set.count - 1))]);
-        if (set.kind == SetKind::intervals && set.index_bits) prefetch(&tables_.keys[set.index_first + (v >> (bits - set.index_bits))]);
+        if (set.kind == SetKind::intervals && set.index_bits) {
+          prefetch(&tables_.keys[set.index_first + (v >> (bits - set.index_bits))]);
+        }
         if (set.kind == SetKind::direct) prefetch(&tables_.values[set.first + v]);
         break;
       }

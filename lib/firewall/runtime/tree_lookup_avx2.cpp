@@ -59,7 +59,8 @@ __attribute__((target("avx2"))) inline uint32_t walk(const TreeLine* lines, uint
     const TreeLine& line = lines[ref];
     // Lane 0 holds `fields`, lanes 1-7 the split values; lane i + 1 gets split i's field.
     const __m256i words = _mm256_load_si256(reinterpret_cast<const __m256i*>(&line));
-    const __m256i fields = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(static_cast<int>(line.fields)), shifts), field_mask);
+    const __m256i packed = _mm256_set1_epi32(static_cast<int>(line.fields));
+    const __m256i fields = _mm256_and_si256(_mm256_srlv_epi32(packed, shifts), field_mask);
     const __m256i keys = _mm256_permutevar8x32_epi32(p.tuple, fields);
     // Unsigned "value > key" as signed after flipping both sign bits: the split's left side.
     const __m256i left = _mm256_cmpgt_epi32(_mm256_xor_si256(words, sign), keys);
@@ -72,7 +73,8 @@ __attribute__((target("avx2"))) inline uint32_t walk(const TreeLine* lines, uint
 // Match bits of one octet: bit i when lane i matches.
 __attribute__((target("avx2"))) inline uint32_t octet_matches(const LeafOctet& octet, const PacketVectors& p) {
   const __m256i source = _mm256_cmpeq_epi32(_mm256_and_si256(p.saddr, lanes(octet.saddr_mask)), lanes(octet.saddr));
-  const __m256i destination = _mm256_cmpeq_epi32(_mm256_and_si256(p.daddr, lanes(octet.daddr_mask)), lanes(octet.daddr));
+  const __m256i destination =
+      _mm256_cmpeq_epi32(_mm256_and_si256(p.daddr, lanes(octet.daddr_mask)), lanes(octet.daddr));
   // A range half greater than the packet's half is a bound the packet misses (range_key).
   const __m256i outside = _mm256_or_si256(
       _mm256_or_si256(_mm256_cmpgt_epi16(lanes(octet.sport), p.sport), _mm256_cmpgt_epi16(lanes(octet.dport), p.dport)),
@@ -143,7 +145,8 @@ __attribute__((target("avx2,bmi"))) uint32_t walk_trees(const Tables& tables, co
   for (uint32_t t = 0; t < kCount; ++t) {
     trees[t] = &tables.trees[probes[t].index];
     const uint32_t field = trees[t]->root_field;
-    ref[t] = tables.tree_roots[trees[t]->roots_first + leading_bits(key[field], kTupleBits[field], trees[t]->root_bits)];
+    const uint32_t slot = leading_bits(key[field], kTupleBits[field], trees[t]->root_bits);
+    ref[t] = tables.tree_roots[trees[t]->roots_first + slot];
   }
   for (uint32_t t = 0; t < kCount; ++t) ref[t] = walk(tables.tree_lines.data() + trees[t]->lines_first, ref[t], p);
   for (uint32_t t = 0; t < kCount; ++t) {

@@ -40,9 +40,11 @@ measure() {  # MIX RULES SEED
 for mix in a b c d f acl fw ipc; do
   for n in 1 10 100 1000 10000 100000 1000000; do measure "$mix" "$n" 42; done
 done
-for seed in 7 2024; do
-  for mix in acl fw ipc; do
-    for n in 1 10000 100000; do measure "$mix" "$n" "$seed"; done
+if [ "$MAX" -ge 10000 ]; then  # a quick run (CI: max_rules 10) has nothing to compare them at
+  for seed in 7 2024; do
+    for mix in acl fw ipc; do
+      for n in 1 10000 100000; do measure "$mix" "$n" "$seed"; done
+    done
   done
-done
+fi
 /usr/bin/python3 "$ROOT/bench/firewall/report.py" "$RAW" "$OUT/firewall.md" "$OUT/firewall.png"

@@ -103,6 +103,7 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
   return kNoRule;
 }
 
+// The SSE2 walk (CPUs without AVX2; tree_lookup_avx2.cpp is the AVX2 one).
 template <uint32_t kCount>
 uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const {
   const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};

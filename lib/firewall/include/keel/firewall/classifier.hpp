@@ -24,7 +24,7 @@ enum class LoadStatus : uint8_t {
 };
 const char* to_string(LoadStatus status);
 
-// Whether the CPU has AVX2 and the OS saves its registers (CPUID, XCR0).
+// Whether the CPU has AVX2 and BMI1 and the OS saves the AVX registers (CPUID, XCR0).
 bool cpu_has_avx2();
 
 // Checks every index, count and enum in `tables` so lookups can never leave their pools.
@@ -50,8 +50,8 @@ class Classifier {
   void classify_burst(ChainKind kind, Hook hook, std::span<const Packet> packets, std::span<Verdict> verdicts) const;
 
   const Tables& tables() const { return tables_; }
-  // Tests tree leaves with AVX2 where cpu_has_avx2() (the default), else with SSE2; tests
-  // compare both paths.
+  // Walks trees and tests their leaves with AVX2 where cpu_has_avx2() (the default), else with
+  // SSE2; tests compare both paths.
   void use_avx2(bool on) { avx2_ = on && cpu_has_avx2(); }
 
  private:
@@ -70,7 +70,7 @@ class Classifier {
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
   Tables tables_;
-  bool avx2_ = cpu_has_avx2();  // leaves tested eight entries at a time
+  bool avx2_ = cpu_has_avx2();  // trees through lookup_trees_avx2 (runtime/tree_lookup_avx2.cpp)
 };
 
 // Blob encoding shared by the compiler (writer) and the loader.

@@ -70,30 +70,26 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   };
   burst_pass();
   const double window = kClassifierSeconds / kClassifierWindows;
+  // Lookups per second of `pass` (one pass over `count` packets) over one window.
+  const auto rate = [&](auto&& pass, size_t count) {
+    uint64_t lookups = 0;
+    const Clock::time_point start = Clock::now();
+    do {
+      pass();
+      lookups += count;
+    } while (seconds_since(start) < window);
+    return lookups / seconds_since(start);
+  };
+  const auto single_pass = [&](const Classifier& c, const std::vector<Packet>& ps) {
+    return [&c, &ps, &sink] {
+      for (const Packet& p : ps) sink += c.first_match(ChainKind::filter, Hook::forward, p);
+    };
+  };
   std::vector<double> base_lps, single_lps, burst_lps, ceiling_lps;
   for (int w = 0; w < kClassifierWindows; ++w) {
-    uint64_t lookups = 0;
-    Clock::time_point start = Clock::now();
-    do {
-      for (const Packet& p : base_packets) sink += base.first_match(ChainKind::filter, Hook::forward, p);
-      lookups += base_packets.size();
-    } while (seconds_since(start) < window);
-    base_lps.push_back(lookups / seconds_since(start));
-    lookups = 0;
-    start = Clock::now();
-    do {
-      for (const Packet& p : packets) sink += classifier.first_match(ChainKind::filter, Hook::forward, p);
-      lookups += packets.size();
-    } while (seconds_since(start) < window);
-    single_lps.push_back(lookups / seconds_since(start));
-    lookups = 0;
-    start = Clock::now();
-    do {
-      burst_pass();
-      sink += burst_rules[lookups % packets.size()];
-      lookups += packets.size();
-    } while (seconds_since(start) < window);
-    burst_lps.push_back(lookups / seconds_since(start));
+    base_lps.push_back(rate(single_pass(base, base_packets), base_packets.size()));
+    single_lps.push_back(rate(single_pass(classifier, packets), packets.size()));
+    burst_lps.push_back(rate([&] { burst_pass(), sink += burst_rules[w]; }, packets.size()));
   }
   bench::ReadCeiling ceiling(bytes, packets.size(), seed);
   ceiling.window(window);  // warm-up

@@ -261,10 +261,12 @@ std::vector<FilterRule> parse_filters(const std::string& text) {
   std::vector<FilterRule> out;
   std::istringstream lines(text);
   std::string line;
+  // A.B.C.D/L, or a bare address (a /32); anything else leaves the field wildcard.
   const auto prefix = [](const std::string& word, uint32_t& value, uint8_t& length) {
-    unsigned a, b, c, d, l;
-    if (std::sscanf(word.c_str(), "%u.%u.%u.%u/%u", &a, &b, &c, &d, &l) != 5) return;
-    value = a << 24 | b << 16 | c << 8 | d;
+    unsigned a, b, c, d, l = 32;
+    const int n = std::sscanf(word.c_str(), "%u.%u.%u.%u/%u", &a, &b, &c, &d, &l);
+    if (n < 4 || l > 32) return;
+    value = (a << 24 | b << 16 | c << 8 | d) & (l == 0 ? 0 : ~0u << (32 - l));
     length = static_cast<uint8_t>(l);
   };
   const auto range = [](const std::string& word, uint16_t& lo, uint16_t& hi) {

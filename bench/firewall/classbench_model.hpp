@@ -86,7 +86,10 @@ std::vector<FilterRule> generate_filters(const FamilyProfile& family, size_t cou
 
 // The rules in Keel's language (one chain on the forward hook, policy accept).
 std::string filters_text(const std::vector<FilterRule>& rules, uint32_t seed);
-// Reads back what filters_text wrote (for the packets); other lines are skipped.
+// Reads back the rules of what filters_text wrote, or of any rule file in that style (for the
+// packets: `firewall_bench lookup acl|fw|ipc FILE` draws them from FILE's rules): prefixes or
+// bare addresses, `protocol N`, `tcp`/`udp`, single ports or ranges; lines not ending in
+// accept or drop are skipped, and what a line does not say is wildcard.
 std::vector<FilterRule> parse_filters(const std::string& text);
 
 }  // namespace keel::firewall::bench

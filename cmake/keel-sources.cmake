@@ -33,20 +33,30 @@ set(KEEL_LINUX_SOURCES
   ${KEEL_ROOT}/src/platform/linux/watch.cpp)
 # The network stack (src/net): the same on every platform.
 set(KEEL_NET_SOURCES
-  ${KEEL_ROOT}/src/net/arp.cpp
-  ${KEEL_ROOT}/src/net/bytes.cpp
+  ${KEEL_ROOT}/src/net/address.cpp
   ${KEEL_ROOT}/src/net/config.cpp
   ${KEEL_ROOT}/src/net/counters.cpp
-  ${KEEL_ROOT}/src/net/dhcp.cpp
-  ${KEEL_ROOT}/src/net/ethernet.cpp
-  ${KEEL_ROOT}/src/net/icmp4.cpp
-  ${KEEL_ROOT}/src/net/inet.cpp
-  ${KEEL_ROOT}/src/net/interfaces.cpp
-  ${KEEL_ROOT}/src/net/ip4.cpp
+  ${KEEL_ROOT}/src/net/dhcp/dhcp.cpp
+  ${KEEL_ROOT}/src/net/hooks.cpp
+  ${KEEL_ROOT}/src/net/ip4/forward.cpp
+  ${KEEL_ROOT}/src/net/ip4/icmp4.cpp
+  ${KEEL_ROOT}/src/net/ip4/input.cpp
+  ${KEEL_ROOT}/src/net/ip4/ip4.cpp
+  ${KEEL_ROOT}/src/net/ip4/output.cpp
+  ${KEEL_ROOT}/src/net/ip4/reassembly.cpp
+  ${KEEL_ROOT}/src/net/ip4/routes.cpp
   ${KEEL_ROOT}/src/net/ip4_addr.cpp
-  ${KEEL_ROOT}/src/net/ip4_reassembly.cpp
+  ${KEEL_ROOT}/src/net/link/arp.cpp
+  ${KEEL_ROOT}/src/net/link/interface.cpp
+  ${KEEL_ROOT}/src/net/link/link.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
-  ${KEEL_ROOT}/src/net/udp.cpp)
+  ${KEEL_ROOT}/src/net/stack.cpp
+  ${KEEL_ROOT}/src/net/udp/udp.cpp
+  ${KEEL_ROOT}/src/net/udp/udp_layer.cpp
+  ${KEEL_ROOT}/src/net/wire/checksum.cpp)
+# The image's stack on the platform's NICs, with the OS's clock (net::stack()).
+set(KEEL_NET_SYSTEM_SOURCES
+  ${KEEL_ROOT}/src/net/system.cpp)
 # The Linux process's NICs: a TAP device, and the in-memory link of tests.
 set(KEEL_NET_LINUX_SOURCES
   ${KEEL_ROOT}/src/platform/linux/memory_nic.cpp

@@ -1,4 +1,4 @@
-// Interface configuration: an embedded JSON file, overridden by the kernel
+// Network configuration: an embedded JSON file, overridden by the kernel
 // command line. Format and precedence: docs/net/README.md.
 #pragma once
 #include <chrono>
@@ -26,7 +26,7 @@ struct InterfaceConfig {
   bool has_static_address() const { return !address.is_any(); }
 };
 
-// IPv4 fragment reassembly, for the whole stack (src/net/ip4_reassembly.hpp).
+// IPv4 fragment reassembly, for the whole stack (src/net/ip4/reassembly.hpp).
 struct ReassemblyConfig {
   // Memory for datagrams in progress; 0: a sixteenth of the image's memory,
   // within [256 KiB, 8 MiB].
@@ -37,9 +37,26 @@ struct ReassemblyConfig {
   std::chrono::seconds timeout{15};
 };
 
+// A static route: destination/prefix through a gateway, or on a link.
+struct RouteConfig {
+  ip4::Addr destination;
+  uint8_t prefix_len = 0;
+  ip4::Addr gateway;   // any(): on the interface's link
+  int interface = -1;  // -1: the interface whose subnet holds the gateway
+  uint32_t metric = 0;
+};
+
+// Settings of the host stack as a whole.
+struct StackConfig {
+  ReassemblyConfig reassembly;
+  bool forwarding = false;    // route between interfaces (a router)
+  std::size_t total_memory = 0;  // what defaults are scaled to; 0: os::total_memory()
+};
+
 struct Config {
   std::vector<InterfaceConfig> interfaces;
-  ReassemblyConfig reassembly;
+  std::vector<RouteConfig> routes;
+  StackConfig stack;
 
   // The config for interface n (a default one when absent).
   InterfaceConfig interface(std::size_t n) const {
@@ -55,11 +72,8 @@ using ConfigError = std::string;
 // `config`. Empty or absent "net" leaves it unchanged.
 ConfigError parse_config_json(std::string_view json, Config& config);
 // Applies command-line words: ip=, gw=, dns=, netmask=, dhcp_timeout=,
-// dhcp_t1= for interface 0, and ip1=, gw1=... (or ip0=...) per interface.
-// Unrelated words are ignored.
+// dhcp_t1= for interface 0, and ip1=, gw1=... (or ip0=...) per interface;
+// route=, forward=, reassembly_*= for the stack. Unrelated words are ignored.
 ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config);
-// The embedded JSON (keel_net_config() in cmake) and os::args(), or the
-// first error.
-ConfigError load_config(Config& config);
 
 }  // namespace net

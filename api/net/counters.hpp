@@ -1,6 +1,8 @@
-// Per-layer counters of one interface's stack, readable by the service:
-// `stack.counters().ip4.drop_bad_checksum`. Every dropped packet is counted
-// under exactly one reason. Plain integers: the event loop is the only writer.
+// Counters of the stack, readable by the service: per interface
+// (`stack.interface(0).counters().arp.tx_requests`) and for the whole host
+// stack (`stack.counters().ip4.drop_bad_checksum`). Every dropped packet is
+// counted under exactly one drop_* reason. Plain integers: the event loop is
+// the only writer.
 #pragma once
 #include <cstdint>
 #include <string_view>
@@ -9,12 +11,15 @@
 
 namespace net {
 
+using CounterVisitor = keel::delegate<void(std::string_view name, uint64_t value)>;
+
 struct EthernetCounters {
   uint64_t rx = 0, tx = 0;
+  uint64_t rx_multicast = 0;       // to a group the interface joined
   uint64_t drop_truncated = 0;     // shorter than the 14-byte header
-  uint64_t drop_not_for_us = 0;    // unicast to another MAC
+  uint64_t drop_not_for_us = 0;    // unicast to another MAC, or a group not joined
   uint64_t drop_unknown_type = 0;  // neither IPv4 nor ARP
-  uint64_t drop_no_buffer = 0;     // transmit: pool empty
+  uint64_t drop_no_buffer = 0;     // transmit: no headroom for the header
 };
 
 struct ArpCounters {
@@ -31,8 +36,35 @@ struct ArpCounters {
   uint64_t cache_evictions = 0;
 };
 
+// The queue of frames in front of the NIC (transmit back-pressure).
+struct LinkCounters {
+  uint64_t tx_queued = 0;           // frames that waited for room in the NIC's ring
+  uint64_t drop_tx_queue_full = 0;  // frames dropped: the queue was full too
+};
+
+struct DhcpCounters {
+  uint64_t tx_discover = 0, tx_request = 0, tx_release = 0;
+  uint64_t rx_offer = 0, rx_ack = 0, rx_nak = 0;
+  uint64_t leases = 0, renewals = 0, rebinds = 0, expirations = 0, fallbacks = 0;
+  uint64_t drop_malformed = 0;
+  uint64_t drop_unexpected = 0;  // wrong xid, state or message type
+};
+
+struct InterfaceCounters {
+  EthernetCounters ethernet;
+  ArpCounters arp;
+  LinkCounters link;
+  DhcpCounters dhcp;
+
+  // Every counter as ("arp.tx_requests", value), for printing.
+  void for_each(const CounterVisitor& fn) const;
+  uint64_t total_drops() const;
+};
+
 struct Ip4Counters {
   uint64_t rx = 0, tx = 0;
+  uint64_t delivered = 0;               // to a protocol of this host
+  uint64_t forwarded = 0;
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_version = 0;
   uint64_t drop_bad_header_length = 0;  // IHL < 5 or past the packet
@@ -40,9 +72,13 @@ struct Ip4Counters {
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_bad_source = 0;         // broadcast/multicast/zero/loopback/own source
   uint64_t drop_too_big = 0;            // a send over 65535 bytes
-  uint64_t drop_not_for_us = 0;
+  uint64_t drop_not_for_us = 0;         // not ours, and not forwarded (forwarding off, or not
+                                        // unicast to our MAC)
   uint64_t drop_unknown_protocol = 0;   // answered with ICMP protocol unreachable
   uint64_t drop_no_route = 0;
+  uint64_t drop_ttl_exceeded = 0;       // forwarding: TTL ran out (ICMP time exceeded)
+  uint64_t drop_fragmentation_needed = 0;  // forwarding: over the MTU with DF (ICMP sent)
+  uint64_t drop_by_hook = 0;            // a hook (firewall) said drop
   uint64_t drop_no_buffer = 0;
   uint64_t rx_fragments = 0, reassembled = 0, tx_fragments = 0;
   uint64_t drop_fragment_overlap = 0;   // conflicting overlap: datagram discarded
@@ -56,7 +92,8 @@ struct Ip4Counters {
 struct Icmp4Counters {
   uint64_t rx = 0;
   uint64_t rx_echo_requests = 0, tx_echo_replies = 0;
-  uint64_t tx_port_unreachable = 0, tx_protocol_unreachable = 0, tx_time_exceeded = 0;
+  uint64_t tx_port_unreachable = 0, tx_protocol_unreachable = 0, tx_net_unreachable = 0;
+  uint64_t tx_fragmentation_needed = 0, tx_time_exceeded = 0;
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_rate_limited = 0;  // errors not sent (RFC 1812 §4.3.2.8)
@@ -73,25 +110,12 @@ struct UdpCounters {
   uint64_t drop_tx_failed = 0;
 };
 
-struct DhcpCounters {
-  uint64_t tx_discover = 0, tx_request = 0, tx_release = 0;
-  uint64_t rx_offer = 0, rx_ack = 0, rx_nak = 0;
-  uint64_t leases = 0, renewals = 0, rebinds = 0, expirations = 0, fallbacks = 0;
-  uint64_t drop_malformed = 0;
-  uint64_t drop_unexpected = 0;  // wrong xid, state or message type
-};
-
-struct Counters {
-  EthernetCounters ethernet;
-  ArpCounters arp;
+struct StackCounters {
   Ip4Counters ip4;
   Icmp4Counters icmp4;
   UdpCounters udp;
-  DhcpCounters dhcp;
 
-  // Every counter as ("ip4.drop_bad_checksum", value), for printing.
-  void for_each(const keel::delegate<void(std::string_view name, uint64_t value)>& fn) const;
-  // Sum of all drop_* counters.
+  void for_each(const CounterVisitor& fn) const;
   uint64_t total_drops() const;
 };
 

@@ -17,6 +17,13 @@
 // device header). The driver owns them from then on: it keeps them until the
 // device is done and then drops them (back to their owner), or drops them at
 // once when its queue is full (counted in its own statistics).
+//
+// Back-pressure: transmit_room() says how many frames transmit() takes now;
+// the stack holds the rest in a queue of its own and waits for the ready
+// handler, which the driver runs once room appears after transmit_room()
+// reached 0. The driver reaps finished frames by itself (an interrupt or a
+// timer), not only when the stack sends more: a router's frames in another
+// NIC's ring are buffers of the receiving NIC's pool, which must come back.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -33,6 +40,8 @@ namespace net {
 class Nic {
  public:
   using ReceiveDelegate = keel::delegate<void(PacketPtr)>;
+  using TransmitReady = keel::delegate<void()>;
+  static constexpr std::size_t unlimited_room = SIZE_MAX;
 
   // What the device does for the stack (virtio: VIRTIO_NET_F_CSUM and
   // VIRTIO_NET_F_GUEST_CSUM).
@@ -67,6 +76,12 @@ class Nic {
   // were dropped for lack of room.
   virtual std::size_t transmit(std::span<PacketPtr> frames) = 0;
   std::size_t transmit(PacketPtr frame) { return transmit(std::span<PacketPtr>(&frame, 1)); }
+
+  // Frames transmit() takes now (unlimited_room: no ring to fill). It may
+  // reap finished frames first, so it is not const.
+  virtual std::size_t transmit_room() { return unlimited_room; }
+  // Runs `ready` when room appears after transmit_room() reached 0.
+  virtual void set_transmit_ready(TransmitReady ready) { (void)ready; }
 
   // A buffer for a frame to transmit, from the driver's own pool (so that it
   // lives in memory the device can reach). nullptr when none is free.

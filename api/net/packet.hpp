@@ -54,10 +54,12 @@ class Packet {
     // Receive: the device verified the L3/L4 checksums (virtio DATA_VALID or
     // NEEDS_CSUM from a trusted host): the stack skips its own check.
     checksum_verified = 1u << 0,
-    // Transmit: the L4 checksum field holds only the pseudo-header sum; the
-    // device adds the ones' complement sum of bytes [csum_start, end) and
-    // stores it at csum_start + csum_offset (virtio NEEDS_CSUM semantics).
-    // csum_start counts from data() at the moment the driver receives it.
+    // The L4 checksum field holds only the pseudo-header sum; whoever sends
+    // it on completes it: the device adds the ones' complement sum of bytes
+    // [csum_start, end) and stores it at csum_start + csum_offset (virtio
+    // NEEDS_CSUM semantics), or software does. Set on transmit by the stack
+    // (offload), and on receive by a driver whose host sent it so (a router
+    // forwards it partial). csum_start counts from data().
     checksum_partial = 1u << 1,
   };
 
@@ -84,11 +86,13 @@ class Packet {
   PacketOwner* owner() const noexcept { return owner_; }
 
   // Drops n bytes at the front (a parsed header). False, unchanged, if the
-  // packet is shorter: callers then drop it as truncated.
+  // packet is shorter: callers then drop it as truncated. A partial
+  // checksum's csum_start moves along, as with push().
   bool pull(uint32_t n) noexcept {
     if (n > size_) return false;
     offset_ += n;
     size_ -= n;
+    if (flags & checksum_partial) csum_start = uint16_t(csum_start >= n ? csum_start - n : 0);
     return true;
   }
   // Opens n bytes at the front for a header; nullptr without headroom.
@@ -143,6 +147,11 @@ class Packet {
 inline void PacketRelease::operator()(Packet* packet) const noexcept {
   if (packet && packet->owner()) packet->owner()->release(packet);
 }
+
+// Completes a partial checksum (Packet::checksum_partial) in software, for
+// a device that cannot; clears the flag. Out-of-range offsets leave the
+// packet as it is (the flag cleared: nothing valid to complete).
+void complete_partial_checksum(Packet& packet) noexcept;
 
 // A buffer of any size from the heap, for a datagram larger than a pool
 // buffer (a reassembled one; a large UDP datagram being built), reset to

@@ -1,22 +1,25 @@
-// UDP (RFC 768) for services: bind a port and read datagrams through a
-// callback, send with sendto.
+// UDP (RFC 768) for services: bind an endpoint, read datagrams through a
+// handler, send from the socket.
 //
-//   stack.udp().bind(7).on_read([&](net::ip4::Addr src, uint16_t sport,
-//                                   const char* data, size_t len) {
-//     stack.udp().sendto(src, sport, data, len, 7);
+//   auto socket = *stack.udp().bind(7);
+//   socket.on_read([socket](const net::UdpDatagram& d) mutable {
+//     socket.send_to(d.source, d.payload);    // echo
 //   });
 //
-// on_read runs from the event loop with `data` pointing into the received
-// buffer: valid only during the call (copy what you keep).
+// A UdpSocket is a handle (copy it freely): close() ends the socket for
+// every copy, and a closed handle answers Status::closed instead of
+// touching freed memory. A handler may close its socket, bind the port
+// again, or replace itself with on_read() while it runs.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
+#include <span>
+#include <vector>
 
+#include <net/address.hpp>
 #include <net/counters.hpp>
-#include <net/ip4_addr.hpp>
-#include <net/packet.hpp>
+#include <net/routes.hpp>
 #include <net/status.hpp>
 #include <util/delegate.hpp>
 
@@ -24,87 +27,85 @@ namespace net {
 
 class Udp;
 
+// What a read handler is given. `payload` points into the received buffer:
+// valid only during the call (copy what you keep).
+struct UdpDatagram {
+  Endpoint source;
+  Endpoint destination;  // which of our addresses (or a broadcast/multicast one) and port
+  InterfaceId interface = no_interface;  // it arrived on
+  std::span<const uint8_t> payload;
+
+  const char* data() const { return reinterpret_cast<const char*>(payload.data()); }
+  std::size_t size() const { return payload.size(); }
+};
+
 class UdpSocket {
  public:
-  using ReadHandler =
-      keel::delegate<void(ip4::Addr src, uint16_t sport, const char* data, std::size_t len)>;
+  using ReadHandler = keel::delegate<void(const UdpDatagram&)>;
+  using WritableHandler = keel::delegate<void()>;
 
-  UdpSocket(Udp& udp, uint16_t port) : udp_(udp), port_(port) {}
-  UdpSocket& on_read(ReadHandler handler) {
-    handler_ = std::move(handler);
-    return *this;
+  UdpSocket() = default;  // no socket: every call answers Status::closed
+
+  bool is_open() const;
+  Endpoint local() const;
+  InterfaceId interface() const;
+
+  // Datagrams for this socket go to `handler` (none: they are counted as
+  // udp.drop_no_port and answered with port unreachable).
+  Status on_read(ReadHandler handler);
+  // After a send_to() answered would_block: runs `handler` once, when the
+  // transmit queue has room again.
+  Status on_writable(WritableHandler handler);
+  // From this socket's port, and its address (or `source`, one of ours: a
+  // reply from the address a request came to; a broadcast or multicast
+  // `source` means none in particular); payloads over the path MTU are
+  // fragmented. ok also when the datagram waits for ARP resolution.
+  Status send_to(const Endpoint& destination, std::span<const uint8_t> payload,
+                 const Address& source = {});
+  Status send_to(const Endpoint& destination, const void* data, std::size_t len,
+                 const Address& source = {}) {
+    return send_to(destination, {static_cast<const uint8_t*>(data), len}, source);
   }
-  // Sends from this socket's port.
-  Status sendto(ip4::Addr dst, uint16_t dport, const void* data, std::size_t len);
-  uint16_t port() const { return port_; }
-  // Unbinds; the socket object is destroyed, references to it dangle.
   void close();
+
+  friend bool operator==(const UdpSocket&, const UdpSocket&) = default;
 
  private:
   friend class Udp;
-  Udp& udp_;
-  uint16_t port_;
-  ReadHandler handler_;
+  friend class UdpLayer;
+  UdpSocket(Udp* udp, uint32_t slot, uint32_t generation)
+      : udp_(udp), slot_(slot), generation_(generation) {}
+  Udp* udp_ = nullptr;
+  uint32_t slot_ = 0, generation_ = 0;
 };
+
+class UdpLayer;  // the receive and send paths (src/net/udp/udp_layer.hpp)
 
 class Udp {
  public:
   // RFC 6335 §6: the dynamic (ephemeral) port range.
   static constexpr uint16_t ephemeral_first = 49152;
   static constexpr uint16_t ephemeral_last = 65535;
-  // 65535 - 20 (IPv4 header) - 8 (UDP header).
   static constexpr std::size_t max_payload = 65507;
+  static constexpr std::size_t max_sockets = 4096;
 
-  // How the stack below sends: a UDP datagram (data() at the UDP header)
-  // to an IPv4 destination; IPv4 fragments it when it exceeds the MTU.
-  using Output = keel::delegate<Status(ip4::Addr dst, PacketPtr datagram)>;
-  // A buffer with headroom for the IPv4 and Ethernet headers.
-  using Allocate = keel::delegate<PacketPtr()>;
-  // The source address to use and put in the checksum's pseudo-header.
-  using SourceAddress = keel::delegate<ip4::Addr()>;
-  // A datagram for a closed port (for ICMP port unreachable); the IPv4
-  // header is the ip_header_len bytes in front of data().
-  using Unreachable = keel::delegate<void(PacketPtr datagram, uint32_t ip_header_len)>;
+  // Binds `local`: its address any() (every address of this host) or one of
+  // ours, its port 0 for a free ephemeral one. With `interface`, the socket
+  // takes only what arrives on it and sends through it (a DHCP client's).
+  // in_use when the same address, port and interface are bound already.
+  Result<UdpSocket> bind(const Endpoint& local, InterfaceId interface = no_interface);
+  Result<UdpSocket> bind(uint16_t port) { return bind(Endpoint{ip4::Addr{}, port}); }
+  bool is_bound(const Endpoint& local, InterfaceId interface = no_interface) const;
+  std::size_t open_sockets() const;
 
-  explicit Udp(UdpCounters& counters) : counters_(counters) {}
-
-  // Binds `port` (an existing binding is returned as is). port 0 picks a
-  // free ephemeral port.
-  UdpSocket& bind(uint16_t port = 0);
-  bool is_bound(uint16_t port) const { return sockets_.count(port) != 0; }
-  void close(uint16_t port);
-
-  // Sends a datagram. sport 0: from a fresh ephemeral port (replies to it
-  // are not delivered unless it is bound). Payloads over the path MTU are
-  // fragmented by IPv4.
-  Status sendto(ip4::Addr dst, uint16_t dport, const void* data, std::size_t len,
-                uint16_t sport = 0);
-
-  // From IPv4: `packet` data() is the UDP header; the IP header is the
-  // ip_header_len bytes in front of it (quoted in ICMP errors).
-  void receive(ip4::Addr src, ip4::Addr dst, PacketPtr packet, uint32_t ip_header_len,
-               bool to_broadcast = false);
-
-  void set_output(Output output) { output_ = std::move(output); }
-  void set_allocate(Allocate allocate) { allocate_ = std::move(allocate); }
-  void set_source(SourceAddress source) { source_ = std::move(source); }
-  void set_unreachable(Unreachable unreachable) { unreachable_ = std::move(unreachable); }
-  // The NIC completes transmit checksums (Packet::checksum_partial).
-  void set_checksum_offload(bool offload) { checksum_offload_ = offload; }
+  const UdpCounters& counters() const;
 
  private:
-  uint16_t next_ephemeral();
-
-  UdpCounters& counters_;
-  std::map<uint16_t, std::unique_ptr<UdpSocket>> sockets_;
-  Output output_;
-  Allocate allocate_;
-  SourceAddress source_;
-  Unreachable unreachable_;
-  uint16_t ephemeral_next_ = ephemeral_first;
-  uint16_t dispatching_ = 0;  // port whose handler is running
-  bool close_pending_ = false;
-  bool checksum_offload_ = false;
+  friend class UdpSocket;
+  friend class UdpLayer;
+  friend struct StackParts;
+  explicit Udp(UdpLayer& layer) : layer_(layer) {}
+  UdpLayer& layer_;
 };
 
 }  // namespace net

@@ -1,17 +1,9 @@
-// Interface configuration from the embedded JSON and the command line
-// (api/net/config.hpp; format in docs/net/README.md).
+// Network configuration from JSON and command-line words (api/net/config.hpp;
+// format in docs/net/README.md). Parsing only: system.cpp finds the texts.
 #include <net/config.hpp>
 
 #include <charconv>
 #include <nlohmann/json.hpp>
-#include <os>
-
-// The embedded config: a service's build defines it with keel_net_config()
-// (cmake/keel-net-sources.cmake); this weak default means "none".
-// Not const: a const weak object may be folded to its default by the compiler.
-extern "C" {
-__attribute__((weak)) const char* keel_net_config_json = "";
-}
 
 namespace net {
 namespace {
@@ -49,6 +41,77 @@ ConfigError parse_bytes(std::string_view field, std::string_view text, std::size
   return {};
 }
 
+// "10.2.0.0/16" or "default" (0.0.0.0/0).
+ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Addr& address,
+                         uint8_t& prefix_len) {
+  if (text == "default") {
+    address = {};
+    prefix_len = 0;
+    return {};
+  }
+  auto slash = text.find('/');
+  if (slash == std::string_view::npos) return std::string(field) + ": " + quoted(text) + " is not an address/prefix";
+  if (auto e = parse_addr(field, text.substr(0, slash), address); !e.empty()) return e;
+  std::string_view p = text.substr(slash + 1);
+  unsigned prefix = 99;
+  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
+  if (ec != std::errc() || end != p.data() + p.size() || prefix > 32)
+    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..32";
+  prefix_len = uint8_t(prefix);
+  return {};
+}
+
+ConfigError parse_route_json(const json& j, const std::string& at, RouteConfig& r) {
+  if (!j.is_object()) return at + ": expected an object";
+  for (auto& item : j.items()) {
+    std::string field = at + "." + item.key();
+    const json& value = item.value();
+    ConfigError e;
+    if (item.key() == "destination" || item.key() == "gateway") {
+      if (!value.is_string()) return field + ": expected a string";
+      std::string text = value.get<std::string>();
+      e = item.key() == "gateway" ? parse_addr(field, text, r.gateway)
+                                  : parse_prefix(field, text, r.destination, r.prefix_len);
+    } else if (item.key() == "interface" || item.key() == "metric") {
+      if (!value.is_number_unsigned() || value.get<uint64_t>() > 1'000'000)
+        return field + ": expected a whole number";
+      if (item.key() == "interface") r.interface = int(value.get<uint64_t>());
+      else r.metric = uint32_t(value.get<uint64_t>());
+    } else {
+      return field + ": unknown field";
+    }
+    if (!e.empty()) return e;
+  }
+  if (r.gateway.is_any() && r.interface < 0) return at + ": needs a gateway or an interface";
+  return {};
+}
+
+// route=DEST/LEN,GATEWAY[,INTERFACE] or route=DEST/LEN,,INTERFACE (on-link).
+ConfigError parse_route_word(std::string_view name, std::string_view value, RouteConfig& r) {
+  auto comma = value.find(',');
+  if (comma == std::string_view::npos)
+    return std::string(name) + ": " + quoted(value) + " is not DEST/LEN,GATEWAY[,INTERFACE]";
+  if (auto e = parse_prefix(name, value.substr(0, comma), r.destination, r.prefix_len); !e.empty())
+    return e;
+  std::string_view rest = value.substr(comma + 1);
+  auto second = rest.find(',');
+  std::string_view gateway = rest.substr(0, second);
+  if (!gateway.empty()) {
+    if (auto e = parse_addr(name, gateway, r.gateway); !e.empty()) return e;
+  }
+  if (second != std::string_view::npos) {
+    std::string_view iface = rest.substr(second + 1);
+    unsigned n = 0;
+    auto [end, ec] = std::from_chars(iface.data(), iface.data() + iface.size(), n);
+    if (ec != std::errc() || end != iface.data() + iface.size() || n > 63)
+      return std::string(name) + ": " + quoted(iface) + " is not an interface number";
+    r.interface = int(n);
+  }
+  if (r.gateway.is_any() && r.interface < 0)
+    return std::string(name) + ": needs a gateway or an interface";
+  return {};
+}
+
 ConfigError parse_reassembly(const json& j, ReassemblyConfig& r) {
   if (!j.is_object()) return "net.reassembly: expected an object";
   for (auto& item : j.items()) {
@@ -73,14 +136,23 @@ ConfigError parse_reassembly(const json& j, ReassemblyConfig& r) {
 
 // Stack-wide command-line words; false when `name` is not one of them.
 bool apply_stack_word(std::string_view name, std::string_view value, Config& config, ConfigError& e) {
+  ReassemblyConfig& r = config.stack.reassembly;
   if (name == "reassembly_bytes") {
-    e = parse_bytes(name, value, config.reassembly.max_bytes);
+    e = parse_bytes(name, value, r.max_bytes);
   } else if (name == "reassembly_source_bytes") {
-    e = parse_bytes(name, value, config.reassembly.max_bytes_per_source);
+    e = parse_bytes(name, value, r.max_bytes_per_source);
   } else if (name == "reassembly_timeout") {
-    e = parse_seconds(name, value, config.reassembly.timeout);
-    if (e.empty() && (config.reassembly.timeout.count() == 0 || config.reassembly.timeout.count() > 3600))
+    e = parse_seconds(name, value, r.timeout);
+    if (e.empty() && (r.timeout.count() == 0 || r.timeout.count() > 3600))
       e = std::string(name) + ": expected 1 to 3600 seconds";
+  } else if (name == "forward") {
+    if (value == "1" || value == "on") config.stack.forwarding = true;
+    else if (value == "0" || value == "off") config.stack.forwarding = false;
+    else e = std::string(name) + ": " + quoted(value) + " is not on or off";
+  } else if (name == "route") {
+    RouteConfig route;
+    e = parse_route_word(name, value, route);
+    if (e.empty()) config.routes.push_back(route);
   } else {
     return false;
   }
@@ -172,7 +244,22 @@ ConfigError parse_config_json(std::string_view text, Config& config) {
   if (!net.is_object()) return "net: expected an object";
   for (auto& [key, value] : net.items()) {
     if (key == "reassembly") {
-      if (auto e = parse_reassembly(value, config.reassembly); !e.empty()) return e;
+      if (auto e = parse_reassembly(value, config.stack.reassembly); !e.empty()) return e;
+      continue;
+    }
+    if (key == "forwarding") {
+      if (!value.is_boolean()) return "net.forwarding: expected true or false";
+      config.stack.forwarding = value.get<bool>();
+      continue;
+    }
+    if (key == "routes") {
+      if (!value.is_array()) return "net.routes: expected an array";
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        RouteConfig route;
+        auto e = parse_route_json(value[i], "net.routes[" + std::to_string(i) + "]", route);
+        if (!e.empty()) return e;
+        config.routes.push_back(route);
+      }
       continue;
     }
     if (key != "interfaces") return "net." + key + ": unknown field";
@@ -240,12 +327,6 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
     if (!e.empty()) return e;
   }
   return {};
-}
-
-ConfigError load_config(Config& config) {
-  if (auto e = parse_config_json(keel_net_config_json ? keel_net_config_json : "", config); !e.empty())
-    return e;
-  return apply_cmdline(os::args(), config);
 }
 
 }  // namespace net

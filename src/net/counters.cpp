@@ -1,51 +1,61 @@
-// Counters::for_each: one list of every counter's name, kept next to the
-// struct definitions' order (api/net/counters.hpp).
+// for_each over every counter: one list of names, kept in the order of the
+// struct definitions (api/net/counters.hpp).
 #include <net/counters.hpp>
 
-#include <string>
-
 namespace net {
+namespace {
 
-void Counters::for_each(
-    const keel::delegate<void(std::string_view name, uint64_t value)>& fn) const {
+uint64_t drops_of(const auto& counters) {
+  uint64_t total = 0;
+  counters.for_each([&](std::string_view name, uint64_t value) {
+    if (name.find(".drop_") != std::string_view::npos) total += value;
+  });
+  return total;
+}
+
+}  // namespace
+
 #define KEEL_C(layer, field) fn(#layer "." #field, layer.field)
-  KEEL_C(ethernet, rx); KEEL_C(ethernet, tx); KEEL_C(ethernet, drop_truncated);
-  KEEL_C(ethernet, drop_not_for_us); KEEL_C(ethernet, drop_unknown_type);
-  KEEL_C(ethernet, drop_no_buffer);
+
+void InterfaceCounters::for_each(const CounterVisitor& fn) const {
+  KEEL_C(ethernet, rx); KEEL_C(ethernet, tx); KEEL_C(ethernet, rx_multicast);
+  KEEL_C(ethernet, drop_truncated); KEEL_C(ethernet, drop_not_for_us);
+  KEEL_C(ethernet, drop_unknown_type); KEEL_C(ethernet, drop_no_buffer);
   KEEL_C(arp, rx_requests); KEEL_C(arp, rx_replies); KEEL_C(arp, tx_requests);
   KEEL_C(arp, tx_replies); KEEL_C(arp, tx_gratuitous); KEEL_C(arp, drop_truncated);
   KEEL_C(arp, drop_bad_format); KEEL_C(arp, drop_bad_sender); KEEL_C(arp, drop_rate_limited);
   KEEL_C(arp, address_conflicts); KEEL_C(arp, queued); KEEL_C(arp, drop_queue_full);
   KEEL_C(arp, drop_unresolved); KEEL_C(arp, cache_evictions);
-  KEEL_C(ip4, rx); KEEL_C(ip4, tx); KEEL_C(ip4, drop_truncated); KEEL_C(ip4, drop_bad_version);
-  KEEL_C(ip4, drop_bad_header_length); KEEL_C(ip4, drop_bad_total_length);
-  KEEL_C(ip4, drop_bad_checksum); KEEL_C(ip4, drop_bad_source); KEEL_C(ip4, drop_too_big);
-  KEEL_C(ip4, drop_not_for_us);
-  KEEL_C(ip4, drop_unknown_protocol); KEEL_C(ip4, drop_no_route); KEEL_C(ip4, drop_no_buffer);
-  KEEL_C(ip4, rx_fragments); KEEL_C(ip4, reassembled); KEEL_C(ip4, tx_fragments);
-  KEEL_C(ip4, drop_fragment_overlap); KEEL_C(ip4, drop_fragment_too_big);
-  KEEL_C(ip4, drop_fragment_evicted);
-  KEEL_C(ip4, drop_fragment_source_limit); KEEL_C(ip4, drop_fragment_timeout);
-  KEEL_C(ip4, drop_fragment_bad);
-  KEEL_C(icmp4, rx); KEEL_C(icmp4, rx_echo_requests); KEEL_C(icmp4, tx_echo_replies);
-  KEEL_C(icmp4, tx_port_unreachable); KEEL_C(icmp4, tx_protocol_unreachable); KEEL_C(icmp4, tx_time_exceeded);
-  KEEL_C(icmp4, drop_truncated); KEEL_C(icmp4, drop_bad_checksum);
-  KEEL_C(icmp4, drop_rate_limited); KEEL_C(icmp4, drop_no_buffer); KEEL_C(icmp4, rx_ignored);
-  KEEL_C(udp, rx); KEEL_C(udp, tx); KEEL_C(udp, drop_truncated); KEEL_C(udp, drop_bad_length);
-  KEEL_C(udp, drop_bad_checksum); KEEL_C(udp, drop_no_port); KEEL_C(udp, drop_tx_failed);
+  KEEL_C(link, tx_queued); KEEL_C(link, drop_tx_queue_full);
   KEEL_C(dhcp, tx_discover); KEEL_C(dhcp, tx_request); KEEL_C(dhcp, tx_release);
   KEEL_C(dhcp, rx_offer); KEEL_C(dhcp, rx_ack); KEEL_C(dhcp, rx_nak); KEEL_C(dhcp, leases);
   KEEL_C(dhcp, renewals); KEEL_C(dhcp, rebinds); KEEL_C(dhcp, expirations);
   KEEL_C(dhcp, fallbacks); KEEL_C(dhcp, drop_malformed); KEEL_C(dhcp, drop_unexpected);
-#undef KEEL_C
 }
 
-uint64_t Counters::total_drops() const {
-  uint64_t total = 0;
-  for_each([&](std::string_view name, uint64_t value) {
-    if (name.find(".drop_") != std::string_view::npos) total += value;
-  });
-  return total;
+void StackCounters::for_each(const CounterVisitor& fn) const {
+  KEEL_C(ip4, rx); KEEL_C(ip4, tx); KEEL_C(ip4, delivered); KEEL_C(ip4, forwarded);
+  KEEL_C(ip4, drop_truncated); KEEL_C(ip4, drop_bad_version); KEEL_C(ip4, drop_bad_header_length);
+  KEEL_C(ip4, drop_bad_total_length); KEEL_C(ip4, drop_bad_checksum); KEEL_C(ip4, drop_bad_source);
+  KEEL_C(ip4, drop_too_big); KEEL_C(ip4, drop_not_for_us); KEEL_C(ip4, drop_unknown_protocol);
+  KEEL_C(ip4, drop_no_route); KEEL_C(ip4, drop_ttl_exceeded); KEEL_C(ip4, drop_fragmentation_needed);
+  KEEL_C(ip4, drop_by_hook); KEEL_C(ip4, drop_no_buffer);
+  KEEL_C(ip4, rx_fragments); KEEL_C(ip4, reassembled); KEEL_C(ip4, tx_fragments);
+  KEEL_C(ip4, drop_fragment_overlap); KEEL_C(ip4, drop_fragment_too_big);
+  KEEL_C(ip4, drop_fragment_evicted); KEEL_C(ip4, drop_fragment_source_limit);
+  KEEL_C(ip4, drop_fragment_timeout); KEEL_C(ip4, drop_fragment_bad);
+  KEEL_C(icmp4, rx); KEEL_C(icmp4, rx_echo_requests); KEEL_C(icmp4, tx_echo_replies);
+  KEEL_C(icmp4, tx_port_unreachable); KEEL_C(icmp4, tx_protocol_unreachable);
+  KEEL_C(icmp4, tx_net_unreachable); KEEL_C(icmp4, tx_fragmentation_needed);
+  KEEL_C(icmp4, tx_time_exceeded); KEEL_C(icmp4, drop_truncated); KEEL_C(icmp4, drop_bad_checksum);
+  KEEL_C(icmp4, drop_rate_limited); KEEL_C(icmp4, drop_no_buffer); KEEL_C(icmp4, rx_ignored);
+  KEEL_C(udp, rx); KEEL_C(udp, tx); KEEL_C(udp, drop_truncated); KEEL_C(udp, drop_bad_length);
+  KEEL_C(udp, drop_bad_checksum); KEEL_C(udp, drop_no_port); KEEL_C(udp, drop_tx_failed);
 }
+
+#undef KEEL_C
+
+uint64_t InterfaceCounters::total_drops() const { return drops_of(*this); }
+uint64_t StackCounters::total_drops() const { return drops_of(*this); }
 
 }  // namespace net

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <new>
 
+#include "wire/checksum.hpp"
+
 namespace net {
 namespace {
 // Cache-line aligned so a device and the CPU never share a line across buffers.
@@ -30,6 +32,18 @@ class HeapPacket final : public PacketOwner {
 };
 
 }  // namespace
+
+void complete_partial_checksum(Packet& p) noexcept {
+  if (!(p.flags & Packet::checksum_partial)) return;
+  p.flags &= ~Packet::checksum_partial;
+  uint32_t start = p.csum_start, field = uint32_t(p.csum_start) + p.csum_offset;
+  if (start >= p.size() || field + 2 > p.size()) return;
+  uint8_t* d = p.data();
+  // The field holds the pseudo-header sum: adding everything from start on
+  // (the field included) gives the full sum (RFC 1071).
+  uint16_t sum = uint16_t(~wire::checksum_fold(wire::checksum_add(0, d + start, p.size() - start)));
+  wire::store16(d + field, sum == 0 ? 0xffff : sum);  // RFC 768: 0 means "no checksum"
+}
 
 PacketPtr allocate_heap_packet(uint32_t size, uint32_t headroom) noexcept {
   uint64_t capacity = uint64_t(size) + headroom;

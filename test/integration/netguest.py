@@ -22,10 +22,16 @@ _images = {}
 _counter = itertools.count()
 
 
+def service_image(service=UDP_ECHO, platform="kvm"):
+    """Builds a service directory once per session (udp_echo by default)."""
+    key = platform if service == UDP_ECHO else (service, platform)
+    if key not in _images:
+        _images[key] = build.build(service, platform, quiet=True)
+    return _images[key]
+
+
 def udp_echo_image(platform="kvm"):
-    if platform not in _images:
-        _images[platform] = build.build(UDP_ECHO, platform, quiet=True)
-    return _images[platform]
+    return service_image(UDP_ECHO, platform)
 
 
 def run(args, timeout=30, check=True, **kwargs):
@@ -77,7 +83,8 @@ class Guest:
     machine="linux", udp_echo built as a Linux process on the TAP devices."""
 
     def __init__(self, ns, machine="microvm", append=None, platform="kvm", modern=True,
-                 ready=r"listening on", ready_count=None, timeout=60, device_options=""):
+                 ready=r"listening on", ready_count=None, timeout=60, device_options="",
+                 service=UDP_ECHO):
         self.ns = ns
         self.machine = machine
         self.log = tempfile.NamedTemporaryFile(prefix="keel-net-", suffix=".log", delete=False)
@@ -86,7 +93,7 @@ class Guest:
         if machine == "linux":
             # The linux-process build of the same service, on the same TAPs.
             taps = " ".join(f"tap{i}={tap}" for i, tap in enumerate(ns.taps))
-            self._start(ns.exec_args([udp_echo_image("linux"), *f"{taps} {append}".split()]))
+            self._start(ns.exec_args([service_image(service, "linux"), *f"{taps} {append}".split()]))
             self._wait_ready(ready, ready_count, timeout)
             return
         extra = []
@@ -101,7 +108,7 @@ class Guest:
                                      f"{device_options}"]
         if machine == "microvm" and modern:
             extra += ["-global", "virtio-mmio.force-legacy=false"]
-        args = qemu.command(udp_echo_image(platform), machine, "128M", 1, append, "tcg", extra)
+        args = qemu.command(service_image(service, platform), machine, "128M", 1, append, "tcg", extra)
         self._start(ns.exec_args(args))
         self._wait_ready(ready, ready_count, timeout)
 

@@ -1,11 +1,8 @@
-#include <gtest/gtest.h>
-
+// Network configuration: the JSON and command-line parsers, and applying
+// an interface's settings to the stack.
 #include <net/config.hpp>
-#include <net/interfaces.hpp>
 
-#include "fake_os.hpp"
-#include "frames.hpp"
-#include "memory_nic.hpp"
+#include "stack_fixture.hpp"
 
 namespace keel::test {
 namespace {
@@ -46,10 +43,12 @@ TEST(Config, JsonErrorsNameTheField) {
 
 TEST(Config, CommandLineOverridesPerInterface) {
   Config c;
-  ASSERT_EQ(::net::parse_config_json(R"({"net": {"interfaces": [{"address": "10.9.9.9/8"}]}})", c), "");
-  auto e = ::net::apply_cmdline({"console=ttyS0", "ip=10.0.0.2/24", "gw=10.0.0.1", "dns=10.0.0.1,10.0.0.3",
-                                 "ip1=dhcp", "dhcp_timeout1=5", "dhcp_t11=7", "ip2=172.16.0.1"},
-                                c);
+  ASSERT_EQ(::net::parse_config_json(R"({"net": {"interfaces": [{"address": "10.9.9.9/8"}]}})", c),
+            "");
+  auto e = ::net::apply_cmdline(
+      {"console=ttyS0", "ip=10.0.0.2/24", "gw=10.0.0.1", "dns=10.0.0.1,10.0.0.3", "ip1=dhcp",
+       "dhcp_timeout1=5", "dhcp_t11=7", "ip2=172.16.0.1"},
+      c);
   ASSERT_EQ(e, "");
   ASSERT_EQ(c.interfaces.size(), 3u);
   EXPECT_EQ(c.interfaces[0].address, (Ip{10, 0, 0, 2}));
@@ -60,63 +59,110 @@ TEST(Config, CommandLineOverridesPerInterface) {
   EXPECT_EQ(c.interfaces[1].dhcp_timeout, std::chrono::seconds(5));
   EXPECT_EQ(*c.interfaces[1].dhcp_t1, std::chrono::seconds(7));
   EXPECT_EQ(c.interfaces[2].address, (Ip{172, 16, 0, 1}));
-  EXPECT_EQ(::net::apply_cmdline({"gw1=10.0.0.300"}, c), "gw1: '10.0.0.300' is not an IPv4 address");
+  EXPECT_EQ(::net::apply_cmdline({"gw1=10.0.0.300"}, c),
+            "gw1: '10.0.0.300' is not an IPv4 address");
   EXPECT_EQ(::net::apply_cmdline({"ip0=10.0.0.1/99"}, c), "ip0: '99' is not a prefix length 0..32");
 }
 
 TEST(Ip4Addr, Parse) {
   EXPECT_EQ(::net::ip4::Addr::parse("10.0.0.1"), (Ip{10, 0, 0, 1}));
-  for (const char* bad : {"", "10.0.0", "10.0.0.1.", "256.0.0.1", "01.0.0.1", "1.2.3.4x", "a.b.c.d", "1..2.3"})
+  for (const char* bad :
+       {"", "10.0.0", "10.0.0.1.", "256.0.0.1", "01.0.0.1", "1.2.3.4x", "a.b.c.d", "1..2.3"})
     EXPECT_FALSE(::net::ip4::Addr::parse(bad)) << bad;
   EXPECT_EQ((Ip{192, 168, 1, 20}).to_string(), "192.168.1.20");
 }
 
-class InterfacesTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    reset_os();
-    ::net::Interfaces::clear_for_tests();
-  }
-  void TearDown() override {
-    ::net::Interfaces::clear_for_tests();
-    set_args({});
-    reset_os();
-  }
-};
-
-TEST_F(InterfacesTest, EachNicGetsItsOwnConfiguredStack) {
-  set_args({"ip=10.0.0.2/24", "ip1=10.1.0.2/16", "gw1=10.1.0.1"});
-  auto a = std::make_unique<::net::MemoryNic>(stack_mac);
-  auto b = std::make_unique<::net::MemoryNic>(peer_mac);
-  ::net::MemoryNic& b_ref = *b;
-  EXPECT_EQ(::net::Interfaces::register_nic(std::move(a)), 0u);
-  EXPECT_EQ(::net::Interfaces::register_nic(std::move(b)), 1u);
-  EXPECT_EQ(::net::Interfaces::count(), 2u);
-  auto& s0 = ::net::Interfaces::get(0);
-  auto& s1 = ::net::Interfaces::get(1);
-  EXPECT_EQ(s0.address(), (Ip{10, 0, 0, 2}));
-  EXPECT_EQ(s1.address(), (Ip{10, 1, 0, 2}));
-  EXPECT_EQ(s1.gateway(), (Ip{10, 1, 0, 1}));
-  EXPECT_EQ(&s1.nic(), &b_ref);
-  EXPECT_EQ(&::net::Interfaces::get(1), &s1);
-  int called = 0;
-  s1.on_config([&](::net::Inet& s) {
-    ++called;
-    EXPECT_EQ(&s, &s1);
-  });
-  EXPECT_EQ(called, 1);  // already configured: at once
-  EXPECT_THROW(::net::Interfaces::get(2), std::runtime_error);
+TEST(Config, StackWideSettingsAndRoutes) {
+  Config c;
+  ASSERT_EQ(::net::parse_config_json(R"({"net": {"forwarding": true,
+      "reassembly": {"max_bytes": 4194304, "timeout": 30},
+      "routes": [{"destination": "10.2.0.0/16", "gateway": "10.0.0.254"},
+                 {"destination": "default", "gateway": "10.1.0.1", "interface": 1, "metric": 5}]}})",
+                                     c),
+            "");
+  EXPECT_TRUE(c.stack.forwarding);
+  EXPECT_EQ(c.stack.reassembly.max_bytes, 4194304u);
+  EXPECT_EQ(c.stack.reassembly.timeout, std::chrono::seconds(30));
+  ASSERT_EQ(c.routes.size(), 2u);
+  EXPECT_EQ(c.routes[0].destination, (Ip{10, 2, 0, 0}));
+  EXPECT_EQ(c.routes[0].prefix_len, 16);
+  EXPECT_EQ(c.routes[0].gateway, (Ip{10, 0, 0, 254}));
+  EXPECT_EQ(c.routes[0].interface, -1);
+  EXPECT_EQ(c.routes[1].destination, Ip{});
+  EXPECT_EQ(c.routes[1].prefix_len, 0);
+  EXPECT_EQ(c.routes[1].interface, 1);
+  EXPECT_EQ(c.routes[1].metric, 5u);
+  ASSERT_EQ(::net::apply_cmdline({"forward=off", "route=192.168.0.0/24,,1", "reassembly_bytes=1M",
+                                  "reassembly_timeout=20"},
+                                 c),
+            "");
+  EXPECT_FALSE(c.stack.forwarding);
+  ASSERT_EQ(c.routes.size(), 3u);
+  EXPECT_EQ(c.routes[2].gateway, Ip{});
+  EXPECT_EQ(c.routes[2].interface, 1);
+  EXPECT_EQ(c.stack.reassembly.max_bytes, std::size_t(1) << 20);
+  EXPECT_EQ(c.stack.reassembly.timeout, std::chrono::seconds(20));
+  EXPECT_EQ(::net::apply_cmdline({"route=10.0.0.0/8"}, c),
+            "route: '10.0.0.0/8' is not DEST/LEN,GATEWAY[,INTERFACE]");
+  EXPECT_EQ(::net::apply_cmdline({"route=10.0.0.0/8,"}, c),
+            "route: needs a gateway or an interface");
+  EXPECT_EQ(::net::apply_cmdline({"forward=maybe"}, c), "forward: 'maybe' is not on or off");
+  EXPECT_EQ(::net::parse_config_json(R"({"net": {"routes": [{"destination": "10.0.0.0/8"}]}})", c),
+            "net.routes[0]: needs a gateway or an interface");
+  EXPECT_EQ(::net::parse_config_json(R"({"net": {"reassembly": {"timeout": 0}}})", c),
+            "net.reassembly.timeout: expected 1 to 3600 seconds");
 }
 
-TEST_F(InterfacesTest, BadCommandLineIsAClearError) {
-  set_args({"ip=10.0.0.2/24", "gw=nonsense"});
-  ::net::Interfaces::register_nic(std::make_unique<::net::MemoryNic>(stack_mac));
-  try {
-    ::net::Interfaces::get(0);
-    FAIL() << "no error";
-  } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "net config: gw: 'nonsense' is not an IPv4 address");
-  }
+TEST(Config, ApplyingAnInterfaceConfig) {
+  ManualClock clock;
+  ::net::MemoryNic nic0(stack_mac), nic1(peer_mac);
+  ::net::Stack stack(clock, test_stack_config());
+  ::net::Interface& if0 = stack.add_interface(nic0);
+  ::net::Interface& if1 = stack.add_interface(nic1);
+  EXPECT_EQ(stack.interface_count(), 2u);
+  EXPECT_EQ(&stack.interface(1), &if1);
+  EXPECT_EQ(if1.id(), 1);
+  EXPECT_EQ(if1.name(), "net1");
+  EXPECT_EQ(&if1.nic(), &nic1);
+  EXPECT_EQ(if1.mac(), peer_mac);
+  EXPECT_EQ(if1.mtu(), 1500);
+  Config c;
+  ASSERT_EQ(::net::apply_cmdline(
+                {"ip=10.0.0.2/24", "ip1=10.1.0.2/16", "gw1=10.1.0.1", "dns1=9.9.9.9"}, c),
+            "");
+  if0.apply(c.interface(0));
+  if1.apply(c.interface(1));
+  EXPECT_EQ(if0.address(), (Ip{10, 0, 0, 2}));
+  EXPECT_EQ(if1.address(), (Ip{10, 1, 0, 2}));
+  EXPECT_EQ(if1.netmask(), ::net::ip4::netmask_of(16));
+  EXPECT_EQ(if1.gateway(), (Ip{10, 1, 0, 1}));
+  EXPECT_EQ(if1.dns(), (std::vector<Ip>{Ip{9, 9, 9, 9}}));
+  int called = 0;
+  if1.on_config([&](::net::Interface& i) {
+    ++called;
+    EXPECT_EQ(&i, &if1);
+  });
+  EXPECT_EQ(called, 1);  // already configured: at once
+  if1.configure(Ip{10, 1, 0, 3}, ::net::ip4::netmask_of(16));
+  EXPECT_EQ(called, 2);  // and at each change
+  EXPECT_THROW(stack.interface(2), std::out_of_range);
+}
+
+TEST(Config, ApplyingNoneStopsDhcpAndDropsTheAddress) {
+  ManualClock clock;
+  ::net::MemoryNic nic0(stack_mac), nic1(peer_mac);
+  ::net::Stack stack(clock, test_stack_config());
+  ::net::Interface& if0 = stack.add_interface(nic0);
+  ::net::Interface& if1 = stack.add_interface(nic1);
+  if0.configure(stack_ip, ::net::ip4::netmask_of(24));
+  if1.start_dhcp();
+  nic1.transmitted.clear();
+  if0.apply(Config{}.interface(0));  // Mode::none
+  if1.apply(Config{}.interface(1));
+  EXPECT_FALSE(if0.is_configured());
+  EXPECT_FALSE(stack.routes().lookup(stack_ip).has_value());
+  clock.advance(std::chrono::seconds(120));
+  EXPECT_TRUE(nic1.transmitted.empty());  // no more DISCOVERs
 }
 
 }  // namespace

@@ -9,14 +9,17 @@
 
 namespace {
 
+constexpr uint64_t unarmed = UINT64_MAX;
+
 struct Timer {
-  uint64_t deadline;
-  uint64_t period;
+  uint64_t deadline = unarmed;
+  uint64_t period = 0;
+  bool stays = false;  // created: kept (unarmed) after it runs, until stop()
   os::Timers::handler_t handler;
 };
 
 uint64_t now = 0;
-uint32_t next_id = 1;
+os::Timers::id_t next_id = 1;
 std::map<os::Timers::id_t, Timer> timers;
 std::vector<std::string> args;
 
@@ -24,34 +27,37 @@ std::vector<std::string> args;
 
 namespace keel::test {
 
-void advance(std::chrono::nanoseconds d) {
+void advance_os(std::chrono::nanoseconds d) {
   uint64_t end = now + uint64_t(d.count());
   for (;;) {
     auto due = timers.end();
     for (auto it = timers.begin(); it != timers.end(); ++it)
-      if (it->second.deadline <= end && (due == timers.end() || it->second.deadline < due->second.deadline))
+      if (it->second.deadline <= end &&
+          (due == timers.end() || it->second.deadline < due->second.deadline))
         due = it;
     if (due == timers.end()) break;
     now = std::max(now, due->second.deadline);
     os::Timers::id_t id = due->first;
-    Timer t = due->second;
-    if (t.period) {
-      due->second.deadline += t.period;
+    os::Timers::handler_t handler = due->second.handler;
+    if (due->second.period) {
+      due->second.deadline += due->second.period;
+    } else if (due->second.stays) {
+      due->second.deadline = unarmed;
     } else {
       timers.erase(due);
     }
-    t.handler(id);
+    handler(id);
   }
   now = end;
 }
 
-void reset_os() {
-  now = 0;
-  timers.clear();
-}
-
 void set_args(std::vector<std::string> a) { args = std::move(a); }
-std::size_t pending_timers() { return timers.size(); }
+
+std::size_t armed_timers() {
+  std::size_t n = 0;
+  for (const auto& [id, t] : timers) n += t.deadline != unarmed;
+  return n;
+}
 
 }  // namespace keel::test
 
@@ -59,14 +65,30 @@ namespace os {
 
 Timers::id_t Timers::oneshot(duration_t when, handler_t handler) {
   uint64_t d = when.count() > 0 ? uint64_t(when.count()) : 0;
-  timers[next_id] = Timer{now + d, 0, std::move(handler)};
+  timers[next_id] = Timer{now + d, 0, false, std::move(handler)};
   return next_id++;
 }
 
 Timers::id_t Timers::periodic(duration_t first, duration_t period, handler_t handler) {
   uint64_t p = period.count() > 0 ? uint64_t(period.count()) : 1;
-  timers[next_id] = Timer{now + uint64_t(first.count()), p, std::move(handler)};
+  timers[next_id] = Timer{now + uint64_t(first.count()), p, false, std::move(handler)};
   return next_id++;
+}
+
+Timers::id_t Timers::create(handler_t handler) {
+  timers[next_id] = Timer{unarmed, 0, true, std::move(handler)};
+  return next_id++;
+}
+
+void Timers::arm(id_t id, duration_t when) {
+  auto it = timers.find(id);
+  if (it != timers.end())
+    it->second.deadline = now + (when.count() > 0 ? uint64_t(when.count()) : 0);
+}
+
+void Timers::disarm(id_t id) {
+  auto it = timers.find(id);
+  if (it != timers.end()) it->second.deadline = unarmed;
 }
 
 void Timers::stop(id_t id) { timers.erase(id); }
@@ -74,19 +96,9 @@ std::size_t Timers::active() { return timers.size(); }
 
 std::chrono::nanoseconds uptime() { return std::chrono::nanoseconds(now); }
 const std::vector<std::string>& args() { return ::args; }
-std::string_view platform() { return "test"; }
 std::size_t total_memory() { return std::size_t(64) << 20; }
 
-int Events::allocate(handler_t) { return -1; }
-void Events::subscribe(int, handler_t) {}
-void Events::trigger(int) {}
-
 }  // namespace os
-
-// The host tests have no platform NICs; they build stacks on their own.
-namespace keel::net {
-void probe_platform_nics() {}
-}  // namespace keel::net
 
 namespace keel::kernel {
 // Tests expect panics as exceptions.

@@ -1,18 +1,19 @@
-// A stand-in for the kernel's os:: API in unit tests and fuzzing: virtual
-// time that only moves when a test advances it, timers that run then.
+// A stand-in for the kernel's os:: API, for the one test binary that builds
+// the image's stack (net::stack(), src/net/system.cpp): virtual time that
+// moves only when the test advances it, and timers that run then. The other
+// network tests give the stack a ManualClock and need no OS at all.
 #pragma once
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace keel::test {
 
 // Moves virtual time forward, running due timers in deadline order.
-void advance(std::chrono::nanoseconds d);
-// Resets time to zero and forgets every timer.
-void reset_os();
+void advance_os(std::chrono::nanoseconds d);
 // What os::args() returns.
 void set_args(std::vector<std::string> args);
-std::size_t pending_timers();
+std::size_t armed_timers();
 
 }  // namespace keel::test

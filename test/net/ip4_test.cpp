@@ -1,11 +1,22 @@
-#include "stack_fixture.hpp"
-#include "net/icmp4.hpp"
+// IPv4 input and output on one interface (RFC 791, RFC 1122 §3.2.1):
+// header checks, sources, reassembly through the whole stack, errors,
+// fragmentation of replies, routing through the gateway.
 #include <algorithm>
+
+#include "net/ip4/icmp4.hpp"
+#include "stack_fixture.hpp"
 
 using namespace std::chrono_literals;
 
 namespace keel::test {
 namespace {
+
+using ::net::Icmp4;
+using ::net::wire::Icmp4Repr;
+using ::net::wire::Ip4Repr;
+namespace icmp = ::net::wire::icmp4;
+using ::net::wire::load16;
+using ::net::wire::store16;
 
 using Ip4Test = StackTest;
 
@@ -26,10 +37,10 @@ TEST_F(Ip4Test, MalformedHeadersAreDroppedByReason) {
   ihl_long[0] = 0x4f;  // 60 bytes of header in a 36-byte packet
   inject_ip(ihl_long);
   Bytes total = good;
-  keel::net::store16(&total[2], 200);
+  store16(&total[2], 200);
   inject_ip(total);
   Bytes total_small = good;
-  keel::net::store16(&total_small[2], 10);
+  store16(&total_small[2], 10);
   inject_ip(total_small);
   Bytes sum = good;
   sum[10] ^= 1;
@@ -46,11 +57,12 @@ TEST_F(Ip4Test, MalformedHeadersAreDroppedByReason) {
 TEST_F(Ip4Test, BadSourcesAndOtherDestinationsAreDropped) {
   inject_ip(ip4(Ip::broadcast(), stack_ip, 1, icmp_echo(1, 1, {})));
   inject_ip(ip4(Ip{224, 0, 0, 1}, stack_ip, 1, icmp_echo(1, 1, {})));
-  inject_ip(ip4(peer_ip, Ip{10, 0, 0, 99}, 1, icmp_echo(1, 1, {})));
-  inject_ip(ip4(peer_ip, stack_ip, 6, Bytes(20)));  // TCP: not here yet
+  inject_ip(ip4(peer_ip, Ip{10, 0, 0, 99}, 1, icmp_echo(1, 1, {})));  // forwarding is off
+  inject_ip(ip4(peer_ip, stack_ip, 6, Bytes(20)));                    // TCP: not here yet
   EXPECT_EQ(counters().ip4.drop_bad_source, 2u);
   EXPECT_EQ(counters().ip4.drop_not_for_us, 1u);
   EXPECT_EQ(counters().ip4.drop_unknown_protocol, 1u);
+  EXPECT_EQ(counters().ip4.forwarded, 0u);
 }
 
 TEST_F(Ip4Test, EthernetPaddingIsIgnored) {
@@ -59,6 +71,7 @@ TEST_F(Ip4Test, EthernetPaddingIsIgnored) {
   inject_ip(p);
   ASSERT_EQ(nic.transmitted.size(), 1u);
   EXPECT_EQ(nic.transmitted[0].size(), 14u + 28u);
+  EXPECT_EQ(sent_ip(nic.transmitted[0]).payload_len, 8u);
 }
 
 TEST_F(Ip4Test, LowTtlIsStillAccepted) {  // RFC 1122 §3.2.1.7
@@ -66,20 +79,30 @@ TEST_F(Ip4Test, LowTtlIsStillAccepted) {  // RFC 1122 §3.2.1.7
   EXPECT_EQ(nic.transmitted.size(), 1u);
 }
 
-// Reassembles what the stack sent back (fragments in order) into one payload.
-Bytes reassemble_sent(std::deque<Bytes>& frames) {
+// Reassembles what the stack sent back (fragments in order) into one
+// payload, checking each fragment's whole header against `header` (its
+// offset, MF and length are the fragment's own).
+Bytes reassemble_sent(std::deque<Bytes>& frames, Ip4Repr header) {
   Bytes payload;
   while (!frames.empty()) {
-    Bytes ip = Bytes(frames.front().begin() + 14, frames.front().end());
+    Bytes f = std::move(frames.front());
     frames.pop_front();
-    EXPECT_EQ(keel::net::checksum(ip.data(), 20), 0);
-    uint16_t frag = keel::net::load16(&ip[6]);
-    EXPECT_EQ(std::size_t(frag & 0x1fff) * 8, payload.size());
-    EXPECT_LE(ip.size(), 1500u);
-    payload.insert(payload.end(), ip.begin() + 20, ip.end());
-    if (!(frag & 0x2000)) break;
+    Ip4Repr got = sent_ip(f);
+    Bytes data = sent_payload(f);
+    header.fragment_offset = uint32_t(payload.size());
+    header.more_fragments = got.more_fragments;
+    header.payload_len = uint16_t(data.size());
+    EXPECT_EQ(got, header);
+    EXPECT_LE(f.size(), 14u + 1500u);
+    payload.insert(payload.end(), data.begin(), data.end());
+    if (!got.more_fragments) break;
   }
   return payload;
+}
+
+// What the stack's replies to the peer look like (id: the stack's count).
+Ip4Repr reply_header(uint8_t protocol, uint16_t id) {
+  return {.src = stack_ip, .dst = peer_ip, .protocol = protocol, .id = id};
 }
 
 TEST_F(Ip4Test, PingOf8000BytesIsReassembledAndAnsweredInFragments) {
@@ -89,10 +112,11 @@ TEST_F(Ip4Test, PingOf8000BytesIsReassembledAndAnsweredInFragments) {
   for (auto& p : parts) inject_ip(p);
   EXPECT_EQ(counters().ip4.reassembled, 1u);
   ASSERT_EQ(nic.transmitted.size(), 6u);  // 8008 bytes of ICMP in 1480-byte pieces
-  Bytes reply = reassemble_sent(nic.transmitted);
+  Bytes reply = reassemble_sent(nic.transmitted, reply_header(1, 1));
   ASSERT_EQ(reply.size(), 8008u);
-  EXPECT_EQ(reply[0], 0);  // echo reply
-  EXPECT_EQ(keel::net::checksum(reply.data(), reply.size()), 0);
+  ::net::wire::Icmp4View<const uint8_t> v(reply.data(), reply.size());
+  EXPECT_EQ(v.check(), ::net::wire::Icmp4Error::none);
+  EXPECT_EQ(Icmp4Repr::parse(v), Icmp4Repr::echo(icmp::echo_reply, 0x1234, 1));
   EXPECT_TRUE(std::equal(reply.begin() + 8, reply.end(), request.begin() + 28));
   EXPECT_EQ(nic.pool().available(), nic.pool().count());
 }
@@ -124,7 +148,7 @@ TEST_F(Ip4Test, IdenticalOverlapsAreAcceptedConflictingOnesDiscardTheDatagram) {
 TEST_F(Ip4Test, BadFragmentsAreCounted) {
   inject_ip(ip4(peer_ip, stack_ip, 1, pattern(100), {.id = 9, .fragment = 0x2000}));  // MF, not 8n
   inject_ip(ip4(peer_ip, stack_ip, 1, pattern(800), {.id = 9, .fragment = 0x1fff}));  // past 65535
-  inject_ip(ip4(peer_ip, stack_ip, 1, {}, {.id = 9, .fragment = 0x2001}));          // empty
+  inject_ip(ip4(peer_ip, stack_ip, 1, {}, {.id = 9, .fragment = 0x2001}));            // empty
   EXPECT_EQ(counters().ip4.drop_fragment_bad, 2u);
   EXPECT_EQ(counters().ip4.drop_fragment_too_big, 1u);
   // A last fragment whose end contradicts data already received.
@@ -147,10 +171,10 @@ TEST_F(Ip4Test, EndlessFragmentsAreBoundedAndTimedOut) {
   EXPECT_EQ(counters().ip4.drop_fragment_timeout, 1000u - evicted);
   // RFC 792: time exceeded for those whose first fragment came (all), rate
   // limited like every ICMP error.
-  EXPECT_EQ(counters().icmp4.tx_time_exceeded + counters().icmp4.drop_rate_limited, 1000u - evicted);
-  Bytes f = nic.transmitted.back();
-  EXPECT_EQ(f[14 + 20], 11);
-  EXPECT_EQ(f[14 + 21], 1);
+  EXPECT_EQ(counters().icmp4.tx_time_exceeded + counters().icmp4.drop_rate_limited,
+            1000u - evicted);
+  EXPECT_EQ(sent_icmp(nic.transmitted.back()),
+            (Icmp4Repr{icmp::time_exceeded, icmp::reassembly_time_exceeded, 0}));
   nic.transmitted.clear();
   EXPECT_EQ(nic.pool().available(), nic.pool().count());
   // And reassembly still works afterwards.
@@ -165,31 +189,31 @@ TEST_F(Ip4Test, RepliesWaitingForArpDoNotPinReassembly) {
   Ip silent{10, 0, 0, 77};
   for (int round = 0; round < 3; ++round) {
     for (uint16_t n = 0; n < 8; ++n) {
-      Bytes ping = ip4(silent, stack_ip, 1, icmp_echo(9, n, pattern(24)), {.id = uint16_t(round * 8 + n)});
+      Bytes ping =
+          ip4(silent, stack_ip, 1, icmp_echo(9, n, pattern(24)), {.id = uint16_t(round * 8 + n)});
       for (auto& p : fragments(ping, 16)) inject_ip(p);
     }
     nic.transmitted.clear();
     for (auto& p : fragments(echo_packet(3000, uint16_t(500 + round)), 1480)) inject_ip(p);
-    Bytes reply = reassemble_sent(nic.transmitted);
+    Bytes reply = reassemble_sent(nic.transmitted, reply_header(1, uint16_t(9 + round * 9)));
     EXPECT_EQ(reply.size(), 3008u);
     advance(250ms);
   }
   EXPECT_EQ(counters().ip4.reassembled, 27u);
-  EXPECT_GE(counters().arp.queued, 16u);  // the replies to the silent address
+  EXPECT_GE(link_counters().arp.queued, 16u);  // the replies to the silent address
 }
 
 TEST_F(Ip4Test, UnknownProtocolIsAnsweredWithProtocolUnreachable) {  // RFC 1122 §3.2.2.1
   Bytes sctp = ip4(peer_ip, stack_ip, 132, pattern(40));
   inject_ip(sctp);
   ASSERT_EQ(nic.transmitted.size(), 1u);
-  Bytes ip = ip_of(nic.pop());
-  EXPECT_EQ(ip[9], 1);
-  EXPECT_EQ(Ip::from_bytes(&ip[16]), peer_ip);
-  EXPECT_EQ(ip[20], 3);  // destination unreachable
-  EXPECT_EQ(ip[21], 2);  // protocol unreachable
-  EXPECT_EQ(keel::net::checksum(&ip[20], ip.size() - 20), 0);
-  EXPECT_TRUE(std::equal(ip.begin() + 28, ip.end(), sctp.begin()));  // header + 8 bytes
-  EXPECT_EQ(ip.size(), 20u + 8u + 28u);
+  Bytes f = nic.pop();
+  Ip4Repr expected = reply_header(1, 1);
+  expected.payload_len = 8 + 28;  // RFC 792: the header and 8 bytes of its data
+  EXPECT_EQ(sent_ip(f), expected);
+  EXPECT_EQ(sent_icmp(f), (Icmp4Repr{icmp::unreachable, icmp::protocol_unreachable, 0}));
+  Bytes quoted = sent_payload(f);
+  EXPECT_TRUE(std::equal(quoted.begin() + 8, quoted.end(), sctp.begin(), sctp.begin() + 28));
   EXPECT_EQ(counters().icmp4.tx_protocol_unreachable, 1u);
   EXPECT_EQ(counters().ip4.drop_unknown_protocol, 1u);
   // Never about a broadcast (RFC 1122 §3.2.2).
@@ -198,9 +222,10 @@ TEST_F(Ip4Test, UnknownProtocolIsAnsweredWithProtocolUnreachable) {  // RFC 1122
 }
 
 TEST_F(Ip4Test, ProtocolUnreachableIsRateLimitedLikeOtherErrors) {
-  for (int i = 0; i < 200; ++i) inject_ip(ip4(peer_ip, stack_ip, 132, pattern(8), {.id = uint16_t(i)}));
-  EXPECT_EQ(counters().icmp4.tx_protocol_unreachable, ::keel::net::Icmp4::error_burst);
-  EXPECT_EQ(counters().icmp4.drop_rate_limited, 200u - ::keel::net::Icmp4::error_burst);
+  for (int i = 0; i < 200; ++i)
+    inject_ip(ip4(peer_ip, stack_ip, 132, pattern(8), {.id = uint16_t(i)}));
+  EXPECT_EQ(counters().icmp4.tx_protocol_unreachable, Icmp4::error_burst);
+  EXPECT_EQ(counters().icmp4.drop_rate_limited, 200u - Icmp4::error_burst);
 }
 
 // A header with options on fragment zero, the rest with plain headers:
@@ -209,13 +234,9 @@ TEST_F(Ip4Test, ProtocolUnreachableIsRateLimitedLikeOtherErrors) {
 TEST_F(Ip4Test, ReassemblyOverTheIpv4MaximumIsDropped) {
   constexpr uint16_t id = 4711;
   constexpr std::size_t chunk = 1480, payload_total = 65515;
-  Bytes first = ip4(peer_ip, stack_ip, 17, pattern(chunk), {.id = id, .fragment = 0x2000});
-  // Grow the header to 60 bytes (IHL 15) with NOP options, fix the lengths.
-  first.insert(first.begin() + 20, 40, 0x01);
-  first[0] = 0x4f;
-  keel::net::store16(&first[2], uint16_t(first.size()));
-  keel::net::store16(&first[10], 0);
-  keel::net::store16(&first[10], keel::net::checksum(first.data(), 60));
+  // A 60-byte header (IHL 15) of NOP options.
+  Bytes first = with_options(
+      ip4(peer_ip, stack_ip, 17, pattern(chunk), {.id = id, .fragment = 0x2000}), Bytes(40, 0x01));
   inject_ip(first);
   for (std::size_t offset = chunk; offset < payload_total; offset += chunk) {
     std::size_t n = std::min(chunk, payload_total - offset);
@@ -244,17 +265,35 @@ TEST_F(Ip4Test, NoTimeExceededAboutABroadcastDatagram) {  // RFC 1122 §3.2.2
 }
 
 TEST_F(Ip4Test, SendRoutesViaGatewayOffLink) {
-  stack.udp().sendto(Ip{192, 168, 1, 1}, 53, "q", 1);
+  EXPECT_EQ(send(Ip{192, 168, 1, 1}, 53, "q"), ::net::Status::ok);
   ASSERT_EQ(nic.transmitted.size(), 1u);
   Bytes f = nic.pop();
   EXPECT_EQ(ethertype(f), 0x0806);
-  EXPECT_EQ(Ip::from_bytes(&f[14 + 24]), (Ip{10, 0, 0, 254}));
+  EXPECT_EQ(sent_arp(f).target_ip, (Ip{10, 0, 0, 254}));
+  // Once the gateway answers, the datagram goes to its MAC, addressed to
+  // the far host.
+  Mac gateway_mac{{0x02, 0, 0, 0, 0, 0xfe}};
+  nic.inject(ethernet(stack_mac, gateway_mac, 0x0806,
+                      arp(2, gateway_mac, Ip{10, 0, 0, 254}, stack_mac, stack_ip)));
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  f = nic.pop();
+  EXPECT_EQ(sent_ethernet(f).dst, gateway_mac);
+  EXPECT_EQ(
+      sent_ip(f),
+      (Ip4Repr{
+          .src = stack_ip, .dst = Ip{192, 168, 1, 1}, .protocol = 17, .id = 1, .payload_len = 9}));
 }
 
 TEST_F(Ip4Test, NoRouteWithoutGateway) {
-  stack.configure(stack_ip, ::net::ip4::netmask_of(24));
-  EXPECT_EQ(stack.udp().sendto(Ip{192, 168, 1, 1}, 53, "q", 1), ::net::Status::no_route);
+  iface.configure(stack_ip, ::net::ip4::netmask_of(24));
+  EXPECT_EQ(send(Ip{192, 168, 1, 1}, 53, "q"), ::net::Status::no_route);
   EXPECT_EQ(counters().ip4.drop_no_route, 1u);
+}
+
+TEST_F(Ip4Test, NotConfiguredBeforeAnAddress) {
+  iface.deconfigure();
+  EXPECT_EQ(send(peer_ip, 53, "q"), ::net::Status::not_configured);
+  EXPECT_TRUE(nic.transmitted.empty());
 }
 
 }  // namespace

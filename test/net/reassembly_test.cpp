@@ -1,6 +1,6 @@
 // Reassembly on its own, with its explicit clock: memory bounds, fairness
 // between sources, eviction order, timeouts.
-#include "net/ip4_reassembly.hpp"
+#include "net/ip4/reassembly.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 namespace keel::test {
 namespace {
 
-using keel::net::Reassembly;
+using ::net::Reassembly;
 constexpr uint64_t ms = 1'000'000;
 
 class ReassemblyTest : public ::testing::Test {
@@ -25,15 +25,10 @@ class ReassemblyTest : public ::testing::Test {
       : reassembly(counters, {max_bytes, per_source, 15s}) {}
 
   // Feeds one IPv4 fragment; returns the datagram if it completed.
-  std::optional<Bytes> feed(const Bytes& ip, uint64_t now = 0) {
+  std::optional<Bytes> feed(const Bytes& ip, uint64_t now = 0, bool to_broadcast = false) {
     ::net::PacketPtr p = ::net::allocate_heap_packet(uint32_t(ip.size()));
     std::memcpy(p->append(uint32_t(ip.size())), ip.data(), ip.size());
-    keel::net::ip4::Header h;
-    h.src = Ip::from_bytes(&ip[12]);
-    h.dst = Ip::from_bytes(&ip[16]);
-    h.protocol = ip[9];
-    h.header_len = 20;
-    ::net::PacketPtr whole = reassembly.add(std::move(p), h, now);
+    ::net::PacketPtr whole = reassembly.add(std::move(p), to_broadcast, now);
     if (!whole) return std::nullopt;
     return Bytes(whole->data(), whole->data() + whole->size());
   }
@@ -51,8 +46,10 @@ class ReassemblyTest : public ::testing::Test {
 void expect_whole(const std::optional<Bytes>& got, const Bytes& original) {
   ASSERT_TRUE(got.has_value());
   ASSERT_EQ(got->size(), original.size());
-  EXPECT_EQ(keel::net::load16(&(*got)[6]), 0);
-  EXPECT_EQ(keel::net::checksum(got->data(), 20), 0);
+  ::net::wire::Ip4View<const uint8_t> whole(got->data(), got->size()),
+      was(original.data(), original.size());
+  ASSERT_EQ(whole.check(), ::net::wire::Ip4Error::none);
+  EXPECT_EQ(::net::wire::Ip4Repr::parse(whole), ::net::wire::Ip4Repr::parse(was));
   EXPECT_TRUE(std::equal(got->begin() + 20, got->end(), original.begin() + 20));
 }
 
@@ -61,7 +58,8 @@ TEST_F(ReassemblyTest, SixtyFourInterleavedDatagramsFromEightSourcesAllComplete)
   std::vector<std::vector<Bytes>> parts;
   for (uint8_t source = 0; source < 8; ++source) {
     for (uint16_t n = 0; n < 8; ++n) {
-      originals.push_back(datagram(Ip{10, 0, 0, uint8_t(10 + source)}, uint16_t(100 + n), 3000 + 500 * n));
+      originals.push_back(
+          datagram(Ip{10, 0, 0, uint8_t(10 + source)}, uint16_t(100 + n), 3000 + 500 * n));
       parts.push_back(fragments(originals.back(), 1480));
     }
   }
@@ -141,11 +139,11 @@ TEST_F(ReassemblyTest, ALargestDatagramCompletesAndFreesEverything) {
 
 TEST_F(ReassemblyTest, IncompleteDatagramsTimeOutOldestFirst) {
   std::vector<std::pair<Bytes, std::size_t>> told;
-  reassembly.set_time_exceeded([&](const uint8_t* ip, std::size_t len) {
-    told.emplace_back(Bytes(ip, ip + len), len);
-  });
+  reassembly.set_time_exceeded(
+      [&](const uint8_t* ip, std::size_t len) { told.emplace_back(Bytes(ip, ip + len), len); });
   feed(ip4(peer_ip, stack_ip, 17, pattern(1480), {.id = 1, .fragment = 0x2000}), 0);
-  feed(ip4(peer_ip, stack_ip, 17, pattern(16), {.id = 2, .fragment = 200}), 5'000 * ms);  // no fragment zero
+  feed(ip4(peer_ip, stack_ip, 17, pattern(16), {.id = 2, .fragment = 200}),
+       5'000 * ms);  // no fragment zero
   EXPECT_EQ(reassembly.next_deadline(), 15'000 * ms);
   reassembly.expire(15'000 * ms - 1);
   EXPECT_EQ(reassembly.in_progress(), 2u);
@@ -154,16 +152,26 @@ TEST_F(ReassemblyTest, IncompleteDatagramsTimeOutOldestFirst) {
   EXPECT_EQ(reassembly.next_deadline(), 20'000 * ms);
   reassembly.expire(20'000 * ms);
   EXPECT_EQ(counters.drop_fragment_timeout, 2u);
-  ASSERT_EQ(told.size(), 1u);  // RFC 792: only with fragment zero
+  ASSERT_EQ(told.size(), 1u);      // RFC 792: only with fragment zero
   EXPECT_EQ(told[0].second, 28u);  // its header and 8 bytes
-  EXPECT_EQ(keel::net::load16(&told[0].first[4]), 1);
+  EXPECT_EQ(::net::wire::load16(&told[0].first[4]), 1);
   EXPECT_EQ(reassembly.bytes_held(), 0u);
   EXPECT_EQ(reassembly.next_deadline(), UINT64_MAX);
 }
 
+TEST_F(ReassemblyTest, NoTimeExceededAboutADatagramToABroadcast) {  // RFC 1122 §3.2.2
+  int told = 0;
+  reassembly.set_time_exceeded([&](const uint8_t*, std::size_t) { ++told; });
+  feed(ip4(peer_ip, Ip{10, 0, 0, 255}, 17, pattern(1480), {.id = 1, .fragment = 0x2000}), 0, true);
+  feed(ip4(peer_ip, stack_ip, 17, pattern(1480), {.id = 2, .fragment = 0x2000}), 0, false);
+  reassembly.expire(15'000 * ms);
+  EXPECT_EQ(counters.drop_fragment_timeout, 2u);
+  EXPECT_EQ(told, 1);
+}
+
 TEST_F(ReassemblyTest, ALastFragmentShorterThanDataReceivedDiscardsTheDatagram) {
   feed(ip4(peer_ip, stack_ip, 17, pattern(16), {.id = 9, .fragment = 0x2000}));  // [0, 16), more
-  feed(ip4(peer_ip, stack_ip, 17, pattern(4), {.id = 9, .fragment = 1}));  // last: ends at 12
+  feed(ip4(peer_ip, stack_ip, 17, pattern(4), {.id = 9, .fragment = 1}));        // last: ends at 12
   EXPECT_EQ(counters.drop_fragment_overlap, 1u);
   EXPECT_EQ(reassembly.in_progress(), 0u);
 }
@@ -177,11 +185,7 @@ TEST_F(ReassemblyTest, TheDeliveredPacketHoldsNoReassemblyMemory) {
   EXPECT_EQ(reassembly.bytes_held(), Reassembly::chunk_size);
   ::net::PacketPtr p = ::net::allocate_heap_packet(uint32_t(parts[2].size()));
   std::memcpy(p->append(uint32_t(parts[2].size())), parts[2].data(), parts[2].size());
-  keel::net::ip4::Header h;
-  h.src = peer_ip;
-  h.dst = stack_ip;
-  h.protocol = 17;
-  ::net::PacketPtr whole = reassembly.add(std::move(p), h, 0);
+  ::net::PacketPtr whole = reassembly.add(std::move(p), false, 0);
   ASSERT_TRUE(whole);
   EXPECT_EQ(whole->size(), 60u);
   EXPECT_EQ(reassembly.bytes_held(), 0u);  // while `whole` is still held

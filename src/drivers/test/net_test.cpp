@@ -5,6 +5,7 @@
 #include <cstring>
 #include <kernel/events.hpp>
 #include <kernel/timers.hpp>
+#include <os>
 
 #include "drivers/virtio/net.hpp"
 #include "drivers/virtio/net_header.hpp"
@@ -25,7 +26,11 @@ void Events::subscribe(int, handler_t handler) { event_handler = std::move(handl
 void Events::trigger(int) { ++triggered; }
 Timers::id_t Timers::oneshot(duration_t, handler_t) { return 1; }
 Timers::id_t Timers::periodic(duration_t, duration_t, handler_t) { return 1; }
+Timers::id_t Timers::create(handler_t) { return 1; }
+void Timers::arm(id_t, duration_t) {}
+void Timers::disarm(id_t) {}
 void Timers::stop(id_t) {}
+std::size_t total_memory() { return std::size_t(64) << 20; }
 }  // namespace os
 
 namespace {
@@ -198,6 +203,59 @@ TEST_F(NetTest, FullTransmitRingDropsAndCounts) {
   EXPECT_EQ(nic->stats().tx_packets, 16u);
   EXPECT_EQ(nic->stats().tx_dropped, 4u);
   EXPECT_EQ(nic->driver_stats().tx_queue_full, 4u);
+}
+
+// Back-pressure: a full ring says so, turns on the tx interrupt, and says
+// when room is back; frames are never dropped while the stack waits.
+TEST_F(NetTest, FullRingReportsNoRoomAndWakesTheStackWhenFramesFinish) {
+  int ready = 0;
+  nic->set_transmit_ready([&] { ++ready; });
+  for (int i = 0; i < 16; ++i) {
+    ASSERT_GT(nic->transmit_room(), 0u);
+    auto p = nic->allocate_packet();
+    p->append(60);
+    ASSERT_EQ(nic->transmit(std::move(p)), 1u);
+  }
+  int triggered_before = triggered;
+  EXPECT_EQ(nic->transmit_room(), 0u);
+  EXPECT_EQ(nic->driver_stats().tx_full_waits, 1u);
+  EXPECT_EQ(ready, 0);
+  // The device finishes two frames and interrupts: the event reaps them
+  // and tells the stack once.
+  DeviceQueue dev = tx();
+  dev.complete(dev.take(), 0);
+  dev.complete(dev.take(), 0);
+  event_handler();
+  EXPECT_EQ(ready, 1);
+  EXPECT_EQ(nic->transmit_room(), 2u);
+  event_handler();
+  EXPECT_EQ(ready, 1);  // nothing new to say
+  EXPECT_EQ(nic->stats().tx_dropped, 0u);
+  EXPECT_GE(triggered, triggered_before);
+}
+
+// A frame the host handed over with a partial checksum (NEEDS_CSUM) stays
+// partial, so a router forwarding it has it completed on the way out.
+TEST_F(NetTest, NeedsCsumFramesStayPartial) {
+  DeviceQueue dev = rx();
+  uint16_t head = dev.take();
+  auto* buffer = reinterpret_cast<uint8_t*>(dev.desc()[head].address);
+  NetHeader h{};
+  h.flags = NetHeader::flag_needs_csum;
+  h.csum_start = 34;
+  h.csum_offset = 6;
+  std::memcpy(buffer, &h, sizeof h);
+  std::memset(buffer + sizeof h, 0, 60);
+  dev.complete(head, sizeof h + 60);
+  event_handler();
+  ASSERT_EQ(received.size(), 1u);
+  uint32_t flags = received[0]->flags;
+  EXPECT_TRUE(flags & net::Packet::checksum_verified);
+  EXPECT_TRUE(flags & net::Packet::checksum_partial);
+  EXPECT_EQ(received[0]->csum_start, 34);
+  EXPECT_EQ(received[0]->csum_offset, 6);
+  received[0]->pull(14);  // past Ethernet: the start moves along
+  EXPECT_EQ(received[0]->csum_start, 20);
 }
 
 }  // namespace

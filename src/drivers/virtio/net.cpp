@@ -2,8 +2,10 @@
 // The data path is in net_datapath.cpp.
 #include "net.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <kernel/events.hpp>
+#include <os>
 #include <kernel/timers.hpp>
 
 #include "net_header.hpp"
@@ -14,9 +16,12 @@ namespace {
 // Queue sizes we ask for: QEMU offers 256, and a larger ring only holds
 // more buffers hostage. Legacy PCI devices fix the size themselves.
 constexpr uint16_t wanted_queue_size = 256;
-// Buffers beyond the receive ring: what the stack may hold (ARP queue,
-// reassembly, replies in flight) and what it allocates to transmit.
-constexpr std::size_t extra_buffers = 256;
+// Buffers beyond the rings: what the stack holds (its transmit queue, the
+// ARP queue, replies in flight). Small images get fewer: the pool takes at
+// most a sixteenth of memory (and at least enough for a small ring).
+constexpr std::size_t extra_buffers = 384;
+constexpr std::size_t pool_share_of_memory = 16;
+constexpr std::size_t min_pool_buffers = 128;
 // Without a usable interrupt, look at the rings this often.
 constexpr auto poll_period = std::chrono::milliseconds(1);
 
@@ -33,6 +38,7 @@ Net::~Net() {
   transport_->reset();  // the device lets go of every buffer
   if (event_ >= 0) os::Events::subscribe(event_, {});
   if (refill_timer_) os::Timers::stop(refill_timer_);
+  if (reap_timer_) os::Timers::stop(reap_timer_);
 }
 
 std::unique_ptr<Net> Net::create(std::unique_ptr<Transport> transport, int number) {
@@ -103,7 +109,9 @@ bool Net::init() {
     }
     (q == receive_queue ? rx_ : tx_) = std::move(queue);
   }
-  pool_ = std::make_unique<::net::PacketPool>(rx_->size() + extra_buffers);
+  std::size_t wanted = std::size_t(rx_->size()) + tx_->size() + extra_buffers;
+  std::size_t affordable = os::total_memory() / pool_share_of_memory / net::Packet::default_buffer_size;
+  pool_ = std::make_unique<net::PacketPool>(std::clamp(affordable, min_pool_buffers, wanted));
   rx_slots_.resize(rx_->size());
   tx_slots_.resize(tx_->size());
   for (uint32_t i = rx_->size(); i-- > 0;) rx_free_.push_back(i);
@@ -114,7 +122,11 @@ bool Net::init() {
     std::printf("%s: device needs reset after set-up\n", name().c_str());
     return false;
   }
-  tx_->suppress_interrupts();  // completions are reaped lazily
+  tx_->suppress_interrupts();  // only while the ring is full (transmit_room)
+  reap_timer_ = os::Timers::create([this](os::Timers::id_t) {
+    reap_armed_ = false;
+    os::Events::trigger(event_);
+  });
   refill_rx();
   if (!interrupt) {
     std::printf("%s: no interrupt, polling every %lld ms\n", name().c_str(),
@@ -131,7 +143,7 @@ bool Net::init() {
   return true;
 }
 
-::net::Nic::Offloads Net::offloads() const {
+net::Nic::Offloads Net::offloads() const {
   return {.tx_checksum = bool(features_ & net_feature::csum),
           .rx_checksum = bool(features_ & net_feature::guest_csum)};
 }

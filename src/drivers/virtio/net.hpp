@@ -6,7 +6,10 @@
 // driver pushes the header into the frame's headroom and hands the device
 // one descriptor. Both directions work in batches: rx is refilled in one
 // go and each queue is notified once per batch (and only when the device
-// asks, 2.6.7); tx completions are reaped lazily, without interrupts.
+// asks, 2.6.7). Finished tx frames are reaped at every event and by a
+// timer while any are in flight (a router's frames are buffers of the
+// receiving NIC's pool: they must come back even when this NIC goes quiet);
+// when the ring is full the tx interrupt is on until room comes back.
 //
 // The interrupt only marks the NIC's os::Events event; handle_event(),
 // run by the event loop, acknowledges it, drains the used rings with
@@ -24,7 +27,7 @@
 
 namespace keel::drivers::virtio {
 
-class Net final : public ::net::Nic {
+class Net final : public net::Nic {
  public:
   // What the driver counts beyond Nic::Stats: device misbehaviour included.
   struct DriverStats {
@@ -33,6 +36,7 @@ class Net final : public ::net::Nic {
     uint64_t rx_bad_length = 0;    // shorter than the header or longer than the buffer
     uint64_t rx_no_buffer = 0;     // refill found the pool empty
     uint64_t tx_queue_full = 0;
+    uint64_t tx_full_waits = 0;    // the ring filled: the stack waited for room
     uint64_t tx_software_checksum = 0;
     Virtqueue::Stats rx_queue, tx_queue;
   };
@@ -42,15 +46,17 @@ class Net final : public ::net::Nic {
   static std::unique_ptr<Net> create(std::unique_ptr<Transport> transport, int number);
   ~Net() override;
 
-  ::net::ethernet::Addr mac() const override { return mac_; }
+  net::ethernet::Addr mac() const override { return mac_; }
   uint16_t mtu() const override { return mtu_; }
   Offloads offloads() const override;
   std::string name() const override;
   Stats stats() const override { return stats_; }
   void set_receive(ReceiveDelegate receive) override { receive_ = std::move(receive); }
-  std::size_t transmit(std::span<::net::PacketPtr> frames) override;
-  using ::net::Nic::transmit;  // the single-frame overload
-  ::net::PacketPtr allocate_packet() override;
+  std::size_t transmit(std::span<net::PacketPtr> frames) override;
+  std::size_t transmit_room() override;
+  void set_transmit_ready(TransmitReady ready) override { transmit_ready_ = std::move(ready); }
+  using net::Nic::transmit;  // the single-frame overload
+  net::PacketPtr allocate_packet() override;
 
   DriverStats driver_stats() const;
   uint64_t features() const { return features_; }
@@ -66,21 +72,27 @@ class Net final : public ::net::Nic {
   std::size_t reap_tx();
   void refill_rx();
   void kick_tx();
-  void receive_one(::net::PacketPtr packet, const Virtqueue::Completion& c);
+  void arm_tx_reaping();
+  void tell_transmit_ready();
+  void receive_one(net::PacketPtr packet, const Virtqueue::Completion& c);
 
   std::unique_ptr<Transport> transport_;
   int number_;
   int event_ = -1;
   uint64_t features_ = 0;
   uint32_t header_size_ = 0;
-  ::net::ethernet::Addr mac_;
+  net::ethernet::Addr mac_;
   uint16_t mtu_ = 1500;
   std::unique_ptr<Virtqueue> rx_, tx_;
-  std::unique_ptr<::net::PacketPool> pool_;
+  std::unique_ptr<net::PacketPool> pool_;
   // Buffers the device holds, by token; free tokens on a stack.
-  std::vector<::net::PacketPtr> rx_slots_, tx_slots_;
+  std::vector<net::PacketPtr> rx_slots_, tx_slots_;
   std::vector<uint32_t> rx_free_, tx_free_;
   ReceiveDelegate receive_;
+  TransmitReady transmit_ready_;
+  bool tx_waiting_ = false;  // the ring was full: tell the stack when it is not
+  uint32_t reap_timer_ = 0;  // reaps finished frames when no event comes
+  bool reap_armed_ = false;
   bool in_handler_ = false;   // transmit() defers its kick to the end of the batch
   bool tx_kick_pending_ = false;
   uint32_t refill_timer_ = 0;  // os::Timers id while a refill retry is armed

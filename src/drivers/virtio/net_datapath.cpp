@@ -13,30 +13,17 @@ namespace {
 // Where the Ethernet header lands in a receive buffer: after the stack's
 // usual headroom (replies are built in place) plus 2, so that the IPv4
 // header behind the 14-byte Ethernet header is 4-byte aligned.
-constexpr uint32_t rx_frame_offset = ::net::Packet::default_headroom + 2;
+constexpr uint32_t rx_frame_offset = net::Packet::default_headroom + 2;
 // Completions handled per event before yielding to other events.
 constexpr std::size_t rx_budget = 128;
+// While frames are in flight and no event comes, reap them this often.
+constexpr auto tx_reap_period = std::chrono::milliseconds(1);
 // When the pool ran dry and the ring is nearly empty, retry this soon
 // (the stack returns buffers as it finishes with them).
 constexpr auto refill_retry = std::chrono::milliseconds(1);
 constexpr uint16_t rx_low_water_divisor = 4;  // a quarter of the ring
 
 uint64_t physical(const void* p) { return reinterpret_cast<uint64_t>(p); }
-
-// RFC 1071 ones' complement sum, for a device without VIRTIO_NET_F_CSUM.
-void software_checksum(::net::Packet& p) {
-  uint32_t start = p.csum_start, field = p.csum_start + p.csum_offset;
-  if (start >= p.size() || field + 2 > p.size()) return;
-  const uint8_t* d = p.data();
-  uint32_t sum = 0;
-  for (uint32_t i = start; i + 1 < p.size(); i += 2) sum += uint32_t(d[i] << 8 | d[i + 1]);
-  if ((p.size() - start) & 1) sum += uint32_t(d[p.size() - 1] << 8);
-  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
-  uint16_t result = uint16_t(~sum);
-  if (result == 0) result = 0xffff;  // RFC 768: 0 means "no checksum"
-  p.data()[field] = uint8_t(result >> 8);
-  p.data()[field + 1] = uint8_t(result);
-}
 
 }  // namespace
 
@@ -50,6 +37,8 @@ void Net::handle_event() {
   refill_rx();
   in_handler_ = false;
   kick_tx();  // the replies the stack sent while we delivered: one kick
+  tell_transmit_ready();
+  arm_tx_reaping();
   if (taken == rx_budget || rx_->has_used()) {
     os::Events::trigger(event_);  // more to do: after the other events
   } else if (rx_->enable_interrupts()) {
@@ -63,7 +52,7 @@ std::size_t Net::drain_rx(std::size_t budget) {
     auto c = rx_->take_used();
     if (!c) break;
     ++taken;
-    ::net::PacketPtr packet = std::move(rx_slots_[c->token]);
+    net::PacketPtr packet = std::move(rx_slots_[c->token]);
     rx_free_.push_back(c->token);
     if (!packet) continue;  // cannot happen: tokens are ours
     receive_one(std::move(packet), *c);
@@ -71,7 +60,7 @@ std::size_t Net::drain_rx(std::size_t budget) {
   return taken;
 }
 
-void Net::receive_one(::net::PacketPtr packet, const Virtqueue::Completion& c) {
+void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
   uint32_t room = packet->capacity() - rx_frame_offset;
   if (!c.length_ok || c.length < header_size_ || c.length - header_size_ > room) {
     ++driver_.rx_bad_length;
@@ -85,10 +74,17 @@ void Net::receive_one(::net::PacketPtr packet, const Virtqueue::Completion& c) {
   packet->flags = 0;
   // 5.1.6.4: DATA_VALID, or NEEDS_CSUM (a partial checksum from a local
   // sender: nothing was corrupted on a wire), only when we offered
-  // GUEST_CSUM; otherwise the stack checks.
-  if ((features_ & net_feature::guest_csum) &&
-      (header.flags & (NetHeader::flag_data_valid | NetHeader::flag_needs_csum))) {
-    packet->flags |= ::net::Packet::checksum_verified;
+  // GUEST_CSUM; otherwise the stack checks. A NEEDS_CSUM frame's checksum
+  // field holds only the pseudo-header sum: it stays partial, so a router
+  // forwarding it has the next device (or software) complete it.
+  if (features_ & net_feature::guest_csum) {
+    if (header.flags & NetHeader::flag_data_valid) packet->flags |= net::Packet::checksum_verified;
+    if ((header.flags & NetHeader::flag_needs_csum) &&
+        uint32_t(header.csum_start) + header.csum_offset + 2 <= frame_size) {
+      packet->flags |= net::Packet::checksum_verified | net::Packet::checksum_partial;
+      packet->csum_start = header.csum_start;
+      packet->csum_offset = header.csum_offset;
+    }
   }
   ++stats_.rx_packets;
   stats_.rx_bytes += frame_size;
@@ -102,7 +98,7 @@ void Net::receive_one(::net::PacketPtr packet, const Virtqueue::Completion& c) {
 void Net::refill_rx() {
   uint32_t descriptor_offset = rx_frame_offset - header_size_;
   while (!rx_free_.empty() && rx_->free_descriptors() > 0) {
-    ::net::PacketPtr packet = pool_->allocate(0);
+    net::PacketPtr packet = pool_->allocate(0);
     if (!packet) {
       ++driver_.rx_no_buffer;
       break;
@@ -126,6 +122,34 @@ void Net::refill_rx() {
   }
 }
 
+// Armed once, not pushed back on every send: under load events reap anyway,
+// and the timer costs one wake-up a millisecond at most.
+void Net::arm_tx_reaping() {
+  if (reap_armed_ || tx_->in_flight() == 0) return;
+  reap_armed_ = true;
+  os::Timers::arm(reap_timer_, tx_reap_period);
+}
+
+// The stack waited for room and there is some: say so (once).
+void Net::tell_transmit_ready() {
+  if (!tx_waiting_ || tx_free_.empty() || tx_->free_descriptors() == 0) return;
+  tx_waiting_ = false;
+  tx_->suppress_interrupts();
+  if (transmit_ready_) transmit_ready_();
+}
+
+std::size_t Net::transmit_room() {
+  reap_tx();
+  std::size_t room = std::min<std::size_t>(tx_free_.size(), tx_->free_descriptors());
+  if (room == 0 && !tx_waiting_) {
+    // Interrupt when the device finishes a frame; handle_event tells the stack.
+    tx_waiting_ = true;
+    ++driver_.tx_full_waits;
+    if (tx_->enable_interrupts()) os::Events::trigger(event_);
+  }
+  return room;
+}
+
 std::size_t Net::reap_tx() {
   std::size_t reaped = 0;
   while (auto c = tx_->take_used()) {
@@ -145,12 +169,12 @@ void Net::kick_tx() {
   }
 }
 
-std::size_t Net::transmit(std::span<::net::PacketPtr> frames) {
+std::size_t Net::transmit(std::span<net::PacketPtr> frames) {
   reap_tx();
   std::size_t queued = 0;
-  for (::net::PacketPtr& frame : frames) {
+  for (net::PacketPtr& frame : frames) {
     if (!frame) continue;
-    ::net::PacketPtr packet = std::move(frame);
+    net::PacketPtr packet = std::move(frame);
     uint32_t frame_size = packet->size();
     if (tx_free_.empty() || tx_->free_descriptors() == 0) {
       ++driver_.tx_queue_full;
@@ -158,13 +182,13 @@ std::size_t Net::transmit(std::span<::net::PacketPtr> frames) {
       continue;
     }
     NetHeader header{};
-    if (packet->flags & ::net::Packet::checksum_partial) {
+    if (packet->flags & net::Packet::checksum_partial) {
       if (features_ & net_feature::csum) {
         header.flags = NetHeader::flag_needs_csum;
         header.csum_start = packet->csum_start;
         header.csum_offset = packet->csum_offset;
       } else {
-        software_checksum(*packet);
+        net::complete_partial_checksum(*packet);
         ++driver_.tx_software_checksum;
       }
     }
@@ -189,11 +213,14 @@ std::size_t Net::transmit(std::span<::net::PacketPtr> frames) {
   }
   if (queued) {
     tx_kick_pending_ = true;
-    if (!in_handler_) kick_tx();
+    if (!in_handler_) {
+      kick_tx();
+      arm_tx_reaping();
+    }
   }
   return queued;
 }
 
-::net::PacketPtr Net::allocate_packet() { return pool_->allocate(::net::Packet::default_headroom); }
+net::PacketPtr Net::allocate_packet() { return pool_->allocate(net::Packet::default_headroom); }
 
 }  // namespace keel::drivers::virtio

@@ -8,7 +8,18 @@ MemoryNic::MemoryNic(ethernet::Addr mac, uint16_t mtu, std::size_t buffers)
     : mac_(mac), mtu_(mtu), pool_(buffers) {}
 
 std::size_t MemoryNic::transmit(std::span<PacketPtr> frames) {
+  std::size_t taken = 0;
   for (PacketPtr& frame : frames) {
+    if (!frame) continue;
+    if (room_ != unlimited_room) {
+      if (room_ == 0) {
+        ++stats_.tx_dropped;
+        frame.reset();
+        continue;
+      }
+      --room_;
+    }
+    ++taken;
     ++stats_.tx_packets;
     stats_.tx_bytes += frame->size();
     transmitted.emplace_back(frame->data(), frame->data() + frame->size());
@@ -17,7 +28,7 @@ std::size_t MemoryNic::transmit(std::span<PacketPtr> frames) {
     last_csum_offset = frame->csum_offset;
     frame.reset();
   }
-  return frames.size();
+  return taken;
 }
 
 bool MemoryNic::inject(const uint8_t* data, std::size_t len, uint32_t packet_flags) {

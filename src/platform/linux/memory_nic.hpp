@@ -23,6 +23,8 @@ class MemoryNic final : public Nic {
   Stats stats() const override { return stats_; }
   void set_receive(ReceiveDelegate receive) override { receive_ = std::move(receive); }
   std::size_t transmit(std::span<PacketPtr> frames) override;
+  std::size_t transmit_room() override { return room_; }
+  void set_transmit_ready(TransmitReady ready) override { ready_ = std::move(ready); }
   PacketPtr allocate_packet() override { return pool_.allocate(); }
 
   // Test side. Delivers a frame to the stack now (copied into a pool
@@ -38,6 +40,14 @@ class MemoryNic final : public Nic {
     return f;
   }
   void set_offloads(Offloads o) { offloads_ = o; }
+  // Back-pressure, as a ring with `room` free slots that each frame sent
+  // takes; free_transmit_room() gives some back and says so, as a driver
+  // reaping completions would.
+  void limit_transmit_room(std::size_t room) { room_ = room; }
+  void free_transmit_room(std::size_t n) {
+    if (room_ != unlimited_room) room_ += n;
+    if (ready_) ready_();
+  }
   // Offload fields of the last frame transmitted.
   uint32_t last_flags = 0;
   uint16_t last_csum_start = 0, last_csum_offset = 0;
@@ -55,6 +65,8 @@ class MemoryNic final : public Nic {
   Stats stats_;
   PacketPool pool_;
   ReceiveDelegate receive_;
+  TransmitReady ready_;
+  std::size_t room_ = unlimited_room;
   MemoryNic* peer_ = nullptr;
 };
 

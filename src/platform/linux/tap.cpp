@@ -11,7 +11,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include <net/interfaces.hpp>
+#include <net/nics.hpp>
 
 #include "net/platform_nics.hpp"
 
@@ -73,6 +73,7 @@ void TapNic::on_readable() {
 std::size_t TapNic::transmit(std::span<PacketPtr> frames) {
   std::size_t sent = 0;
   for (PacketPtr& frame : frames) {
+    complete_partial_checksum(*frame);  // no virtio-net header on this TAP: no offload
     ssize_t n = ::write(fd_, frame->data(), frame->size());
     if (n == ssize_t(frame->size())) {
       ++sent;
@@ -115,11 +116,12 @@ void probe_taps() {
   }
   for (const std::string& name : names) {
     if (name.empty()) continue;
-    if (auto nic = TapNic::open(name)) Interfaces::register_nic(std::move(nic));
+    if (auto nic = TapNic::open(name)) register_nic(std::move(nic));
   }
 }
 
 }  // namespace
-}  // namespace net
 
-void keel::net::probe_platform_nics() { ::net::probe_taps(); }
+void probe_platform_nics() { probe_taps(); }
+
+}  // namespace net

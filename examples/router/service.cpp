@@ -1,0 +1,49 @@
+// An IPv4 router: forwards between all its interfaces by the routing table
+// (connected subnets, the gateways' default routes, and route= words), with
+// TTL, ICMP time exceeded, unreachable and fragmentation needed as RFC 1812
+// asks. Configure each interface and extra routes on the command line:
+//
+//   ip=10.0.0.2/24 ip1=10.1.0.2/24 route=10.2.0.0/16,10.1.0.254
+//
+// `stats=SECONDS` prints the stack's counters that moved, that often.
+#include <os>
+
+#include <charconv>
+#include <cstdio>
+#include <net/stack.hpp>
+#include <string_view>
+
+namespace {
+
+void print_counters(net::Stack& stack) {
+  stack.counters().for_each([](std::string_view name, uint64_t value) {
+    if (value) std::printf(" %.*s=%llu", int(name.size()), name.data(), (unsigned long long)value);
+  });
+  std::printf("\n");
+}
+
+}  // namespace
+
+void Service::start() {
+  net::Stack& stack = net::stack();
+  stack.set_forwarding(true);
+  for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+    stack.interface(net::InterfaceId(i)).on_config([](net::Interface& nic) {
+      std::printf("router: %s %s is %s\n", nic.name().c_str(), nic.mac().to_string().c_str(),
+                  nic.address().to_string().c_str());
+    });
+  }
+  for (const net::Route& route : stack.routes().all()) std::printf("router: route %s\n", route.to_string().c_str());
+  constexpr std::string_view key = "stats=";
+  for (const std::string& arg : os::args()) {
+    if (!arg.starts_with(key)) continue;
+    unsigned seconds = 0;
+    std::from_chars(arg.data() + key.size(), arg.data() + arg.size(), seconds);
+    if (seconds == 0) continue;
+    os::Timers::periodic(std::chrono::seconds(seconds), [&stack](os::Timers::id_t) {
+      std::printf("router:");
+      print_counters(stack);
+    });
+  }
+  std::printf("router: forwarding between %zu interfaces\n", stack.interface_count());
+}

@@ -1,0 +1,266 @@
+#include "link.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+
+#include "net/dhcp/dhcp.hpp"
+#include "net/stack_parts.hpp"
+#include "net/wire/ethernet.hpp"
+
+namespace net {
+namespace {
+
+constexpr ip4::Addr all_hosts_group{224, 0, 0, 1};  // RFC 1112 §4: every host is in it
+constexpr uint32_t default_route_metric = 100;
+constexpr std::size_t max_batch = 64;
+
+}  // namespace
+
+Link::Link(StackParts& parts, Nic& nic, InterfaceId id)
+    : parts_(parts),
+      nic_(nic),
+      id_(id),
+      name_("net" + std::to_string(id)),
+      mac_(nic.mac()),
+      mtu_(nic.mtu() < wire::ip4_min_mtu ? uint16_t(wire::ip4_min_mtu) : nic.mtu()),
+      arp_(*this, counters_.arp) {
+  nic.set_transmit_ready([this] { drain_queue(); });
+}
+
+Link::~Link() { nic_.set_transmit_ready(nullptr); }
+
+uint64_t Link::now() const { return parts_.time.now(); }
+void Link::wake_by(uint64_t deadline_ns) { parts_.time.wake_by(deadline_ns); }
+
+PacketPtr Link::allocate() { return nic_.allocate_packet(); }
+
+bool Link::accepts_group(const ethernet::Addr& mac) const {
+  if (mac == multicast_mac(all_hosts_group)) return true;
+  for (ip4::Addr group : groups_)
+    if (multicast_mac(group) == mac) return true;
+  return false;
+}
+
+void Link::receive(PacketPtr frame) {
+  EthernetCounters& c = counters_.ethernet;
+  ++c.rx;
+  auto header = wire::EthernetRepr::parse({frame->data(), frame->size()});
+  if (!header) {
+    ++c.drop_truncated;
+    return;
+  }
+  LinkCast cast = LinkCast::unicast;
+  if (header->dst == mac_) {
+    cast = LinkCast::unicast;
+  } else if (header->dst.is_broadcast()) {
+    cast = LinkCast::broadcast;
+  } else if (header->dst.is_multicast() && accepts_group(header->dst)) {
+    cast = LinkCast::multicast;
+    ++c.rx_multicast;
+  } else {
+    ++c.drop_not_for_us;
+    return;
+  }
+  frame->pull(wire::EthernetRepr::size);
+  switch (header->type) {
+    case wire::ethertype_ip4:
+      parts_.ip4.receive(id_, std::move(frame), cast);
+      return;
+    case wire::ethertype_arp:
+      arp_.receive(std::move(frame), now());
+      return;
+    default:
+      ++c.drop_unknown_type;
+  }
+}
+
+void Link::transmit_ip(PacketPtr packet, ip4::Addr next_hop) {
+  if (next_hop.is_broadcast() || is_directed_broadcast(next_hop)) {
+    transmit_frame(std::move(packet), ethernet::Addr::broadcast(), wire::ethertype_ip4);
+  } else if (next_hop.is_multicast()) {
+    transmit_frame(std::move(packet), multicast_mac(next_hop), wire::ethertype_ip4);
+  } else {
+    arp_.transmit(std::move(packet), next_hop, now());
+  }
+}
+
+void Link::transmit_frame(PacketPtr payload, ethernet::Addr dst, uint16_t type) {
+  EthernetCounters& c = counters_.ethernet;
+  uint8_t* h = payload->push(wire::EthernetRepr::size);
+  if (!h) {
+    ++c.drop_no_buffer;
+    return;
+  }
+  wire::EthernetRepr{dst, mac_, type}.emit(std::span<uint8_t, wire::EthernetRepr::size>(h, 14));
+  if (queue_.empty() && nic_.transmit_room() > 0) {
+    ++c.tx;
+    nic_.transmit(std::move(payload));
+    return;
+  }
+  if (!queue_.push(payload)) {
+    ++counters_.link.drop_tx_queue_full;
+    return;
+  }
+  ++c.tx;
+  ++counters_.link.tx_queued;
+  if (queue_.size() >= queue_high) congested_ = true;
+  drain_queue();  // the NIC may have room already (it reaps as it goes)
+}
+
+void Link::drain_queue() {
+  std::size_t room;
+  while (!queue_.empty() && (room = nic_.transmit_room()) > 0) {
+    PacketPtr batch[max_batch];
+    std::size_t n = std::min({room, queue_.size(), max_batch});
+    for (std::size_t i = 0; i < n; ++i) batch[i] = queue_.pop();
+    nic_.transmit(std::span<PacketPtr>(batch, n));
+  }
+  if (congested_ && queue_.size() <= queue_low) {
+    congested_ = false;
+    parts_.udp_layer.writable();
+  }
+}
+
+bool Link::is_directed_broadcast(ip4::Addr a) const {
+  // RFC 919/922: all host bits set; /31 and /32 have no broadcast address.
+  return is_configured() && netmask_.value < 0xfffffffe &&
+         a.value == (address_.value | ~netmask_.value);
+}
+
+void Link::add_own_route(Route route) {
+  route.destination.value &= ip4::netmask_of(route.prefix_len).value;  // as Routes keeps it
+  if (parts_.routes.add(route) == Status::ok) own_routes_.push_back(route);
+}
+
+void Link::remove_own_routes() {
+  auto own = [this](const Route& r) {
+    return std::any_of(own_routes_.begin(), own_routes_.end(), [&](const Route& o) {
+      return o.destination == r.destination && o.prefix_len == r.prefix_len &&
+             o.interface == r.interface && o.gateway == r.gateway;
+    });
+  };
+  std::vector<Route> others;  // Routes removes only by interface: put the rest back
+  for (const Route& r : parts_.routes.all())
+    if (r.interface == id_ && !own(r)) others.push_back(r);
+  parts_.routes.remove_interface(id_);
+  for (const Route& r : others) parts_.routes.add(r);
+  own_routes_.clear();
+}
+
+void Link::configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway,
+                     std::vector<ip4::Addr> dns) {
+  remove_own_routes();
+  if (address != address_) arp_.clear();
+  address_ = address;
+  netmask_ = netmask;
+  gateway_ = gateway;
+  dns_ = std::move(dns);
+  Route connected;  // the subnet, on this link
+  connected.destination = address;
+  connected.prefix_len = uint8_t(std::countl_one(netmask.value));
+  connected.interface = id_;
+  connected.source = address;
+  add_own_route(connected);
+  if (!gateway.is_any()) {
+    Route fallback;  // the default route, through the gateway
+    fallback.gateway = gateway;
+    fallback.interface = id_;
+    fallback.metric = default_route_metric + id_;
+    fallback.source = address;
+    add_own_route(fallback);
+  }
+  arp_.announce();
+  std::printf("%s: %s netmask %s gateway %s\n", name_.c_str(), address.to_string().c_str(),
+              netmask.to_string().c_str(), gateway.to_string().c_str());
+  configured();
+}
+
+void Link::deconfigure() {
+  remove_own_routes();
+  arp_.clear();
+  address_ = netmask_ = gateway_ = {};
+  dns_.clear();
+}
+
+void Link::apply(const InterfaceConfig& config) {
+  switch (config.mode) {
+    case InterfaceConfig::Mode::none:
+      if (dhcp_) dhcp_->stop();
+      if (is_configured()) deconfigure();
+      return;
+    case InterfaceConfig::Mode::static_address:
+      if (dhcp_) dhcp_->stop();
+      configure(config.address, config.netmask, config.gateway, config.dns);
+      return;
+    case InterfaceConfig::Mode::dhcp:
+      start_dhcp(config);
+      return;
+  }
+}
+
+void Link::start_dhcp(const InterfaceConfig& fallback) {
+  if (!dhcp_) dhcp_ = std::make_unique<Dhcp>(parts_.udp, *this, counters_.dhcp);
+  dhcp_->on_bound([this](const Dhcp::Lease& lease, bool renewed) {
+    if (renewed) {
+      std::printf("%s: DHCP lease renewed (%lld s)\n", name_.c_str(), (long long)lease.lease.count());
+      return;
+    }
+    std::printf("%s: DHCP lease %s from %s for %lld s\n", name_.c_str(),
+                lease.address.to_string().c_str(), lease.server.to_string().c_str(),
+                (long long)lease.lease.count());
+    configure(lease.address, lease.netmask, lease.gateway, lease.dns);
+  });
+  dhcp_->on_lost([this] {
+    std::printf("%s: DHCP lease lost\n", name_.c_str());
+    deconfigure();
+  });
+  dhcp_->on_fallback([this, fallback] {
+    if (!fallback.has_static_address()) {
+      std::printf("%s: no DHCP lease and no static fallback\n", name_.c_str());
+      return;
+    }
+    std::printf("%s: no DHCP lease, using the static fallback\n", name_.c_str());
+    configure(fallback.address, fallback.netmask, fallback.gateway, fallback.dns);
+  });
+  dhcp_->start(fallback.dhcp_timeout, fallback.dhcp_t1);
+}
+
+void Link::on_config(Interface::ConfigHandler handler) {
+  config_handlers_.push_back(std::move(handler));
+  if (is_configured()) {
+    Interface::ConfigHandler copy = config_handlers_.back();  // it may add handlers
+    copy(*interface_);
+  }
+}
+
+void Link::configured() {
+  // By index, each from a copy: a handler may add handlers.
+  for (std::size_t i = 0; i < config_handlers_.size(); ++i) {
+    Interface::ConfigHandler handler = config_handlers_[i];
+    handler(*interface_);
+  }
+}
+
+void Link::join(ip4::Addr group) {
+  if (group.is_multicast() && !joined(group)) groups_.push_back(group);
+}
+
+void Link::leave(ip4::Addr group) { std::erase(groups_, group); }
+
+bool Link::joined(ip4::Addr group) const {
+  return group == all_hosts_group || std::find(groups_.begin(), groups_.end(), group) != groups_.end();
+}
+
+void Link::poll(uint64_t now) {
+  arp_.poll(now);
+  if (dhcp_) dhcp_->poll(now);
+}
+
+uint64_t Link::next_deadline() const {
+  uint64_t earliest = arp_.next_deadline();
+  if (dhcp_) earliest = std::min(earliest, dhcp_->next_deadline());
+  return earliest;
+}
+
+}  // namespace net

@@ -1,0 +1,122 @@
+// The internals of one interface (api/net/interface.hpp): Ethernet in and
+// out, ARP, the transmit queue in front of the NIC, the IPv4 settings
+// (static or DHCP) and the multicast groups. Received IPv4 goes up to the
+// host stack's IPv4 layer; IPv4 going out comes down through transmit_ip().
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <net/config.hpp>
+#include <net/counters.hpp>
+#include <net/interface.hpp>
+#include <net/ip4_addr.hpp>
+#include <net/nic.hpp>
+
+#include "arp.hpp"
+#include "frame_queue.hpp"
+
+namespace net {
+
+struct StackParts;
+class Dhcp;
+
+// How a frame was addressed at the link layer.
+enum class LinkCast : uint8_t { unicast, broadcast, multicast };
+
+class Link {
+ public:
+  // Frames waiting for room in the NIC's ring; senders hear would_block
+  // above the high mark and on_writable below the low one.
+  static constexpr std::size_t queue_frames = 256;
+  static constexpr std::size_t queue_high = queue_frames * 3 / 4;
+  static constexpr std::size_t queue_low = queue_frames / 4;
+
+  Link(StackParts& parts, Nic& nic, InterfaceId id);
+  ~Link();
+
+  InterfaceId id() const { return id_; }
+  const std::string& name() const { return name_; }
+  Nic& nic() { return nic_; }
+  ethernet::Addr mac() const { return mac_; }
+  uint16_t mtu() const { return mtu_; }
+  Interface& interface() { return *interface_; }
+  void set_interface(Interface* interface) { interface_ = interface; }
+  InterfaceCounters& counters() { return counters_; }
+
+  // From the NIC: data() at the destination MAC.
+  void receive(PacketPtr frame);
+  // An IPv4 packet (data() at its header) to `next_hop` on this link: a
+  // broadcast or multicast address goes to the matching Ethernet group,
+  // anything else through ARP.
+  void transmit_ip(PacketPtr packet, ip4::Addr next_hop);
+  // Prepends the Ethernet header and hands the frame to the NIC, or queues
+  // it while the NIC's ring is full.
+  void transmit_frame(PacketPtr payload, ethernet::Addr dst, uint16_t type);
+  bool congested() const { return congested_; }
+  std::size_t backlog() const { return queue_.size(); }
+  // A transmit buffer from the NIC's pool, with headroom for every header.
+  PacketPtr allocate();
+
+  // IPv4 settings.
+  void configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway, std::vector<ip4::Addr> dns);
+  void deconfigure();
+  void apply(const InterfaceConfig& config);
+  void start_dhcp(const InterfaceConfig& fallback);
+  bool is_configured() const { return !address_.is_any(); }
+  ip4::Addr address() const { return address_; }
+  ip4::Addr netmask() const { return netmask_; }
+  ip4::Addr gateway() const { return gateway_; }
+  const std::vector<ip4::Addr>& dns() const { return dns_; }
+  void on_config(Interface::ConfigHandler handler);
+  // The directed broadcast address of our subnet (RFC 919/922); none for
+  // /31 and /32, or when unconfigured.
+  bool is_directed_broadcast(ip4::Addr a) const;
+
+  void join(ip4::Addr group);
+  void leave(ip4::Addr group);
+  bool joined(ip4::Addr group) const;
+
+  // Time: protocols' deadlines on this interface.
+  void poll(uint64_t now);
+  uint64_t next_deadline() const;
+  void wake_by(uint64_t deadline_ns);
+  uint64_t now() const;
+
+ private:
+  bool accepts_group(const ethernet::Addr& mac) const;
+  void drain_queue();
+  void configured();
+  void add_own_route(Route route);
+  void remove_own_routes();
+
+  StackParts& parts_;
+  Nic& nic_;
+  InterfaceId id_;
+  std::string name_;
+  ethernet::Addr mac_;
+  uint16_t mtu_;
+  Interface* interface_ = nullptr;
+  InterfaceCounters counters_;
+  Arp arp_;
+  FrameQueue queue_{queue_frames};
+  bool congested_ = false;
+  ip4::Addr address_, netmask_, gateway_;
+  // The routes configure() added (the subnet, the default route), which
+  // deconfigure() and the next configure() remove; routes others added
+  // through this interface stay.
+  std::vector<Route> own_routes_;
+  std::vector<ip4::Addr> dns_;
+  std::vector<Interface::ConfigHandler> config_handlers_;
+  std::vector<ip4::Addr> groups_;
+  std::unique_ptr<Dhcp> dhcp_;
+};
+
+// RFC 1112 §6.4: 01:00:5e and the low 23 bits of the group.
+inline ethernet::Addr multicast_mac(ip4::Addr group) {
+  uint32_t v = group.value;
+  return {{0x01, 0x00, 0x5e, uint8_t((v >> 16) & 0x7f), uint8_t(v >> 8), uint8_t(v)}};
+}
+
+}  // namespace net

@@ -1,0 +1,94 @@
+// The host stack, assembled: every delegate joining two layers is set here
+// and nowhere else, so this file is the map of the stack.
+//
+//   receive:  Nic → Link (Ethernet) ─┬→ ARP
+//                                    └→ IPv4 ─┬→ [prerouting] ─┬→ [input] → ICMPv4
+//                                             │                │           UDP → sockets, DHCP
+//                                             │                └→ [forward] ─┐
+//   send:     UDP, ICMPv4 → IPv4 routing → [output] ───────────────────────┴→ [postrouting]
+//             → fragmentation → Link (ARP, Ethernet, transmit queue) → Nic
+//   errors:   UDP closed port, unknown protocol, TTL, no route, DF → ICMPv4;
+//             reassembly timeout → ICMPv4 time exceeded
+//   time:     Clock → Stack::poll → ARP, DHCP, reassembly, loopback
+#include <net/stack.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include "stack_parts.hpp"
+
+namespace net {
+
+StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
+    : stack(s), time(clock), ip4(*this, config), icmp(*this), udp_layer(*this) {}
+
+Stack::Stack(Clock& clock, const StackConfig& config)
+    : parts_(std::make_unique<StackParts>(*this, clock, config)) {
+  StackParts& p = *parts_;
+  p.ip4.set_forwarding(config.forwarding);
+  p.ip4.set_protocol(wire::ip_protocol_icmp, [&p](const Ip4Received& info, PacketPtr message) {
+    p.icmp.receive(info, std::move(message));
+  });
+  p.ip4.set_protocol(wire::ip_protocol_udp, [&p](const Ip4Received& info, PacketPtr datagram) {
+    p.udp_layer.receive(info, std::move(datagram));
+  });
+  p.ip4.reassembly().set_time_exceeded([&p](const uint8_t* ip, std::size_t len) {
+    p.icmp.send_error(wire::icmp4::time_exceeded, wire::icmp4::reassembly_time_exceeded, ip, len);
+  });
+  clock.set_wakeup([this] { poll(); });
+}
+
+Stack::~Stack() {
+  parts_->time.clock().set_wakeup(nullptr);
+  parts_->time.clock().wake_at(Clock::never);
+  for (auto& interface : parts_->interfaces) interface->nic().set_receive(nullptr);
+}
+
+Interface& Stack::add_interface(Nic& nic) {
+  StackParts& p = *parts_;
+  auto id = InterfaceId(p.interfaces.size());
+  auto link = std::make_unique<Link>(p, nic, id);
+  Link& l = *link;
+  p.interfaces.push_back(std::unique_ptr<Interface>(new Interface(std::move(link))));
+  l.set_interface(p.interfaces.back().get());
+  p.routes.set_interface_count(p.interfaces.size());
+  nic.set_receive([&l](PacketPtr frame) { l.receive(std::move(frame)); });
+  return *p.interfaces.back();
+}
+
+Interface& Stack::interface(InterfaceId id) {
+  if (id >= parts_->interfaces.size()) {
+    throw std::out_of_range("net::Stack::interface(" + std::to_string(id) + "): no such interface (" +
+                            std::to_string(parts_->interfaces.size()) + " found)");
+  }
+  return *parts_->interfaces[id];
+}
+std::size_t Stack::interface_count() const { return parts_->interfaces.size(); }
+Udp& Stack::udp() { return parts_->udp; }
+Routes& Stack::routes() { return parts_->routes; }
+Hooks& Stack::hooks() { return parts_->hooks; }
+void Stack::set_forwarding(bool on) { parts_->ip4.set_forwarding(on); }
+bool Stack::forwarding() const { return parts_->ip4.forwarding(); }
+void Stack::set_defragment_all(bool on) { parts_->ip4.set_defragment_all(on); }
+const StackCounters& Stack::counters() const { return parts_->counters; }
+Clock& Stack::clock() { return parts_->time.clock(); }
+StackParts& Stack::parts() { return *parts_; }
+
+void Stack::poll() {
+  StackParts& p = *parts_;
+  p.time.woke();
+  uint64_t now = p.time.now();
+  for (std::size_t i = 0; i < p.link_count(); ++i) p.link(InterfaceId(i)).poll(now);
+  p.ip4.poll(now);
+  p.time.wake_by(next_deadline());
+}
+
+uint64_t Stack::next_deadline() const {
+  const StackParts& p = *parts_;
+  uint64_t earliest = p.ip4.next_deadline();
+  for (std::size_t i = 0; i < p.link_count(); ++i)
+    earliest = std::min(earliest, p.link(InterfaceId(i)).next_deadline());
+  return earliest;
+}
+
+}  // namespace net

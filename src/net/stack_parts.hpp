@@ -1,0 +1,41 @@
+// The host stack's layers, held together (api/net/stack.hpp). Every layer
+// reaches the others through this struct; src/net/stack.cpp joins them.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include <net/counters.hpp>
+#include <net/hooks.hpp>
+#include <net/interface.hpp>
+#include <net/routes.hpp>
+#include <net/stack.hpp>
+#include <net/udp.hpp>
+
+#include "ip4/icmp4.hpp"
+#include "ip4/ip4.hpp"
+#include "link/link.hpp"
+#include "time.hpp"
+#include "udp/udp_layer.hpp"
+
+namespace net {
+
+struct StackParts {
+  StackParts(Stack& stack, Clock& clock, const StackConfig& config);
+
+  Link& link(InterfaceId id) { return *interfaces[id]->link_; }
+  const Link& link(InterfaceId id) const { return *interfaces[id]->link_; }
+  std::size_t link_count() const { return interfaces.size(); }
+
+  Stack& stack;
+  StackTime time;
+  StackCounters counters;
+  Routes routes;
+  Hooks hooks;
+  Ip4 ip4;
+  Icmp4 icmp;
+  UdpLayer udp_layer;
+  Udp udp{udp_layer};
+  std::vector<std::unique_ptr<Interface>> interfaces;
+};
+
+}  // namespace net

@@ -1,0 +1,126 @@
+// The image's stack (net::stack()): the platform's NICs, the OS's clock and
+// timers, and the configuration from the embedded JSON and the command line.
+// Everything else in src/net takes time and configuration as arguments.
+#include <net/nics.hpp>
+#include <net/stack.hpp>
+
+#include <cstdio>
+#include <os>
+#include <string>
+
+#include "kernel/kernel.hpp"
+#include "platform_nics.hpp"
+
+// The embedded config: a service's build defines it with keel_net_config()
+// (cmake/keel-net-config.cmake); this weak default means "none".
+// Not const: a const weak object may be folded to its default by the compiler.
+extern "C" {
+__attribute__((weak)) const char* keel_net_config_json = "";
+}
+
+namespace net {
+namespace {
+
+// os::uptime() and one re-armable os::Timers timer for the stack's wake-up.
+class OsClock final : public Clock {
+ public:
+  OsClock() : timer_(os::Timers::create([this](os::Timers::id_t) { wake(); })) {}
+  ~OsClock() override { os::Timers::stop(timer_); }
+
+  uint64_t now_ns() const override { return uint64_t(os::uptime().count()); }
+  void wake_at(uint64_t deadline_ns) override {
+    if (deadline_ns == never) {
+      os::Timers::disarm(timer_);
+      return;
+    }
+    uint64_t now = now_ns();
+    os::Timers::arm(timer_, std::chrono::nanoseconds(deadline_ns > now ? deadline_ns - now : 0));
+  }
+
+ private:
+  os::Timers::id_t timer_;
+};
+
+struct System {
+  std::vector<NicProbe> probes;
+  std::vector<std::unique_ptr<Nic>> nics;
+  std::unique_ptr<OsClock> clock;
+  std::unique_ptr<Stack> stack;  // last: destroyed before the NICs it uses
+};
+
+// Function-local: tests may register probes from static constructors.
+System& system() {
+  static System s;
+  return s;
+}
+
+[[noreturn]] void config_panic(const std::string& why) { keel::kernel::panic("net config: " + why); }
+
+// The embedded JSON (keel_net_config() in cmake), then os::args().
+ConfigError load_config(Config& config) {
+  if (auto e = parse_config_json(keel_net_config_json ? keel_net_config_json : "", config); !e.empty())
+    return e;
+  return apply_cmdline(os::args(), config);
+}
+
+// A route without an interface goes through the interface on whose subnet
+// its gateway lies.
+void add_route(Stack& stack, const RouteConfig& r) {
+  Route route;
+  route.destination = r.destination;
+  route.prefix_len = r.prefix_len;
+  route.gateway = r.gateway;
+  route.metric = r.metric;
+  std::string text = r.destination.to_string() + "/" + std::to_string(r.prefix_len);
+  if (r.interface >= 0) {
+    route.interface = InterfaceId(r.interface);
+  } else {
+    for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+      Interface& candidate = stack.interface(InterfaceId(i));
+      if (candidate.is_configured() && (r.gateway.value & candidate.netmask().value) ==
+                                           (candidate.address().value & candidate.netmask().value))
+        route.interface = InterfaceId(i);
+    }
+    if (route.interface == no_interface)
+      config_panic("route " + text + ": no interface has " + r.gateway.to_string() +
+                   " on its subnet yet (for a DHCP interface, name it: route=" + text + "," +
+                   r.gateway.to_string() + ",N)");
+  }
+  if (stack.routes().add(route) != Status::ok)
+    config_panic("route " + text + ": no interface " + std::to_string(r.interface));
+}
+
+}  // namespace
+
+std::size_t register_nic(std::unique_ptr<Nic> nic) {
+  System& s = system();
+  s.nics.push_back(std::move(nic));
+  return s.nics.size() - 1;
+}
+
+void register_nic_probe(NicProbe probe) { system().probes.push_back(probe); }
+
+Stack& stack() {
+  System& s = system();
+  if (s.stack) return *s.stack;
+  Config config;
+  if (ConfigError e = load_config(config); !e.empty()) config_panic(e);
+  probe_platform_nics();
+  for (std::size_t i = 0; i < s.probes.size(); ++i) s.probes[i]();
+  if (config.stack.total_memory == 0) config.stack.total_memory = os::total_memory();
+  s.clock = std::make_unique<OsClock>();
+  s.stack = std::make_unique<Stack>(*s.clock, config.stack);
+  for (auto& nic : s.nics) s.stack->add_interface(*nic);
+  for (std::size_t i = 0; i < config.interfaces.size(); ++i) {
+    if (i >= s.nics.size()) {
+      if (config.interfaces[i].mode != InterfaceConfig::Mode::none)
+        std::printf("net config: interface %zu is configured, but there are %zu NICs\n", i, s.nics.size());
+      continue;
+    }
+    s.stack->interface(InterfaceId(i)).apply(config.interfaces[i]);
+  }
+  for (const RouteConfig& route : config.routes) add_route(*s.stack, route);
+  return *s.stack;
+}
+
+}  // namespace net

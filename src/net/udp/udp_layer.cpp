@@ -1,0 +1,266 @@
+#include "udp_layer.hpp"
+
+#include <cstring>
+#include <sys/random.h>
+
+#include "net/stack_parts.hpp"
+#include "net/wire/udp.hpp"
+
+namespace net {
+
+UdpLayer::UdpLayer(StackParts& parts)
+    : parts_(parts), counters_(parts.counters.udp), ports_(Udp::max_sockets) {
+  // RFC 6056 §3.3.1: start the ephemeral search at a random port.
+  uint16_t r = 0;
+  if (getrandom(&r, sizeof r, 0) != ssize_t(sizeof r)) r = 0;
+  ephemeral_next_ = uint16_t(Udp::ephemeral_first + r % (Udp::ephemeral_last - Udp::ephemeral_first + 1));
+}
+
+UdpLayer::Slot* UdpLayer::find(uint32_t slot, uint32_t generation) {
+  if (slot >= slots_.size() || !slots_[slot].open || slots_[slot].generation != generation) return nullptr;
+  return &slots_[slot];
+}
+
+const UdpLayer::Slot* UdpLayer::find(uint32_t slot, uint32_t generation) const {
+  return const_cast<UdpLayer*>(this)->find(slot, generation);
+}
+
+// The best socket for a datagram: its address exact beats any(), then its
+// interface exact beats none.
+uint32_t UdpLayer::lookup(ip4::Addr destination, uint16_t port, InterfaceId in) const {
+  const uint32_t* first = ports_.find(port);
+  uint32_t best = none;
+  int best_score = -1;
+  for (uint32_t i = first ? *first : none; i != none; i = slots_[i].next_on_port) {
+    const Slot& s = slots_[i];
+    bool address_ok = s.address.is_any() || s.address == destination;
+    bool interface_ok = s.interface == no_interface || s.interface == in;
+    if (!address_ok || !interface_ok) continue;
+    int score = (s.address.is_any() ? 0 : 2) + (s.interface == no_interface ? 0 : 1);
+    if (score > best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  return best;
+}
+
+bool UdpLayer::is_bound(const Endpoint& local, InterfaceId interface) const {
+  const uint32_t* first = ports_.find(local.port);
+  for (uint32_t i = first ? *first : none; i != none; i = slots_[i].next_on_port) {
+    if (slots_[i].address == local.address.ip4() && slots_[i].interface == interface) return true;
+  }
+  return false;
+}
+
+uint16_t UdpLayer::free_ephemeral_port() {
+  for (int tries = 0; tries <= Udp::ephemeral_last - Udp::ephemeral_first; ++tries) {
+    uint16_t port = ephemeral_next_;
+    ephemeral_next_ = port == Udp::ephemeral_last ? Udp::ephemeral_first : uint16_t(port + 1);
+    if (!ports_.find(port)) return port;
+  }
+  return 0;
+}
+
+Result<UdpSocket> UdpLayer::bind(Udp& udp, const Endpoint& local, InterfaceId interface) {
+  if (local.address.is_ip6()) return Status::unsupported;
+  ip4::Addr address = local.address.ip4();
+  if (!address.is_any() && !address.is_multicast() && !address.is_broadcast() &&
+      !parts_.ip4.is_local_address(address)) {
+    return Status::invalid;  // not an address of this host
+  }
+  if (interface != no_interface && interface >= parts_.link_count()) return Status::invalid;
+  uint16_t port = local.port ? local.port : free_ephemeral_port();
+  if (port == 0 || open_ >= Udp::max_sockets) return Status::in_use;
+  if (is_bound(Endpoint{address, port}, interface)) return Status::in_use;
+  uint32_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    index = uint32_t(slots_.size());
+    slots_.emplace_back();
+  }
+  Slot& s = slots_[index];
+  uint32_t generation = s.generation + 1;
+  s = Slot{};
+  s.generation = generation;
+  s.open = true;
+  s.address = address;
+  s.port = port;
+  s.interface = interface;
+  auto [first, inserted] = ports_.try_emplace(port);
+  s.next_on_port = inserted ? none : *first;
+  *first = index;
+  ++open_;
+  return UdpSocket(&udp, index, generation);
+}
+
+void UdpLayer::unlink_port(uint32_t slot) {
+  uint16_t port = slots_[slot].port;
+  uint32_t* first = ports_.find(port);
+  if (!first) return;
+  if (*first == slot) {
+    if (slots_[slot].next_on_port == none) {
+      ports_.erase(port);
+    } else {
+      *first = slots_[slot].next_on_port;
+    }
+    return;
+  }
+  for (uint32_t i = *first; i != none; i = slots_[i].next_on_port) {
+    if (slots_[i].next_on_port == slot) {
+      slots_[i].next_on_port = slots_[slot].next_on_port;
+      return;
+    }
+  }
+}
+
+void UdpLayer::close(uint32_t slot, uint32_t generation) {
+  Slot* s = find(slot, generation);
+  if (!s) return;
+  unlink_port(slot);
+  s->open = false;
+  s->read = nullptr;  // (a running handler was moved out: it lives on until it returns)
+  s->writable = nullptr;
+  s->wants_writable = false;
+  --open_;
+  free_slots_.push_back(slot);
+}
+
+bool UdpLayer::is_open(uint32_t slot, uint32_t generation) const { return find(slot, generation); }
+
+Endpoint UdpLayer::local(uint32_t slot, uint32_t generation) const {
+  const Slot* s = find(slot, generation);
+  return s ? Endpoint{s->address, s->port} : Endpoint{};
+}
+
+InterfaceId UdpLayer::interface(uint32_t slot, uint32_t generation) const {
+  const Slot* s = find(slot, generation);
+  return s ? s->interface : no_interface;
+}
+
+Status UdpLayer::on_read(uint32_t slot, uint32_t generation, UdpSocket::ReadHandler handler) {
+  Slot* s = find(slot, generation);
+  if (!s) return Status::closed;
+  s->read = std::move(handler);
+  ++s->read_version;
+  return Status::ok;
+}
+
+Status UdpLayer::on_writable(uint32_t slot, uint32_t generation, UdpSocket::WritableHandler handler) {
+  Slot* s = find(slot, generation);
+  if (!s) return Status::closed;
+  s->writable = std::move(handler);
+  return Status::ok;
+}
+
+void UdpLayer::receive(const Ip4Received& info, PacketPtr packet) {
+  ++counters_.rx;
+  const wire::Ip4Repr& ip = info.header;
+  wire::UdpView<uint8_t> v(packet->data(), packet->size());
+  bool verified = packet->flags & Packet::checksum_verified;
+  switch (v.check(ip.src, ip.dst, !verified)) {
+    case wire::UdpError::none: break;
+    case wire::UdpError::truncated: ++counters_.drop_truncated; return;
+    case wire::UdpError::bad_length: ++counters_.drop_bad_length; return;
+    case wire::UdpError::bad_checksum: ++counters_.drop_bad_checksum; return;
+  }
+  packet->trim(v.length());
+  uint32_t index = lookup(ip.dst, v.dst_port(), info.in);
+  if (index == none || !slots_[index].read) {
+    ++counters_.drop_no_port;
+    // RFC 1122 §4.1.3.1: port unreachable, but never about a broadcast.
+    if (!info.to_broadcast && !info.to_multicast) {
+      const uint8_t* header = packet->data() - info.header_len;
+      parts_.icmp.send_error(wire::icmp4::unreachable, wire::icmp4::port_unreachable, header,
+                             packet->size() + info.header_len, info.in);
+    }
+    return;
+  }
+  UdpDatagram datagram{Endpoint{ip.src, v.src_port()}, Endpoint{ip.dst, v.dst_port()}, info.in,
+                       std::span<const uint8_t>(v.payload(), v.payload_len())};
+  // The handler runs from outside its slot: it may close the socket, bind
+  // again (reusing the slot) or replace itself, and all of that holds.
+  Slot& s = slots_[index];
+  uint32_t generation = s.generation, version = s.read_version;
+  UdpSocket::ReadHandler handler = std::move(s.read);
+  s.read = nullptr;
+  handler(datagram);
+  Slot& after = slots_[index];  // (slots_ may have grown)
+  if (after.open && after.generation == generation && after.read_version == version) {
+    after.read = std::move(handler);
+  }
+}
+
+Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destination,
+                      std::span<const uint8_t> payload, const Address& from) {
+  Slot* s = find(slot, generation);
+  if (!s) return Status::closed;
+  if (destination.address.is_ip6() || from.is_ip6()) return Status::unsupported;
+  if (destination.port == 0 || destination.address.is_any()) return Status::invalid;
+  if (payload.size() > Udp::max_payload) return Status::too_big;
+  ip4::Addr dst = destination.address.ip4();
+  // A socket bound to a group or broadcast address sends from the route's.
+  ip4::Addr source = s->address.is_multicast() || s->address.is_broadcast() ? ip4::Addr{} : s->address;
+  // A reply from where the request came: a broadcast or multicast
+  // destination means no particular address of ours.
+  if (!from.is_any() && !parts_.ip4.is_group_address(from.ip4())) {
+    if (!parts_.ip4.is_local_address(from.ip4())) return Status::invalid;
+    source = from.ip4();
+  }
+  auto path = parts_.ip4.route(dst, source, s->interface);
+  if (!path) {
+    ++counters_.drop_tx_failed;
+    return path.status;
+  }
+  Link& link = parts_.link(path->interface);
+  if (link.congested()) {
+    s->wants_writable = true;
+    ++counters_.drop_tx_failed;
+    return Status::would_block;
+  }
+  auto total = uint32_t(wire::udp_header_size + payload.size());
+  PacketPtr packet = link.allocate();
+  uint8_t* h = packet ? packet->append(total) : nullptr;
+  bool fits_buffer = h != nullptr;
+  if (!fits_buffer) {
+    // Larger than a pool buffer (or the pool is empty): a heap buffer of its
+    // own, which IPv4 fragments by copying, or sends as it is on a jumbo link.
+    packet = allocate_heap_packet(total);
+    h = packet ? packet->append(total) : nullptr;
+    if (!h) {
+      ++counters_.drop_tx_failed;
+      return Status::no_buffer;
+    }
+  }
+  if (!payload.empty()) std::memcpy(h + wire::udp_header_size, payload.data(), payload.size());
+  wire::UdpRepr header{s->port, destination.port, uint16_t(payload.size())};
+  // The NIC completes the checksum when it can, and the datagram is not
+  // fragmented (offload cannot span fragments).
+  bool offload = link.nic().offloads().tx_checksum && fits_buffer &&
+                 wire::ip4_header_min + total <= link.mtu();
+  if (offload) {
+    header.emit(h, path->source, dst, wire::UdpRepr::Checksum::pseudo_header_only);
+    packet->flags |= Packet::checksum_partial;
+    packet->csum_start = 0;
+    packet->csum_offset = 6;
+  } else {
+    header.emit(h, path->source, dst);
+  }
+  Status status = parts_.ip4.send(*path, dst, wire::ip_protocol_udp, std::move(packet));
+  ++(status == Status::ok ? counters_.tx : counters_.drop_tx_failed);
+  return status;
+}
+
+void UdpLayer::writable() {
+  // By index, each from a copy: a handler may send, bind or close.
+  for (uint32_t i = 0; i < slots_.size(); ++i) {
+    if (!slots_[i].open || !slots_[i].wants_writable) continue;
+    slots_[i].wants_writable = false;
+    UdpSocket::WritableHandler handler = slots_[i].writable;
+    if (handler) handler();
+  }
+}
+
+}  // namespace net

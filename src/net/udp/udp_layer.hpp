@@ -1,0 +1,87 @@
+// UDP (RFC 768) in the host stack: the socket table shared by every
+// interface, the receive path (checks, demultiplexing by destination
+// address, port and interface) and the send path. Services use it through
+// net::Udp and net::UdpSocket handles (api/net/udp.hpp).
+//
+// Sockets live in slots with a generation number: a handle names a slot
+// and the generation it was opened with, so a handle to a closed socket
+// (even one whose slot was reused) finds nothing. A read handler is moved
+// out of its slot while it runs, so it may close its socket, bind the port
+// again or install another handler without destroying itself; afterwards
+// it goes back only if the slot still holds the same socket and nobody
+// installed a new handler.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include <net/address.hpp>
+#include <net/counters.hpp>
+#include <net/packet.hpp>
+#include <net/udp.hpp>
+
+#include "net/ip4/ip4.hpp"
+#include "util/flat_map.hpp"
+
+namespace net {
+
+struct StackParts;
+
+class UdpLayer {
+ public:
+  explicit UdpLayer(StackParts& parts);
+
+  // From IPv4: data() at the UDP header.
+  void receive(const Ip4Received& info, PacketPtr packet);
+  // An interface's transmit queue has room again: wakes would_block senders.
+  void writable();
+
+  // The API behind Udp and UdpSocket.
+  Result<UdpSocket> bind(Udp& udp, const Endpoint& local, InterfaceId interface);
+  bool is_bound(const Endpoint& local, InterfaceId interface) const;
+  std::size_t open_sockets() const { return open_; }
+  const UdpCounters& counters() const { return counters_; }
+  bool is_open(uint32_t slot, uint32_t generation) const;
+  Endpoint local(uint32_t slot, uint32_t generation) const;
+  InterfaceId interface(uint32_t slot, uint32_t generation) const;
+  Status on_read(uint32_t slot, uint32_t generation, UdpSocket::ReadHandler handler);
+  Status on_writable(uint32_t slot, uint32_t generation, UdpSocket::WritableHandler handler);
+  Status send(uint32_t slot, uint32_t generation, const Endpoint& destination,
+              std::span<const uint8_t> payload, const Address& source);
+  void close(uint32_t slot, uint32_t generation);
+
+ private:
+  static constexpr uint32_t none = UINT32_MAX;
+  struct Slot {
+    uint32_t generation = 0;
+    bool open = false;
+    ip4::Addr address;  // any(): every address of this host
+    uint16_t port = 0;
+    InterfaceId interface = no_interface;
+    UdpSocket::ReadHandler read;
+    uint32_t read_version = 0;  // bumped by on_read(): a running handler was replaced
+    UdpSocket::WritableHandler writable;
+    bool wants_writable = false;
+    uint32_t next_on_port = none;  // the other sockets bound to the same port
+  };
+  struct PortHash {
+    std::size_t operator()(uint16_t port) const { return port * 0x9e3779b1u; }
+  };
+
+  Slot* find(uint32_t slot, uint32_t generation);
+  const Slot* find(uint32_t slot, uint32_t generation) const;
+  uint32_t lookup(ip4::Addr destination, uint16_t port, InterfaceId in) const;
+  uint16_t free_ephemeral_port();
+  void unlink_port(uint32_t slot);
+
+  StackParts& parts_;
+  UdpCounters& counters_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  std::size_t open_ = 0;
+  // Port -> the first slot bound to it. Ports are not secret: the map is
+  // small and bounded by the socket count.
+  keel::util::FlatMap<uint16_t, uint32_t, PortHash> ports_;
+  uint16_t ephemeral_next_;
+};
+
+}  // namespace net

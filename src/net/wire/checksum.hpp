@@ -1,0 +1,54 @@
+// Network byte order access and the Internet checksum (RFC 1071), shared by
+// the wire formats.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+
+#include <net/ip4_addr.hpp>
+
+namespace net::wire {
+
+inline uint16_t load16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
+inline uint32_t load32(const uint8_t* p) {
+  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
+}
+inline void store16(uint8_t* p, uint16_t v) {
+  p[0] = uint8_t(v >> 8);
+  p[1] = uint8_t(v);
+}
+inline void store32(uint8_t* p, uint32_t v) {
+  p[0] = uint8_t(v >> 24);
+  p[1] = uint8_t(v >> 16);
+  p[2] = uint8_t(v >> 8);
+  p[3] = uint8_t(v);
+}
+
+// The 32-bit running sum of 16-bit big-endian words; fold() finishes it.
+// RFC 1071 §2: the sum is byte-order independent, so words are summed in
+// host order 8 bytes at a time and swapped once at the end.
+uint32_t checksum_add(uint32_t sum, const uint8_t* data, std::size_t len);
+inline uint16_t checksum_fold(uint32_t sum) {
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  return uint16_t(sum);
+}
+// The checksum field value for `data` (ones' complement of the sum).
+inline uint16_t checksum(const uint8_t* data, std::size_t len) {
+  return uint16_t(~checksum_fold(checksum_add(0, data, len)));
+}
+// RFC 768 / RFC 9293 §3.1 pseudo-header: addresses, protocol, length.
+inline uint32_t pseudo_header_sum(ip4::Addr src, ip4::Addr dst, uint8_t protocol, uint16_t length) {
+  return (src.value >> 16) + (src.value & 0xffff) + (dst.value >> 16) + (dst.value & 0xffff) +
+         protocol + length;
+}
+// RFC 1624 eqn. 3: the checksum field after one 16-bit word of the covered
+// data changes from `old_word` to `new_word`.
+inline uint16_t checksum_update(uint16_t field, uint16_t old_word, uint16_t new_word) {
+  uint32_t sum = uint32_t(uint16_t(~field)) + uint16_t(~old_word) + new_word;
+  return uint16_t(~checksum_fold(sum));
+}
+inline uint16_t checksum_update32(uint16_t field, uint32_t old_value, uint32_t new_value) {
+  field = checksum_update(field, uint16_t(old_value >> 16), uint16_t(new_value >> 16));
+  return checksum_update(field, uint16_t(old_value), uint16_t(new_value));
+}
+
+}  // namespace net::wire

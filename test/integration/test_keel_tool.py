@@ -95,3 +95,15 @@ def test_a_new_service_compiles_only_its_own_files(tmp_path):
     assert all("main.cpp" in line or "util.cpp" in line for line in compiled), build.stdout
     result = keel("boot", str(out / "fresh"), "--timeout", "60")
     assert result.returncode == 4, result.stdout + result.stderr
+
+
+def test_a_library_is_linked_by_name_and_only_where_asked():
+    # keel_service(... LIBRARIES firewall): lib/firewall's runtime, built once
+    # with the OS, linked into this image and no other.
+    result = keel("boot", image("library_link"), "--timeout", "60")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "firewall library: load says truncated table blob" in result.stdout
+    symbols = subprocess.run(["nm", "-C", image("library_link")], capture_output=True, text=True).stdout
+    assert "keel::firewall::Classifier::load" in symbols
+    hello = subprocess.run(["nm", "-C", image("hello")], capture_output=True, text=True).stdout
+    assert "keel::firewall" not in hello

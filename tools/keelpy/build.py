@@ -37,6 +37,8 @@ def build(service_dir, platform="kvm", quiet=False):
     out = build_dir_for(service_dir, platform)
     configure = ["cmake", "-S", service_dir, "-B", out, "-G", "Ninja", f"-Dkeel_DIR={CMAKE_DIR}",
                  f"-DKEEL_PLATFORM={platform}"]
+    if os.environ.get("KEEL_WERROR") == "1":  # CI: warnings fail the OS and service builds
+        configure.append("-DKEEL_WERROR=ON")
     for step in (configure, ["cmake", "--build", out]):
         result = subprocess.run(step, capture_output=True, text=True)
         if result.returncode != 0:

@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import accel, bench, build as builder, qemu, setup, testing
+from . import accel, bench, build as builder, compdb, qemu, setup, testing
 from .paths import ROOT, KeelError
 
 
@@ -38,7 +38,7 @@ def cmd_test(args):
     if args.install:
         setup.install(with_tests=True)
     return testing.run_all(args.pytest_args, unit=not args.integration_only,
-                           integration=not args.unit_only)
+                           integration=not args.unit_only, quick=args.quick)
 
 
 def cmd_demo(args):
@@ -82,6 +82,8 @@ def parser():
     s.add_argument("--install", action="store_true", help="first install what the tests need")
     s.add_argument("--unit-only", action="store_true")
     s.add_argument("--integration-only", action="store_true")
+    s.add_argument("--quick", action="store_true",
+                   help="only rebuild the host build and run its unit tests (seconds)")
     s.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. -k hello)")
     s.set_defaults(run=cmd_test)
 
@@ -95,6 +97,9 @@ def parser():
                    help="seconds each, tiny sizes, into build/bench-quick/ (what CI runs)")
     s.add_argument("rest", nargs=argparse.REMAINDER, help="passed to bench/NAME/run.sh")
     s.set_defaults(run=cmd_bench)
+
+    s = sub.add_parser("compdb", help="write compile_commands.json (host and OS builds)")
+    s.set_defaults(run=lambda a: print(f"keel: compile_commands.json with {compdb.write()} entries") or 0)
 
     s = sub.add_parser("accel", help="say whether KVM or TCG will be used, and why")
     s.set_defaults(run=lambda a: print(accel.choose()[0], "-", accel.kvm_problem() or "KVM usable") or 0)

@@ -1,12 +1,21 @@
-"""keel test: host build + ctest, bounded fuzz runs, then the pytest suites."""
+"""keel test: host build + ctest, the same under sanitizers, bounded fuzz
+runs, then the pytest suites and the quick benchmarks. --quick: only the
+incremental host build and the unit tests."""
 import glob
 import os
 import subprocess
 
+from . import compdb
 from .paths import DEBIAN_PYTHON, HOST_BUILD, ROOT
 
 PYTEST_DIRS = ["test/integration", "test/net", "test/firewall"]
 FUZZ_SECONDS = os.environ.get("KEEL_FUZZ_SECONDS", "20")
+ASAN_BUILD = os.path.join(ROOT, "build", "asan")
+
+
+def werror():
+    """CI (.ci/run) sets KEEL_WERROR=1: every warning fails the build."""
+    return os.environ.get("KEEL_WERROR") == "1"
 
 
 def step(title, args, tail=None):
@@ -25,21 +34,31 @@ def step(title, args, tail=None):
     return result.returncode == 0
 
 
-def run_all(pytest_args=(), unit=True, integration=True):
+def build_and_test(name, build_dir, options, tail=None):
+    """Configures, builds and runs ctest in one build tree."""
+    configure = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
+                 f"-DKEEL_WERROR={'ON' if werror() else 'OFF'}", *options]
+    if not (step(f"configure {name}", configure, tail=5)
+            and step(f"build {name}", ["cmake", "--build", build_dir, "-j", "2"], tail=40)):
+        return {f"{name} build": False}
+    ok = step(f"unit tests, {name} (ctest)",
+              ["ctest", "--test-dir", build_dir, "--output-on-failure", "-j", "2"], tail=25)
+    return {f"{name} build": True, f"{name} unit tests": ok}
+
+
+def run_all(pytest_args=(), unit=True, integration=True, quick=False):
     results = {}
     if unit:
-        results["host build"] = (
-            step("configure host build", ["cmake", "-S", ROOT, "-B", HOST_BUILD, "-G", "Ninja",
-                                          "-DCMAKE_BUILD_TYPE=RelWithDebInfo"])
-            and step("build host", ["cmake", "--build", HOST_BUILD, "-j", "2"]))
-        if results["host build"]:
-            results["unit tests"] = step("unit tests (ctest)", [
-                "ctest", "--test-dir", HOST_BUILD, "--output-on-failure", "-j", "2"])
-        for script in sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh"))):
-            name = os.path.basename(script)
-            results[f"fuzz {name}"] = step(f"fuzz smoke run ({name}, {FUZZ_SECONDS} s per target)",
-                                           ["bash", script, FUZZ_SECONDS], tail=15)
-    if integration:
+        results.update(build_and_test("host", HOST_BUILD, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"]))
+        if not quick:
+            results.update(build_and_test("asan+ubsan", ASAN_BUILD,
+                                          ["-DCMAKE_BUILD_TYPE=Debug", "-DKEEL_SANITIZE=ON"]))
+            for script in sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh"))):
+                name = os.path.basename(script)
+                results[f"fuzz {name}"] = step(
+                    f"fuzz smoke run ({name}, {FUZZ_SECONDS} s per target)",
+                    ["bash", script, FUZZ_SECONDS], tail=15)
+    if integration and not quick:
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
         results["pytest"] = step("integration tests (pytest)", [
             DEBIAN_PYTHON, "-m", "pytest", "-v", "-rs", *dirs, *pytest_args])
@@ -47,6 +66,7 @@ def run_all(pytest_args=(), unit=True, integration=True):
                                       "timings not checked)",
                                       [os.path.join(ROOT, "tools", "keel"), "bench", "--quick"],
                                       tail=25)
+    print(f"\nkeel: compile_commands.json with {compdb.write()} entries (host and OS builds)")
     failed = [name for name, ok in results.items() if not ok]
     print("\n=== keel test summary: " + ", ".join(
         f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results.items()), flush=True)

@@ -4,6 +4,7 @@ incremental host build and the unit tests."""
 import glob
 import os
 import subprocess
+import time
 
 from . import compdb
 from .paths import DEBIAN_PYTHON, HOST_BUILD, ROOT
@@ -22,24 +23,28 @@ def step(title, args, tail=None):
     """Runs one step; with `tail`, shows only that many last lines of its output
     (more when it fails), for chatty steps such as fuzzing."""
     print(f"\n=== keel test: {title}\n$ {' '.join(args)}", flush=True)
+    started = time.monotonic()
     if tail is None:
-        return subprocess.run(args, cwd=ROOT).returncode == 0
-    result = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, errors="replace")
-    lines = result.stdout.splitlines()
-    shown = lines[-(tail if result.returncode == 0 else 10 * tail):]
-    if len(shown) < len(lines):
-        print(f"[... {len(lines) - len(shown)} lines left out ...]")
-    print("\n".join(shown), flush=True)
-    return result.returncode == 0
+        ok = subprocess.run(args, cwd=ROOT).returncode == 0
+    else:
+        result = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, errors="replace")
+        lines = result.stdout.splitlines()
+        shown = lines[-(tail if result.returncode == 0 else 10 * tail):]
+        if len(shown) < len(lines):
+            print(f"[... {len(lines) - len(shown)} lines left out ...]")
+        print("\n".join(shown), flush=True)
+        ok = result.returncode == 0
+    print(f"=== ({title}: {time.monotonic() - started:.0f} s)", flush=True)
+    return ok
 
 
-def build_and_test(name, build_dir, options, tail=None):
-    """Configures, builds and runs ctest in one build tree."""
+def build_and_test(name, build_dir, options, targets=()):
+    """Configures, builds (`targets`, or everything) and runs ctest in one tree."""
     configure = ["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja",
                  f"-DKEEL_WERROR={'ON' if werror() else 'OFF'}", *options]
-    if not (step(f"configure {name}", configure, tail=5)
-            and step(f"build {name}", ["cmake", "--build", build_dir, "-j", "2"], tail=40)):
+    build = ["cmake", "--build", build_dir, "-j", "2"] + (["--target", *targets] if targets else [])
+    if not (step(f"configure {name}", configure, tail=5) and step(f"build {name}", build, tail=40)):
         return {f"{name} build": False}
     ok = step(f"unit tests, {name} (ctest)",
               ["ctest", "--test-dir", build_dir, "--output-on-failure", "-j", "2"], tail=25)
@@ -52,7 +57,8 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
         results.update(build_and_test("host", HOST_BUILD, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"]))
         if not quick:
             results.update(build_and_test("asan+ubsan", ASAN_BUILD,
-                                          ["-DCMAKE_BUILD_TYPE=Debug", "-DKEEL_SANITIZE=ON"]))
+                                          ["-DCMAKE_BUILD_TYPE=Debug", "-DKEEL_SANITIZE=ON"],
+                                          targets=["unit_tests"]))
             for script in sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh"))):
                 name = os.path.basename(script)
                 results[f"fuzz {name}"] = step(

@@ -140,9 +140,20 @@ void Device::enable(uint16_t command_bits) const {
   write16(address, reg_command, read16(address, reg_command) | command_bits);
 }
 
+// A host bridge with mechanism #1 keeps what is written to its address
+// port (the check Linux's pci_check_type1 makes). Without one (microvm),
+// scanning 32 slots would cost 64 port accesses, each a VM exit.
+bool config_mechanism_present() {
+  uint32_t saved = arch::inl(config_address_port);
+  arch::outl(config_address_port, config_enable);
+  bool present = arch::inl(config_address_port) == config_enable;
+  arch::outl(config_address_port, saved);
+  return present;
+}
+
 std::vector<Device> enumerate() {
   std::vector<Device> devices;
-  scan_bus(0, devices, 0);
+  if (config_mechanism_present()) scan_bus(0, devices, 0);
   return devices;
 }
 

@@ -86,9 +86,8 @@ void Ip4::deliver(InterfaceId in, PacketPtr packet, LinkCast cast) {
   info.to_multicast = v.dst().is_multicast();
   info.to_broadcast = cast == LinkCast::broadcast || v.dst().is_broadcast() ||
                       parts_.link(in).is_directed_broadcast(v.dst());
-  auto upper = std::find_if(protocols_.begin(), protocols_.end(),
-                            [&](const auto& p) { return p.first == info.header.protocol; });
-  if (upper == protocols_.end() || !upper->second) {
+  Upper& upper = uppers_[protocols_[info.header.protocol]];
+  if (!upper) {
     ++c.drop_unknown_protocol;
     // RFC 1122 §3.2.2.1: protocol unreachable SHOULD be sent (not about
     // broadcasts or multicasts, §3.2.2).
@@ -100,7 +99,7 @@ void Ip4::deliver(InterfaceId in, PacketPtr packet, LinkCast cast) {
   }
   ++c.delivered;
   packet->pull(info.header_len);
-  upper->second(info, std::move(packet));
+  upper(info, std::move(packet));
 }
 
 }  // namespace net

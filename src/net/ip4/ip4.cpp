@@ -21,37 +21,31 @@ ReassemblyLimits limits_of(const StackConfig& c) {
 }  // namespace
 
 Ip4::Ip4(StackParts& parts, const StackConfig& config)
-    : parts_(parts), reassembly_(parts.counters.ip4, limits_of(config)) {}
+    : parts_(parts), hooks_(parts.hooks), reassembly_(parts.counters.ip4, limits_of(config)) {}
 
 void Ip4::set_protocol(uint8_t protocol, Upper handler) {
-  for (auto& [number, upper] : protocols_) {
-    if (number == protocol) {
-      upper = std::move(handler);
-      return;
-    }
+  if (protocols_[protocol] == no_protocol) {
+    protocols_[protocol] = uint8_t(uppers_.size());
+    uppers_.emplace_back();
   }
-  protocols_.emplace_back(protocol, std::move(handler));
+  uppers_[protocols_[protocol]] = std::move(handler);
 }
 
-bool Ip4::passes(Hook hook, Packet& packet, InterfaceId in, InterfaceId out) {
-  if (parts_.hooks.empty(hook) || parts_.hooks.run(hook, packet, in, out) == Verdict::accept)
-    return true;
+bool Ip4::run_hook(Hook hook, Packet& packet, InterfaceId in, InterfaceId out) {
+  if (hooks_.run(hook, packet, in, out) == Verdict::accept) return true;
   ++parts_.counters.ip4.drop_by_hook;
   return false;
 }
 
-bool Ip4::is_local_address(ip4::Addr a) const {
-  if (a.is_any()) return false;
-  for (std::size_t i = 0; i < parts_.link_count(); ++i)
-    if (parts_.link(InterfaceId(i)).address() == a) return true;
-  return false;
-}
-
-bool Ip4::is_group_address(ip4::Addr a) const {
-  if (a.is_broadcast() || a.is_multicast()) return true;
-  for (std::size_t i = 0; i < parts_.link_count(); ++i)
-    if (parts_.link(InterfaceId(i)).is_directed_broadcast(a)) return true;
-  return false;
+void Ip4::addresses_changed() {
+  local_.clear();
+  broadcasts_.clear();
+  for (std::size_t i = 0; i < parts_.link_count(); ++i) {
+    const Link& link = parts_.link(InterfaceId(i));
+    if (!link.is_configured()) continue;
+    local_.push_back(link.address());
+    if (!link.directed_broadcast().is_broadcast()) broadcasts_.push_back(link.directed_broadcast());
+  }
 }
 
 void Ip4::poll(uint64_t now) {

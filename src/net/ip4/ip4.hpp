@@ -4,6 +4,8 @@
 // routes, MTU, forward) and the output path (routes, output, postrouting,
 // fragmentation), each passing the hook points of api/net/hooks.hpp.
 #pragma once
+#include <algorithm>
+#include <array>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -68,10 +70,17 @@ class Ip4 {
               const Ip4SendOptions& options = {});
 
   // Whether `a` is the address of one of our interfaces.
-  bool is_local_address(ip4::Addr a) const;
+  bool is_local_address(ip4::Addr a) const {
+    return std::find(local_.begin(), local_.end(), a) != local_.end();
+  }
   // Whether `a` is a broadcast (limited, or directed on one of our
   // subnets) or multicast address.
-  bool is_group_address(ip4::Addr a) const;
+  bool is_group_address(ip4::Addr a) const {
+    return a.is_broadcast() || a.is_multicast() ||
+           std::find(broadcasts_.begin(), broadcasts_.end(), a) != broadcasts_.end();
+  }
+  // An interface's address changed: the sets above are rebuilt.
+  void addresses_changed();
 
   void set_forwarding(bool on) { forwarding_ = on; }
   bool forwarding() const { return forwarding_; }
@@ -83,7 +92,10 @@ class Ip4 {
 
  private:
   // Runs a hook point; false (counted) when a function dropped the packet.
-  bool passes(Hook hook, Packet& packet, InterfaceId in, InterfaceId out);
+  bool passes(Hook hook, Packet& packet, InterfaceId in, InterfaceId out) {
+    return hooks_.empty(hook) || run_hook(hook, packet, in, out);
+  }
+  bool run_hook(Hook hook, Packet& packet, InterfaceId in, InterfaceId out);
   // input.cpp
   bool bad_source(ip4::Addr src, InterfaceId in) const;
   bool is_for_us(ip4::Addr dst, InterfaceId in, LinkCast cast) const;
@@ -96,9 +108,13 @@ class Ip4 {
   Status fragment(Link& out, ip4::Addr next_hop, PacketPtr packet);
   void run_loopback();
 
+  static constexpr uint8_t no_protocol = 0;
   StackParts& parts_;
+  Hooks& hooks_;
   Reassembly reassembly_;
-  std::vector<std::pair<uint8_t, Upper>> protocols_;
+  std::vector<Upper> uppers_{1};              // [0]: none
+  std::array<uint8_t, 256> protocols_{};      // IP protocol number -> uppers_ index
+  std::vector<ip4::Addr> local_, broadcasts_;  // of the interfaces, for per-packet checks
   uint16_t next_id_ = 1;
   bool forwarding_ = false;
   bool defragment_all_ = false;

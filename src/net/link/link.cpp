@@ -122,10 +122,11 @@ void Link::drain_queue() {
   }
 }
 
-bool Link::is_directed_broadcast(ip4::Addr a) const {
+void Link::update_broadcast() {
   // RFC 919/922: all host bits set; /31 and /32 have no broadcast address.
-  return is_configured() && netmask_.value < 0xfffffffe &&
-         a.value == (address_.value | ~netmask_.value);
+  bool has_one = is_configured() && netmask_.value < 0xfffffffe;
+  broadcast_ = has_one ? ip4::Addr{address_.value | ~netmask_.value} : ip4::Addr::broadcast();
+  parts_.ip4.addresses_changed();
 }
 
 void Link::add_own_route(Route route) {
@@ -156,6 +157,7 @@ void Link::configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway,
   netmask_ = netmask;
   gateway_ = gateway;
   dns_ = std::move(dns);
+  update_broadcast();
   Route connected;  // the subnet, on this link
   connected.destination = address;
   connected.prefix_len = uint8_t(std::countl_one(netmask.value));
@@ -181,6 +183,7 @@ void Link::deconfigure() {
   arp_.clear();
   address_ = netmask_ = gateway_ = {};
   dns_.clear();
+  update_broadcast();
 }
 
 void Link::apply(const InterfaceConfig& config) {

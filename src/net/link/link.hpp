@@ -71,8 +71,10 @@ class Link {
   const std::vector<ip4::Addr>& dns() const { return dns_; }
   void on_config(Interface::ConfigHandler handler);
   // The directed broadcast address of our subnet (RFC 919/922); none for
-  // /31 and /32, or when unconfigured.
-  bool is_directed_broadcast(ip4::Addr a) const;
+  // /31 and /32, or when unconfigured. (Without one, the limited broadcast
+  // stands in: every caller treats that as a broadcast anyway.)
+  bool is_directed_broadcast(ip4::Addr a) const { return a == broadcast_; }
+  ip4::Addr directed_broadcast() const { return broadcast_; }
 
   void join(ip4::Addr group);
   void leave(ip4::Addr group);
@@ -102,7 +104,10 @@ class Link {
   Arp arp_;
   FrameQueue queue_{queue_frames};
   bool congested_ = false;
+  void update_broadcast();
+
   ip4::Addr address_, netmask_, gateway_;
+  ip4::Addr broadcast_ = ip4::Addr::broadcast();
   // The routes configure() added (the subnet, the default route), which
   // deconfigure() and the next configure() remove; routes others added
   // through this interface stay.

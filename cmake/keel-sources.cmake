@@ -35,6 +35,8 @@ set(KEEL_LINUX_SOURCES
 set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/address.cpp
   ${KEEL_ROOT}/src/net/config.cpp
+  ${KEEL_ROOT}/src/net/config_json.cpp
+  ${KEEL_ROOT}/src/net/config_values.cpp
   ${KEEL_ROOT}/src/net/counters.cpp
   ${KEEL_ROOT}/src/net/dhcp/dhcp.cpp
   ${KEEL_ROOT}/src/net/hooks.cpp

@@ -71,6 +71,7 @@ using ConfigError = std::string;
 // Parses {"net": {"interfaces": [{...}]}} (see docs/net/README.md) into
 // `config`. Empty or absent "net" leaves it unchanged.
 ConfigError parse_config_json(std::string_view json, Config& config);
+using JsonConfigParser = ConfigError (*)(std::string_view json, Config& config);
 // Applies command-line words: ip=, gw=, dns=, netmask=, dhcp_timeout=,
 // dhcp_t1= for interface 0, and ip1=, gw1=... (or ip0=...) per interface;
 // route=, forward=, reassembly_*= for the stack. Unrelated words are ignored.

@@ -12,10 +12,13 @@
 #include "platform_nics.hpp"
 
 // The embedded config: a service's build defines it with keel_net_config()
-// (cmake/keel-net-config.cmake); this weak default means "none".
-// Not const: a const weak object may be folded to its default by the compiler.
+// (cmake/keel-net-config.cmake); this weak default means "none". The same
+// build refers to the JSON reader (config_json.cpp), so only images that
+// embed JSON carry it. Not const: a const weak object may be folded to its
+// default by the compiler.
 extern "C" {
 __attribute__((weak)) const char* keel_net_config_json = "";
+__attribute__((weak)) extern const net::JsonConfigParser keel_net_json_parser;
 }
 
 namespace net {
@@ -58,8 +61,9 @@ System& system() {
 
 // The embedded JSON (keel_net_config() in cmake), then os::args().
 ConfigError load_config(Config& config) {
-  if (auto e = parse_config_json(keel_net_config_json ? keel_net_config_json : "", config); !e.empty())
-    return e;
+  if (&keel_net_json_parser != nullptr && keel_net_config_json) {
+    if (auto e = keel_net_json_parser(keel_net_config_json, config); !e.empty()) return e;
+  }
   return apply_cmdline(os::args(), config);
 }
 

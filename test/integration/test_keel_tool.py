@@ -107,3 +107,12 @@ def test_a_library_is_linked_by_name_and_only_where_asked():
     assert "keel::firewall::Classifier::load" in symbols
     hello = subprocess.run(["nm", "-C", image("hello")], capture_output=True, text=True).stdout
     assert "keel::firewall" not in hello
+
+
+def test_the_json_reader_is_linked_only_with_embedded_json():
+    # About 50 KiB of nlohmann::json: udp_echo takes its settings from the
+    # command line and carries none of it (keel_net_config() links it in).
+    from netguest import udp_echo_image
+    symbols = subprocess.run(["nm", "-C", udp_echo_image()], capture_output=True, text=True).stdout
+    assert "net::parse_config_json" not in symbols
+    assert "nlohmann" not in symbols

@@ -1,0 +1,84 @@
+#include "config_values.hpp"
+
+#include <charconv>
+
+namespace net::config_values {
+
+std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+
+ConfigError parse_addr(std::string_view field, std::string_view text, ip4::Addr& out) {
+  auto addr = ip4::Addr::parse(text);
+  if (!addr) return std::string(field) + ": " + quoted(text) + " is not an IPv4 address";
+  out = *addr;
+  return {};
+}
+
+ConfigError parse_seconds(std::string_view field, std::string_view text, std::chrono::seconds& out) {
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value > 86400 * 365)
+    return std::string(field) + ": " + quoted(text) + " is not a number of seconds";
+  out = std::chrono::seconds(value);
+  return {};
+}
+
+ConfigError parse_bytes(std::string_view field, std::string_view text, std::size_t& out) {
+  constexpr std::size_t max_bytes = std::size_t(1) << 30;
+  std::size_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  std::string_view unit(end, std::size_t(text.data() + text.size() - end));
+  int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
+  if (ec != std::errc() || end == text.data() || shift < 0 || value > (max_bytes >> shift))
+    return std::string(field) + ": " + quoted(text) + " is not a size in bytes (e.g. 4194304, 4096K, 4M) up to 1G";
+  out = value << shift;
+  return {};
+}
+
+ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Addr& address,
+                         uint8_t& prefix_len) {
+  if (text == "default") {
+    address = {};
+    prefix_len = 0;
+    return {};
+  }
+  auto slash = text.find('/');
+  if (slash == std::string_view::npos) return std::string(field) + ": " + quoted(text) + " is not an address/prefix";
+  if (auto e = parse_addr(field, text.substr(0, slash), address); !e.empty()) return e;
+  std::string_view p = text.substr(slash + 1);
+  unsigned prefix = 99;
+  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
+  if (ec != std::errc() || end != p.data() + p.size() || prefix > 32)
+    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..32";
+  prefix_len = uint8_t(prefix);
+  return {};
+}
+
+ConfigError parse_address(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  auto slash = text.find('/');
+  if (auto e = parse_addr(field, text.substr(0, slash), c.address); !e.empty()) return e;
+  if (slash == std::string_view::npos) {
+    if (c.netmask.is_any()) c.netmask = ip4::netmask_of(24);
+    return {};
+  }
+  std::string_view p = text.substr(slash + 1);
+  int prefix = -1;
+  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
+  if (ec != std::errc() || end != p.data() + p.size() || prefix < 0 || prefix > 32)
+    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..32";
+  c.netmask = ip4::netmask_of(prefix);
+  return {};
+}
+
+ConfigError parse_dns_list(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  c.dns.clear();
+  while (!text.empty()) {
+    auto comma = text.find(',');
+    ip4::Addr a;
+    if (auto e = parse_addr(field, text.substr(0, comma), a); !e.empty()) return e;
+    c.dns.push_back(a);
+    text = comma == std::string_view::npos ? std::string_view{} : text.substr(comma + 1);
+  }
+  return {};
+}
+
+}  // namespace net::config_values

@@ -1,0 +1,27 @@
+// Parsers of single configuration values, shared by the command-line and
+// JSON readers (config.cpp, config_json.cpp). Each returns an error that
+// names `field`, or an empty string.
+#pragma once
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <net/config.hpp>
+
+namespace net::config_values {
+
+std::string quoted(std::string_view s);
+ConfigError parse_addr(std::string_view field, std::string_view text, ip4::Addr& out);
+ConfigError parse_seconds(std::string_view field, std::string_view text, std::chrono::seconds& out);
+// "4194304", "4096K", "4M" (binary units), up to 1 GiB.
+ConfigError parse_bytes(std::string_view field, std::string_view text, std::size_t& out);
+// "10.2.0.0/16" or "default" (0.0.0.0/0).
+ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Addr& address,
+                         uint8_t& prefix_len);
+// "10.0.0.2/24" or "10.0.0.2" (the interface's prefix kept as is).
+ConfigError parse_address(std::string_view field, std::string_view text, InterfaceConfig& c);
+// "10.0.0.1,10.0.0.3"
+ConfigError parse_dns_list(std::string_view field, std::string_view text, InterfaceConfig& c);
+
+}  // namespace net::config_values

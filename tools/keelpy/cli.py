@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import accel, bench, build as builder, compdb, qemu, setup, testing
+from . import accel, bench, build as builder, compdb, formatting, qemu, setup, testing
 from .paths import ROOT, KeelError
 
 
@@ -97,6 +97,10 @@ def parser():
                    help="seconds each, tiny sizes, into build/bench-quick/ (what CI runs)")
     s.add_argument("rest", nargs=argparse.REMAINDER, help="passed to bench/NAME/run.sh")
     s.set_defaults(run=cmd_bench)
+
+    s = sub.add_parser("format", help="clang-format every C/C++ file (--check: only report)")
+    s.add_argument("--check", action="store_true")
+    s.set_defaults(run=lambda a: formatting.run(check=a.check))
 
     s = sub.add_parser("compdb", help="write compile_commands.json (host and OS builds)")
     s.set_defaults(run=lambda a: print(f"keel: compile_commands.json with {compdb.write()} entries") or 0)

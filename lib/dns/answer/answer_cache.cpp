@@ -1,0 +1,87 @@
+#include "answer/answer_cache.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "answer/query.hpp"
+#include "keel/dns/server.hpp"
+#include "wire/bytes.hpp"
+
+namespace keel::dns {
+namespace {
+
+// The types worth rendering at a node: those it holds, and at a CNAME or a
+// zone cut (where every type gets the same kind of answer) A and AAAA too.
+std::vector<uint16_t> types_at(const Catalog& catalog, uint32_t n) {
+  std::vector<uint16_t> types;
+  bool redirects = (catalog.node(n).flags & (node_flag::delegation | node_flag::below_delegation)) != 0;
+  for (const RRset& set : catalog.rrsets(n)) {
+    types.push_back(set.type);
+    if (set.type == rr_type::cname) redirects = true;
+  }
+  if (redirects) {
+    for (uint16_t t : {rr_type::a, rr_type::aaaa})
+      if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
+  }
+  std::sort(types.begin(), types.end());
+  return types;
+}
+
+}  // namespace
+
+void AnswerCache::build(Server& server) {
+  const Catalog& catalog = *server.catalog_;
+  first_.assign(catalog.node_count() + 1, 0);
+  std::string query;
+  std::vector<uint8_t> response(max_message_size);
+  const ClientAddress client = ClientAddress::ipv4(0, 0);
+  for (uint32_t n = 0; n < catalog.node_count(); ++n) {
+    first_[n] = uint32_t(entries_.size());
+    const Node& node = catalog.node(n);
+    if (!(node.flags & node_flag::deepest_zone) || (node.flags & node_flag::below_dname)) continue;
+    for (uint16_t type : types_at(catalog, n)) {
+      // The question as a client would send it, with EDNS so that answers up
+      // to our payload size are rendered; the OPT is cut off again below.
+      uint8_t fixed[4];
+      query.assign("\0\0\0\0\0\1\0\0\0\0\0\1", header_size);
+      query += catalog.name(n);
+      store16(fixed, type);
+      store16(fixed + 2, rr_class::in);
+      query.append(reinterpret_cast<const char*>(fixed), 4);
+      query.append("\0\0\x29", 3);
+      store16(fixed, server.options_.edns_payload);
+      query.append(reinterpret_cast<const char*>(fixed), 2);
+      query.append(6, '\0');  // extended RCODE, version, flags, RDLENGTH
+      Query q;
+      const Verdict verdict = parse_query(query, q);
+      if (verdict != Verdict::answer) continue;
+      const Server::Outcome out = server.respond(q, verdict, client, response.data(), response.size(), false);
+      if (out.size == 0 || out.truncated || out.extended_error) continue;
+      CachedAnswer a;
+      a.qtype = type;
+      a.flags = load16(response.data() + 2) & (flag::aa | flag::rcode_mask);
+      a.ancount = load16(response.data() + 6);
+      a.nscount = load16(response.data() + 8);
+      a.arcount = uint16_t(load16(response.data() + 10) - 1);
+      a.offset = uint32_t(bodies_.size());
+      a.length = uint16_t(out.size - opt_record_size - q.question_end);
+      bodies_.append(reinterpret_cast<const char*>(response.data()) + q.question_end, a.length);
+      entries_.push_back(a);
+    }
+  }
+  first_[catalog.node_count()] = uint32_t(entries_.size());
+  entries_.shrink_to_fit();
+  bodies_.shrink_to_fit();
+}
+
+const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype) const {
+  for (uint32_t i = first_[node]; i < first_[node + 1]; ++i)
+    if (entries_[i].qtype == qtype) return &entries_[i];
+  return nullptr;
+}
+
+std::size_t AnswerCache::bytes() const {
+  return first_.capacity() * sizeof(uint32_t) + entries_.capacity() * sizeof(CachedAnswer) + bodies_.capacity();
+}
+
+}  // namespace keel::dns

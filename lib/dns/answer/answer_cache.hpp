@@ -1,0 +1,44 @@
+// Pre-rendered answers: for every (name, type) the zones hold, and A/AAAA at
+// CNAMEs and zone cuts, the response sections after the question are
+// rendered once at load time by the normal answer path. A query for that
+// name (in any case: compression pointers into the question stay valid
+// because the question has the same length and labels) gets the header and
+// question from the query and the sections copied, if they fit its size
+// limit; anything else takes the normal path.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace keel::dns {
+
+class Server;
+
+struct CachedAnswer {
+  uint16_t qtype = 0;
+  uint16_t flags = 0;  // AA and RCODE of the response
+  uint16_t ancount = 0;
+  uint16_t nscount = 0;
+  uint16_t arcount = 0;
+  uint16_t length = 0;  // octets after the question
+  uint32_t offset = 0;  // in the body arena
+};
+
+class AnswerCache {
+ public:
+  // Renders the answers through `server` (whose catalog must not change).
+  void build(Server& server);
+  const CachedAnswer* find(uint32_t node, uint16_t qtype) const;
+  std::string_view body(const CachedAnswer& a) const { return std::string_view(bodies_).substr(a.offset, a.length); }
+  std::size_t bytes() const;
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  std::vector<uint32_t> first_;  // per node: its first entry; first_[n + 1] ends it
+  std::vector<CachedAnswer> entries_;
+  std::string bodies_;
+};
+
+}  // namespace keel::dns

@@ -1,0 +1,63 @@
+#include "answer/render.hpp"
+
+#include "keel/dns/constants.hpp"
+
+namespace keel::dns {
+namespace {
+
+bool put_rr(MessageWriter& w, std::string_view owner, uint16_t type, uint32_t ttl, std::string_view rdata) {
+  const std::size_t start = w.position();
+  if (w.put_name(owner, true) && w.put16(type) && w.put16(rr_class::in) && w.put32(ttl) &&
+      w.put_rdata(type, rdata)) {
+    return true;
+  }
+  w.rewind(start);
+  return false;
+}
+
+// Writes one item; returns how many records fit (all of them unless `partial`
+// allows fewer, else 0 with nothing written) and whether all did.
+uint16_t put_item(const Catalog& catalog, const PlanItem& item, MessageWriter& w, bool partial, bool& all) {
+  const std::size_t start = w.position();
+  uint16_t written = 0;
+  all = true;
+  if (item.kind == ItemKind::dname_cname) {
+    all = put_rr(w, item.owner, rr_type::cname, item.ttl, item.target);
+    return all ? 1 : 0;
+  }
+  const RRset& set = catalog.rrset(item.rrset);
+  all = catalog.for_each_rr(set, [&](const RRView& rr) {
+    const uint32_t ttl = item.kind == ItemKind::negative_soa ? item.ttl : rr.ttl;
+    if (!put_rr(w, item.owner, set.type, ttl, rr.rdata)) return false;
+    ++written;
+    return true;
+  });
+  if (!all && !partial) {
+    w.rewind(start);
+    return 0;
+  }
+  return written;
+}
+
+}  // namespace
+
+SectionCounts render_sections(const Catalog& catalog, const Plan& plan, MessageWriter& w) {
+  SectionCounts counts;
+  for (int s = 0; s < section_count && !counts.truncated; ++s) {
+    const Section section = static_cast<Section>(s);
+    const bool additional = section == Section::additional_a || section == Section::additional_aaaa;
+    for (std::size_t i = 0; i < plan.count && !counts.truncated; ++i) {
+      const PlanItem& item = plan.items[i];
+      if (item.section != section) continue;
+      bool all = true;
+      const uint16_t n = put_item(catalog, item, w, additional, all);
+      if (!all && !additional) counts.truncated = true;
+      if (section == Section::answer) counts.answer += n;
+      else if (section == Section::authority) counts.authority += n;
+      else counts.additional += n;
+    }
+  }
+  return counts;
+}
+
+}  // namespace keel::dns

@@ -1,0 +1,257 @@
+// The answer algorithm. Comments name the NSD step each part mirrors.
+#include "answer/resolver.hpp"
+
+#include <cstring>
+
+#include "keel/dns/constants.hpp"
+#include "keel/dns/name.hpp"
+
+namespace keel::dns {
+
+std::string_view Plan::keep(std::string_view name) {
+  if (scratch_size - scratch_used < name.size()) return {};
+  char* at = scratch + scratch_used;
+  std::memcpy(at, name.data(), name.size());
+  scratch_used += name.size();
+  return {at, name.size()};
+}
+
+namespace {
+
+// A name lowercased for the index.
+struct Lowered {
+  char bytes[max_name_length];
+  std::size_t size = 0;
+  uint32_t hash = 0;
+
+  explicit Lowered(std::string_view name) : size(name.size()) {
+    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(ascii_lower(octet(name, i)));
+    hash = name_hash(view());
+  }
+  Lowered(std::string_view prefix, std::string_view name) : size(prefix.size() + name.size()) {
+    std::memcpy(bytes, prefix.data(), prefix.size());
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      bytes[prefix.size() + i] = static_cast<char>(ascii_lower(octet(name, i)));
+    }
+    hash = name_hash(view());
+  }
+  std::string_view view() const { return {bytes, size}; }
+};
+
+class Resolver {
+ public:
+  Resolver(const Catalog& c, const Request& r, Plan& p) : catalog_(c), request_(r), plan_(p) {}
+
+  void run() {
+    for (std::string_view name = request_.name; !name.empty();) name = step(name);
+  }
+
+ private:
+  struct Match {
+    uint32_t node = no_node;  // the closest encloser
+    bool exact = false;
+  };
+
+  const Node& node(uint32_t n) const { return catalog_.node(n); }
+  bool class_in() const { return request_.rclass != rr_class::any; }
+
+  Match closest_encloser(const Lowered& name, uint16_t zone) const {
+    if (uint32_t n = catalog_.find_in_zone(name.view(), name.hash, zone); n != no_node) return {n, true};
+    // The zone's apex encloses the name, so the walk ends there at the latest.
+    for (std::string_view suffix = strip_labels(name.view(), 1); suffix.size() > 1;
+         suffix = strip_labels(suffix, 1)) {
+      if (uint32_t n = catalog_.find_in_zone(suffix, name_hash(suffix), zone); n != no_node) return {n, false};
+    }
+    return {catalog_.zone(zone).apex, false};
+  }
+
+  uint32_t wildcard_of(uint32_t encloser) const {
+    const std::string_view name = catalog_.name(encloser);
+    if (name.size() + 2 > max_name_length) return no_node;
+    const Lowered wild(std::string_view("\1*", 2), name);
+    return catalog_.find_in_zone(wild.view(), wild.hash, zone_);
+  }
+
+  // answer_add_rrset: an RRset with the same owner is added once; met again in
+  // a lower section it moves there (and counts as added). False: not added.
+  bool add(Section section, ItemKind kind, uint32_t rrset, std::string_view owner, uint32_t ttl = 0,
+           std::string_view target = {}) {
+    for (std::size_t i = 0; i < plan_.count; ++i) {
+      PlanItem& item = plan_.items[i];
+      if (item.kind != kind || item.rrset != rrset || !names_equal(item.owner, owner)) continue;
+      if (kind == ItemKind::dname_cname && !names_equal(item.target, target)) continue;
+      if (section < item.section) {
+        item.section = section;
+        return true;
+      }
+      return false;
+    }
+    if (plan_.count == Plan::max_items) return false;
+    plan_.items[plan_.count++] = {section, kind, rrset, ttl, owner, target};
+    return true;
+  }
+
+  // add_rrset: with minimal responses, additional data only for referrals and NS queries.
+  bool add_rrset(Section section, const RRset& set, std::string_view owner) {
+    const bool added = add(section, ItemKind::rrset, catalog_.rrset_index(&set), owner);
+    if (set.type == rr_type::ns && (section == Section::authority || request_.type == rr_type::ns)) {
+      add_ns_additional(set);
+    }
+    return added;
+  }
+
+  // add_additional_rrsets: A and AAAA of each NS target from the current zone
+  // (glue included), from a wildcard when the target does not exist. All A
+  // RRsets go before all AAAA; for IPv6 clients the other way round.
+  void add_ns_additional(const RRset& ns) {
+    const uint16_t first_type = request_.client_ipv6 ? rr_type::aaaa : rr_type::a;
+    const uint16_t second_type = request_.client_ipv6 ? rr_type::a : rr_type::aaaa;
+    const std::string_view origin = catalog_.zone(zone_).origin;
+    catalog_.for_each_rr(ns, [&](const RRView& rr) {
+      const std::string_view target = rr.rdata;
+      if (!is_subdomain(target, origin)) return true;
+      const Match m = closest_encloser(Lowered(target), zone_);
+      uint32_t source = m.exact ? m.node : no_node;
+      if (!m.exact && (node(m.node).flags & node_flag::wildcard_child)) source = wildcard_of(m.node);
+      if (source == no_node) return true;
+      if (const RRset* set = catalog_.find_rrset(source, first_type)) {
+        add(Section::additional_a, ItemKind::rrset, catalog_.rrset_index(set), target);
+      }
+      if (const RRset* set = catalog_.find_rrset(source, second_type)) {
+        add(Section::additional_aaaa, ItemKind::rrset, catalog_.rrset_index(set), target);
+      }
+      return true;
+    });
+  }
+
+  // answer_soa (RFC 2308 §3): the SOA in the authority section, negative TTL.
+  void add_soa() {
+    if (!class_in()) return;
+    const Zone& z = catalog_.zone(zone_);
+    add(Section::authority, ItemKind::negative_soa, z.soa, catalog_.name(z.apex), z.negative_ttl);
+  }
+
+  // RFC 8482 §4.1 as NSD picks: the first of A, AAAA, SOA, MX, PTR; else the
+  // last other RRset; DNSSEC RRsets only when nothing else is there.
+  const RRset* any_rrset(uint32_t n) const {
+    const RRset *normal = nullptr, *unwanted = nullptr;
+    for (const RRset& set : catalog_.rrsets(n)) {
+      switch (set.type) {
+        case rr_type::a: case rr_type::aaaa: case rr_type::soa: case rr_type::mx: case rr_type::ptr:
+          return &set;
+        case rr_type::dnskey: case rr_type::rrsig: case rr_type::nsec:
+          unwanted = &set;
+          break;
+        default:
+          normal = &set;
+      }
+    }
+    return normal ? normal : unwanted;
+  }
+
+  // answer_domain: data at an existing name (or a wildcard standing in for it).
+  std::string_view answer_domain(uint32_t n, std::string_view owner) {
+    const RRset* set = request_.type == rr_type::any ? any_rrset(n) : catalog_.find_rrset(n, request_.type);
+    if (set != nullptr) {
+      add_rrset(Section::answer, *set, owner);
+      return {};
+    }
+    if (request_.type != rr_type::any && (set = catalog_.find_rrset(n, rr_type::cname)) != nullptr) {
+      // A CNAME seen twice is a loop: stop there.
+      if (!add_rrset(Section::answer, *set, owner)) return {};
+      ++chained_;
+      return catalog_.first_rr(*set).rdata;
+    }
+    add_soa();  // answer_nodata
+    return {};
+  }
+
+  // RFC 6672 §3.2: DNAME substitution and the synthesized CNAME (TTL of the DNAME).
+  std::string_view answer_dname(uint32_t n, std::string_view name) {
+    const RRset& dname = *catalog_.find_rrset(n, rr_type::dname);
+    const std::string_view source = catalog_.name(n);
+    const RRView rr = catalog_.first_rr(dname);
+    if (!add_rrset(Section::answer, dname, source) && is_subdomain(rr.rdata, source)) return {};
+    const std::string_view prefix = name.substr(0, name.size() - source.size());
+    if (prefix.size() + rr.rdata.size() > max_name_length) {
+      plan_.rcode = rcode::yxdomain;
+      plan_.ede = ede::other;
+      plan_.ede_text = "DNAME expansion became too large";
+      return {};
+    }
+    char joined[max_name_length];
+    std::memcpy(joined, prefix.data(), prefix.size());
+    std::memcpy(joined + prefix.size(), rr.rdata.data(), rr.rdata.size());
+    const std::string_view result = plan_.keep({joined, prefix.size() + rr.rdata.size()});
+    if (result.empty()) return {};
+    ++chained_;
+    if (!add(Section::answer, ItemKind::dname_cname, 0, name, rr.ttl, result)) return {};
+    return request_.type == rr_type::cname ? std::string_view{} : result;
+  }
+
+  // answer_lookup_zone + answer_authoritative: one link of a chain. Returns
+  // the next name (a CNAME or DNAME target) or an empty view when done.
+  std::string_view step(std::string_view name) {
+    const Lowered lowered(name);
+    const int zone = catalog_.zone_for(lowered.view());
+    if (zone < 0) {
+      if (chained_ == 0) {
+        plan_.refused = true;
+        plan_.rcode = rcode::refused;
+        plan_.ede = ede::not_authoritative;  // RFC 8914 §4.21
+      }
+      return {};
+    }
+    zone_ = uint16_t(zone);
+    Match m = closest_encloser(lowered, zone_);
+    // RFC 4035 §3.1.4.1: DS at a zone apex belongs to the parent zone, if served.
+    if (m.exact && request_.type == rr_type::ds && (node(m.node).flags & node_flag::apex)) {
+      const int parent = name.size() > 1 ? catalog_.zone_for(strip_labels(lowered.view(), 1)) : -1;
+      if (parent < 0) {
+        plan_.authoritative = class_in();
+        add_soa();
+        return {};
+      }
+      zone_ = uint16_t(parent);
+      m = closest_encloser(lowered, zone_);
+    }
+    // find_dname_above: a DNAME occludes the names below it.
+    if (node(m.node).flags & node_flag::below_dname) {
+      uint32_t up = node(m.node).parent;
+      while (!(node(up).flags & node_flag::has_dname)) up = node(up).parent;
+      m = {up, false};
+    }
+    // domain_find_ns_rrsets: the lowest zone cut at or above the closest encloser.
+    uint32_t cut = m.node;
+    while (cut != no_node && !(node(cut).flags & (node_flag::delegation | node_flag::apex))) cut = node(cut).parent;
+    const bool is_cut = cut != no_node && (node(cut).flags & node_flag::delegation) &&
+                        !(node(cut).flags & node_flag::below_dname);
+    if (is_cut && !(m.exact && request_.type == rr_type::ds && m.node == cut)) {
+      plan_.authoritative = chained_ > 0;  // answer_delegation
+      add_rrset(Section::authority, *catalog_.find_rrset(cut, rr_type::ns), catalog_.name(cut));
+      return {};
+    }
+    plan_.authoritative = class_in();
+    if (m.exact) return answer_domain(m.node, name);
+    if (node(m.node).flags & node_flag::has_dname) return answer_dname(m.node, name);
+    if (node(m.node).flags & node_flag::wildcard_child) {
+      // RFC 4592 §3.3.1: the closest encloser's wildcard answers, owned by the name asked.
+      if (uint32_t wild = wildcard_of(m.node); wild != no_node) return answer_domain(wild, name);
+    }
+    plan_.rcode = rcode::nxdomain;  // answer_nxdomain
+    add_soa();
+    return {};
+  }
+
+  const Catalog& catalog_;
+  const Request& request_;
+  Plan& plan_;
+  uint16_t zone_ = 0;
+  int chained_ = 0;  // CNAMEs and DNAMEs followed (NSD's cname_count)
+};
+
+}  // namespace
+
+void resolve(const Catalog& catalog, const Request& request, Plan& plan) { Resolver(catalog, request, plan).run(); }
+
+}  // namespace keel::dns

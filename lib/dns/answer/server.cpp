@@ -1,0 +1,235 @@
+// Server::answer: the error responses NSD sends, the pre-rendered fast path,
+// and the general path (resolve, then render).
+#include "keel/dns/server.hpp"
+
+#include <cstring>
+
+#include "answer/answer_cache.hpp"
+#include "answer/query.hpp"
+#include "answer/render.hpp"
+#include "answer/resolver.hpp"
+#include "keel/dns/name.hpp"
+#include "keel/dns/writer.hpp"
+#include "wire/bytes.hpp"
+
+namespace keel::dns {
+namespace {
+
+constexpr std::size_t ede_option_header = 6;  // code, length, INFO-CODE (RFC 8914 §2)
+constexpr uint16_t ede_option_code = 15;
+
+void write_header(uint8_t* out, uint16_t id, uint16_t flags, uint16_t qd, uint16_t an, uint16_t ns, uint16_t ar) {
+  store16(out, id);
+  store16(out + 2, flags);
+  store16(out + 4, qd);
+  store16(out + 6, an);
+  store16(out + 8, ns);
+  store16(out + 10, ar);
+}
+
+std::size_t opt_size(int ede, std::string_view text) {
+  return opt_record_size + (ede == ede::none ? 0 : ede_option_header + text.size());
+}
+
+// RFC 6891 §6.1.2-3: root owner, our payload size in CLASS, extended RCODE,
+// version 0 and the DO bit (RFC 3225 §3) in TTL.
+bool write_opt(MessageWriter& w, uint16_t payload, uint16_t rcode, bool dnssec_ok, int ede, std::string_view text) {
+  const uint32_t ttl = uint32_t(rcode >> 4) << 24 | (dnssec_ok ? edns_do_bit : 0u);
+  const uint16_t length = ede == ede::none ? 0 : uint16_t(ede_option_header + text.size());
+  bool ok = w.put8(0) && w.put16(rr_type::opt) && w.put16(payload) && w.put32(ttl) && w.put16(length);
+  if (ok && ede != ede::none) {
+    ok = w.put16(ede_option_code) && w.put16(uint16_t(2 + text.size())) && w.put16(uint16_t(ede)) &&
+         w.put_bytes(text);
+  }
+  return ok;
+}
+
+// RFC 6891 §6.2.5: a payload below 512 means 512; ours caps the rest.
+std::size_t response_limit(const Query& q, uint16_t our_payload, std::size_t out_size) {
+  std::size_t limit = udp_plain_payload;
+  if (q.edns.present && q.edns.payload > udp_plain_payload) limit = std::min<std::size_t>(q.edns.payload, our_payload);
+  return std::min(limit, std::min(out_size, max_message_size));
+}
+
+// NSD's answer_chaos with hide-identity and hide-version: the names it knows
+// are refused as prohibited, anything else as not supported.
+int chaos_error(const Query& q) {
+  static constexpr std::string_view known[] = {
+      {"\2id\6server\0", 11}, {"\10hostname\4bind\0", 15}, {"\7version\6server\0", 16}, {"\7version\4bind\0", 14}};
+  if (q.qtype != rr_type::txt && q.qtype != rr_type::any) return ede::not_supported;
+  for (std::string_view name : known)
+    if (q.lowered_name() == name) return ede::prohibited;
+  return ede::not_supported;
+}
+
+}  // namespace
+
+Server::Server(std::unique_ptr<Catalog> catalog, const ServerOptions& options)
+    : catalog_(std::move(catalog)), options_(options), limiter_(options.rate_limit) {
+  if (options_.edns_payload < udp_plain_payload) options_.edns_payload = udp_plain_payload;
+  if (options_.prerender) {
+    cache_ = std::make_unique<AnswerCache>();
+    cache_->build(*this);
+  }
+}
+
+Server::~Server() = default;
+
+std::size_t Server::prerendered_bytes() const { return cache_ ? cache_->bytes() : 0; }
+std::size_t Server::prerendered_answers() const { return cache_ ? cache_->size() : 0; }
+
+std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& client, std::span<uint8_t> out) {
+  ++stats_.queries;
+  const std::string_view message(reinterpret_cast<const char*>(query.data()), query.size());
+  Query q;
+  const Verdict verdict = parse_query(message, q);
+  if (verdict == Verdict::answer || verdict == Verdict::badvers) ++stats_.by_qtype[std::min<std::size_t>(q.qtype, ServerStats::type_slots)];
+  if (q.edns.present) ++stats_.edns;
+  Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true);
+  if (outcome.size != 0 && limiter_.enabled()) {
+    const uint64_t now = options_.clock_ms ? options_.clock_ms() : 0;
+    switch (limiter_.check(client, now)) {
+      case RateLimiter::Decision::send:
+        break;
+      case RateLimiter::Decision::drop:
+        ++stats_.rate_limited_dropped;
+        outcome.size = 0;
+        break;
+      case RateLimiter::Decision::slip: {
+        // Header and question only, TC set: a real client retries over TCP.
+        ++stats_.rate_limited_slipped;
+        const bool question = verdict == Verdict::answer && load16(out.data() + 4) == 1;
+        store16(out.data() + 2, uint16_t(load16(out.data() + 2) | flag::tc));
+        store16(out.data() + 6, 0);
+        store16(out.data() + 8, 0);
+        store16(out.data() + 10, 0);
+        outcome.size = question ? q.question_end : header_size;
+        break;
+      }
+    }
+  }
+  if (outcome.size == 0) {
+    ++stats_.dropped;
+  } else {
+    ++stats_.by_rcode[std::min<std::size_t>(outcome.rcode, rcode::count - 1)];
+    if (outcome.truncated) ++stats_.truncated;
+    if (outcome.prerendered) ++stats_.prerendered;
+  }
+  if (observer_ != nullptr) {
+    const bool has_question = q.qname_size != 0;
+    observer_(observer_context_, {client, has_question ? q.qname() : std::string_view{}, q.qtype, outcome.rcode,
+                                  outcome.size});
+  }
+  return outcome.size;
+}
+
+Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client, uint8_t* out,
+                                std::size_t out_size, bool use_cache) {
+  Outcome result;
+  const uint16_t rd = q.flags & flag::rd;
+  const uint16_t opcode_bits = q.flags & flag::opcode_mask;
+  auto header_only = [&](uint16_t flags, uint16_t rcode) {
+    write_header(out, q.id, uint16_t(flags | rcode), 0, 0, 0, 0);
+    result.size = header_size;
+    result.rcode = rcode;
+    return result;
+  };
+  switch (verdict) {
+    case Verdict::drop:
+      return result;
+    case Verdict::formerr:  // NSD's query_formerr keeps RD and the opcode
+      return header_only(flag::qr | rd | opcode_bits, rcode::formerr);
+    case Verdict::formerr_no_flags:
+      return header_only(flag::qr, rcode::formerr);
+    case Verdict::notimp:  // NSD's query_error keeps the query's flags
+      return header_only(uint16_t((q.flags & ~flag::rcode_mask) | flag::qr), rcode::notimp);
+    case Verdict::notify: {  // NSD's answer_notify: no such zone, or no allow-notify
+      const int zone = catalog_->zone_for(q.lowered_name());
+      const bool apex = zone >= 0 && names_equal(catalog_->zone(uint16_t(zone)).origin, q.lowered_name());
+      return header_only(uint16_t((q.flags & ~flag::rcode_mask) | flag::qr), apex ? rcode::refused : rcode::nxdomain);
+    }
+    case Verdict::empty_with_edns: {
+      MessageWriter w(out, response_limit(q, options_.edns_payload, out_size));
+      w.put_bytes(std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0", header_size));
+      write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
+      write_header(out, q.id, flag::qr | rd, 0, 0, 0, 1);
+      result.size = w.position();
+      return result;
+    }
+    case Verdict::badvers:
+    case Verdict::answer:
+      break;
+  }
+  const std::size_t limit = response_limit(q, options_.edns_payload, out_size);
+  MessageWriter w(out, limit);
+  w.put_bytes(q.message.substr(0, q.question_end));  // header (patched below) and question
+  w.remember_name(header_size, q.qname());
+  uint16_t flags = flag::qr | rd;
+  uint16_t qdcount = 1;
+  SectionCounts counts;
+  int ede = ede::none;
+  std::string_view ede_text;
+  uint16_t rcode = rcode::noerror;
+  if (verdict == Verdict::badvers) {
+    // RFC 6891 §7; NSD keeps the query's flags but AD here, and sends no DO bit.
+    flags = uint16_t((q.flags & ~(flag::ad | flag::rcode_mask)) | flag::qr);
+    rcode = rcode::badvers;
+  } else if (q.qclass != rr_class::in && q.qclass != rr_class::any) {
+    rcode = rcode::refused;
+    if (q.qclass == rr_class::ch) {
+      ede = chaos_error(q);
+    } else {
+      ede = ede::not_supported;  // NSD drops the question here
+      w.rewind(header_size);
+      qdcount = 0;
+    }
+  } else if (q.qtype == rr_type::axfr) {
+    rcode = rcode::notimp;  // AXFR needs TCP (RFC 5936 §4.2)
+  } else if (q.qtype == rr_type::ixfr) {
+    rcode = rcode::notauth;  // no transfers are allowed (NSD: no provide-xfr)
+  } else {
+    if (use_cache && cache_ && q.qclass == rr_class::in) {
+      const uint32_t n = catalog_->find(q.lowered_name(), q.hash);
+      const CachedAnswer* hit = n != no_node && (catalog_->node(n).flags & node_flag::deepest_zone)
+                                    ? cache_->find(n, q.qtype) : nullptr;
+      const bool family_ok = hit && (hit->arcount == 0 || client.family == ClientAddress::Family::ipv4);
+      const std::size_t opt = q.edns.present ? opt_record_size : 0;
+      if (family_ok && q.question_end + hit->length + opt <= limit) {
+        w.put_bytes(cache_->body(*hit));
+        if (q.edns.present) write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
+        write_header(out, q.id, uint16_t(flag::qr | rd | hit->flags), 1, hit->ancount, hit->nscount,
+                     uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
+        result.size = w.position();
+        result.rcode = hit->flags & flag::rcode_mask;
+        result.prerendered = true;
+        return result;
+      }
+    }
+    Plan plan;
+    const Request request{q.qname(), q.qtype, q.qclass, client.family == ClientAddress::Family::ipv6};
+    resolve(*catalog_, request, plan);
+    ede = plan.ede;
+    ede_text = plan.ede_text;
+    rcode = plan.rcode;
+    if (plan.authoritative) flags |= flag::aa;
+    if (q.edns.present) w.set_limit(limit - opt_size(ede, ede_text));
+    counts = render_sections(*catalog_, plan, w);
+    w.set_limit(limit);
+    if (counts.truncated) flags |= flag::tc;
+  }
+  if (!q.edns.present) ede = ede::none;
+  if (q.edns.present) {
+    const bool dnssec_ok = verdict != Verdict::badvers && q.edns.dnssec_ok;
+    write_opt(w, options_.edns_payload, rcode, dnssec_ok, ede, ede_text);
+    ++counts.additional;
+  }
+  write_header(out, q.id, uint16_t(flags | (rcode & flag::rcode_mask)), qdcount, counts.answer, counts.authority,
+               counts.additional);
+  result.size = w.position();
+  result.rcode = rcode;
+  result.truncated = counts.truncated;
+  result.extended_error = ede != ede::none;
+  return result;
+}
+
+}  // namespace keel::dns

@@ -1,0 +1,102 @@
+// The authoritative server core: answer(query, client, buffer) -> response
+// size, with no I/O of its own, so any front end (Keel's UDP sockets, a Linux
+// socket, a test) is a thin adapter. Answers follow RFC 1034 §4.3.2 and the
+// choices NSD 4 makes where the RFCs leave room (docs/dns.md lists them).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "keel/dns/catalog.hpp"
+#include "keel/dns/constants.hpp"
+#include "keel/dns/rate_limiter.hpp"
+
+namespace keel::dns {
+
+class AnswerCache;
+struct Query;
+enum class Verdict : uint8_t;
+
+struct ServerOptions {
+  // The largest UDP response with EDNS, and the size we advertise (RFC 6891 §6.2.5).
+  uint16_t edns_payload = default_edns_payload;
+  // Render the answer of every (name, type) in the zones at load time and
+  // copy it at query time (docs/dns.md, "Pre-rendered answers").
+  bool prerender = true;
+  RateLimitOptions rate_limit;
+  // Milliseconds from a monotonic clock; needed by the rate limiter.
+  uint64_t (*clock_ms)() = nullptr;
+};
+
+struct ServerStats {
+  static constexpr std::size_t type_slots = 256;  // QTYPE 0..255; the rest share one slot
+
+  uint64_t queries = 0;  // datagrams given to answer()
+  uint64_t dropped = 0;  // no response: shorter than a header or not a query
+  uint64_t by_rcode[rcode::count] = {};
+  uint64_t by_qtype[type_slots + 1] = {};
+  uint64_t truncated = 0;    // TC set because the answer did not fit
+  uint64_t prerendered = 0;  // answered from the pre-rendered answers
+  uint64_t edns = 0;
+  uint64_t rate_limited_dropped = 0;
+  uint64_t rate_limited_slipped = 0;
+
+  uint64_t qtype_count(uint16_t type) const { return by_qtype[type < type_slots ? type : type_slots]; }
+};
+
+// What answer() did, for a query log.
+struct QueryEvent {
+  const ClientAddress& client;
+  std::string_view qname;  // wire, as sent; empty if the query had none
+  uint16_t qtype;
+  uint16_t rcode;          // 0..4095 (extended)
+  std::size_t response_size;  // 0: dropped
+};
+using QueryObserver = void (*)(void* context, const QueryEvent& event);
+
+class Server {
+ public:
+  explicit Server(std::unique_ptr<Catalog> catalog, const ServerOptions& options = {});
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // Answers one query received over UDP. Writes the response to `out` (at
+  // least 512 octets) and returns its size, or 0 when nothing is to be sent.
+  std::size_t answer(std::span<const uint8_t> query, const ClientAddress& client, std::span<uint8_t> out);
+
+  const ServerStats& stats() const { return stats_; }
+  const Catalog& catalog() const { return *catalog_; }
+  // Bytes the pre-rendered answers take (0 when off).
+  std::size_t prerendered_bytes() const;
+  std::size_t prerendered_answers() const;
+  void set_observer(QueryObserver observer, void* context) {
+    observer_ = observer;
+    observer_context_ = context;
+  }
+
+ private:
+  friend class AnswerCache;
+  struct Outcome {
+    std::size_t size = 0;
+    uint16_t rcode = 0;
+    bool truncated = false;
+    bool prerendered = false;
+    bool extended_error = false;
+  };
+  // The response to a parsed query; `use_cache` off while the cache is built.
+  Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
+                  std::size_t size, bool use_cache);
+
+  std::unique_ptr<Catalog> catalog_;
+  ServerOptions options_;
+  std::unique_ptr<AnswerCache> cache_;
+  RateLimiter limiter_;
+  ServerStats stats_;
+  QueryObserver observer_ = nullptr;
+  void* observer_context_ = nullptr;
+};
+
+}  // namespace keel::dns

@@ -1,0 +1,127 @@
+#include "config.hpp"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <os>
+
+#include "dns_socket.hpp"
+
+// The embedded config (keel_net_config in cmake); src/net/config.cpp has the
+// weak empty default.
+extern "C" const char* keel_net_config_json;
+
+namespace dns_app {
+namespace {
+
+using json = nlohmann::json;
+
+std::string parse_uint(const std::string& field, std::string_view text, uint32_t max, uint32_t& out) {
+  uint32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value > max) {
+    return field + ": '" + std::string(text) + "' is not a number from 0 to " + std::to_string(max);
+  }
+  out = value;
+  return {};
+}
+
+std::string parse_bool(const std::string& field, std::string_view text, bool& out) {
+  if (text == "1" || text == "on" || text == "true" || text == "yes") {
+    out = true;
+  } else if (text == "0" || text == "off" || text == "false" || text == "no") {
+    out = false;
+  } else {
+    return field + ": '" + std::string(text) + "' is not on or off";
+  }
+  return {};
+}
+
+std::vector<std::string> split(std::string_view text) {
+  std::vector<std::string> out;
+  while (!text.empty()) {
+    const auto comma = text.find(',');
+    if (comma != 0) out.emplace_back(text.substr(0, comma));
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  return out;
+}
+
+// One setting by name, from text (the command line) or JSON turned to text.
+std::string apply(Config& c, const std::string& field, const std::string& key, const std::string& value) {
+  uint32_t n = 0;
+  std::string error;
+  if (key == "port") {
+    if ((error = parse_uint(field, value, 65535, n)).empty()) c.port = uint16_t(n);
+  } else if (key == "address") {
+    if (!(c.address = parse_ipv4(value))) error = field + ": '" + value + "' is not an IPv4 address";
+  } else if (key == "zones") {
+    c.zones = split(value);
+  } else if (key == "query_log" || key == "log") {
+    error = parse_bool(field, value, c.query_log);
+  } else if (key == "stats_interval" || key == "stats") {
+    error = parse_uint(field, value, 86400, c.stats_interval);
+  } else if (key == "prerender") {
+    error = parse_bool(field, value, c.prerender);
+  } else if (key == "edns_payload") {
+    if ((error = parse_uint(field, value, 65535, n)).empty()) c.edns_payload = uint16_t(n);
+  } else if (key == "responses_per_second" || key == "rrl") {
+    error = parse_uint(field, value, 1000000, c.rate_limit.responses_per_second);
+  } else if (key == "slip") {
+    error = parse_uint(field, value, 100, c.rate_limit.slip);
+  } else if (key == "ipv4_prefix") {
+    if ((error = parse_uint(field, value, 32, n)).empty()) c.rate_limit.ipv4_prefix = uint8_t(n);
+  } else if (key == "ipv6_prefix") {
+    if ((error = parse_uint(field, value, 128, n)).empty()) c.rate_limit.ipv6_prefix = uint8_t(n);
+  } else {
+    error = field + ": unknown setting";
+  }
+  return error;
+}
+
+std::string as_text(const json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
+  if (v.is_array()) {
+    std::string out;
+    for (const json& item : v) out += (out.empty() ? "" : ",") + as_text(item);
+    return out;
+  }
+  return v.dump();
+}
+
+std::string apply_json(Config& c, const json& object, const std::string& at) {
+  if (!object.is_object()) return at + ": expected an object";
+  for (auto& item : object.items()) {
+    const std::string field = at + "." + item.key();
+    if (item.key() == "rate_limit") {
+      if (auto e = apply_json(c, item.value(), field); !e.empty()) return e;
+    } else if (auto e = apply(c, field, item.key(), as_text(item.value())); !e.empty()) {
+      return e;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string load_config(Config& config) {
+  const std::string_view text = keel_net_config_json ? keel_net_config_json : "";
+  if (!text.empty()) {
+    const json doc = json::parse(text, nullptr, false);
+    if (doc.is_discarded()) return "config: the embedded JSON does not parse";
+    if (doc.is_object() && doc.contains("dns")) {
+      if (auto e = apply_json(config, doc["dns"], "dns"); !e.empty()) return e;
+    }
+  }
+  constexpr std::string_view prefix = "dns_";
+  for (const std::string& word : os::args()) {
+    const auto eq = word.find('=');
+    if (word.rfind(prefix, 0) != 0 || eq == std::string::npos) continue;
+    const std::string key = word.substr(prefix.size(), eq - prefix.size());
+    if (auto e = apply(config, word.substr(0, eq), key, word.substr(eq + 1)); !e.empty()) return e;
+  }
+  return {};
+}
+
+}  // namespace dns_app

@@ -21,6 +21,9 @@ enum class ItemKind : uint8_t {
 struct PlanItem {
   Section section = Section::answer;
   ItemKind kind = ItemKind::rrset;
+  // RFC 9471 §3: glue of an in-domain name server in a referral; if it does
+  // not fit, the response gets TC.
+  bool required = false;
   uint32_t rrset = 0;
   uint32_t ttl = 0;
   std::string_view owner;

@@ -51,7 +51,7 @@ SectionCounts render_sections(const Catalog& catalog, const Plan& plan, MessageW
       if (item.section != section) continue;
       bool all = true;
       const uint16_t n = put_item(catalog, item, w, additional, all);
-      if (!all && !additional) counts.truncated = true;
+      if (!all && (!additional || item.required)) counts.truncated = true;
       if (section == Section::answer) counts.answer += n;
       else if (section == Section::authority) counts.authority += n;
       else counts.additional += n;

@@ -75,11 +75,12 @@ class Resolver {
   // answer_add_rrset: an RRset with the same owner is added once; met again in
   // a lower section it moves there (and counts as added). False: not added.
   bool add(Section section, ItemKind kind, uint32_t rrset, std::string_view owner, uint32_t ttl = 0,
-           std::string_view target = {}) {
+           std::string_view target = {}, bool required = false) {
     for (std::size_t i = 0; i < plan_.count; ++i) {
       PlanItem& item = plan_.items[i];
       if (item.kind != kind || item.rrset != rrset || !names_equal(item.owner, owner)) continue;
       if (kind == ItemKind::dname_cname && !names_equal(item.target, target)) continue;
+      item.required |= required;
       if (section < item.section) {
         item.section = section;
         return true;
@@ -87,7 +88,7 @@ class Resolver {
       return false;
     }
     if (plan_.count == Plan::max_items) return false;
-    plan_.items[plan_.count++] = {section, kind, rrset, ttl, owner, target};
+    plan_.items[plan_.count++] = {section, kind, required, rrset, ttl, owner, target};
     return true;
   }
 
@@ -95,15 +96,16 @@ class Resolver {
   bool add_rrset(Section section, const RRset& set, std::string_view owner) {
     const bool added = add(section, ItemKind::rrset, catalog_.rrset_index(&set), owner);
     if (set.type == rr_type::ns && (section == Section::authority || request_.type == rr_type::ns)) {
-      add_ns_additional(set);
+      add_ns_additional(set, section == Section::authority ? owner : std::string_view{});
     }
     return added;
   }
 
   // add_additional_rrsets: A and AAAA of each NS target from the current zone
   // (glue included), from a wildcard when the target does not exist. All A
-  // RRsets go before all AAAA; for IPv6 clients the other way round.
-  void add_ns_additional(const RRset& ns) {
+  // RRsets go before all AAAA; for IPv6 clients the other way round. In a
+  // referral to `delegation`, the glue of name servers below it is required.
+  void add_ns_additional(const RRset& ns, std::string_view delegation) {
     const uint16_t first_type = request_.client_ipv6 ? rr_type::aaaa : rr_type::a;
     const uint16_t second_type = request_.client_ipv6 ? rr_type::a : rr_type::aaaa;
     const std::string_view origin = catalog_.zone(zone_).origin;
@@ -114,11 +116,12 @@ class Resolver {
       uint32_t source = m.exact ? m.node : no_node;
       if (!m.exact && (node(m.node).flags & node_flag::wildcard_child)) source = wildcard_of(m.node);
       if (source == no_node) return true;
+      const bool required = !delegation.empty() && is_subdomain(target, delegation);
       if (const RRset* set = catalog_.find_rrset(source, first_type)) {
-        add(Section::additional_a, ItemKind::rrset, catalog_.rrset_index(set), target);
+        add(Section::additional_a, ItemKind::rrset, catalog_.rrset_index(set), target, 0, {}, required);
       }
       if (const RRset* set = catalog_.find_rrset(source, second_type)) {
-        add(Section::additional_aaaa, ItemKind::rrset, catalog_.rrset_index(set), target);
+        add(Section::additional_aaaa, ItemKind::rrset, catalog_.rrset_index(set), target, 0, {}, required);
       }
       return true;
     });

@@ -64,6 +64,11 @@ int chaos_error(const Query& q) {
 
 }  // namespace
 
+bool Server::is_apex(const Query& q) const {
+  const int zone = catalog_->zone_for(q.lowered_name());
+  return zone >= 0 && names_equal(catalog_->zone(uint16_t(zone)).origin, q.lowered_name());
+}
+
 Server::Server(std::unique_ptr<Catalog> catalog, const ServerOptions& options)
     : catalog_(std::move(catalog)), options_(options), limiter_(options.rate_limit) {
   if (options_.edns_payload < udp_plain_payload) options_.edns_payload = udp_plain_payload;
@@ -141,13 +146,11 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       return header_only(flag::qr | rd | opcode_bits, rcode::formerr);
     case Verdict::formerr_no_flags:
       return header_only(flag::qr, rcode::formerr);
-    case Verdict::notimp:  // NSD's query_error keeps the query's flags
-      return header_only(uint16_t((q.flags & ~flag::rcode_mask) | flag::qr), rcode::notimp);
-    case Verdict::notify: {  // NSD's answer_notify: no such zone, or no allow-notify
-      const int zone = catalog_->zone_for(q.lowered_name());
-      const bool apex = zone >= 0 && names_equal(catalog_->zone(uint16_t(zone)).origin, q.lowered_name());
-      return header_only(uint16_t((q.flags & ~flag::rcode_mask) | flag::qr), apex ? rcode::refused : rcode::nxdomain);
-    }
+    case Verdict::notimp:  // NSD's query_error keeps the query's flags but AD
+      return header_only(uint16_t((q.flags & ~(flag::rcode_mask | flag::ad)) | flag::qr), rcode::notimp);
+    case Verdict::notify:  // NSD's answer_notify: no such zone, or no allow-notify
+      return header_only(uint16_t((q.flags & ~(flag::rcode_mask | flag::ad)) | flag::qr),
+                         is_apex(q) ? rcode::refused : rcode::nxdomain);
     case Verdict::empty_with_edns: {
       MessageWriter w(out, response_limit(q, options_.edns_payload, out_size));
       w.put_bytes(std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0", header_size));
@@ -186,7 +189,8 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
   } else if (q.qtype == rr_type::axfr) {
     rcode = rcode::notimp;  // AXFR needs TCP (RFC 5936 §4.2)
   } else if (q.qtype == rr_type::ixfr) {
-    rcode = rcode::notauth;  // no transfers are allowed (NSD: no provide-xfr)
+    // No transfers are allowed: NSD refuses them for its zones (no provide-xfr), NOTAUTH elsewhere.
+    rcode = is_apex(q) ? rcode::refused : rcode::notauth;
   } else {
     if (use_cache && cache_ && q.qclass == rr_class::in) {
       const uint32_t n = catalog_->find(q.lowered_name(), q.hash);

@@ -29,6 +29,7 @@ class CatalogBuilder {
   void add_zone(uint16_t z);
   bool check_record(const ZoneData& zone, const ZoneRecord& r);
   bool check_owner(const ZoneData& zone, const Owner& owner);
+  void check_below_dname(const ZoneData& zone, const std::vector<Owner>& owners);
   uint32_t node_for(uint16_t z, std::string_view name);
   void add_rrsets(uint32_t n, const ZoneData& zone, const Owner& owner);
   void set_flags(uint16_t z);
@@ -144,6 +145,27 @@ bool CatalogBuilder::check_owner(const ZoneData& zone, const Owner& owner) {
   return ok;
 }
 
+void CatalogBuilder::check_below_dname(const ZoneData& zone, const std::vector<Owner>& owners) {
+  // RFC 6672 §2.4: no data below a DNAME (NSD refuses such a zone too).
+  std::unordered_map<std::string, const Owner*> dnames;
+  for (const Owner& owner : owners) {
+    for (const auto& set : owner.sets) {
+      if (zone.records[set.front()].type == rr_type::dname) dnames.emplace(lowercase_name(owner.name), &owner);
+    }
+  }
+  if (dnames.empty()) return;
+  for (const Owner& owner : owners) {
+    const std::string lowered = lowercase_name(owner.name);
+    for (std::string_view up = strip_labels(lowered, 1); up.size() > 1; up = strip_labels(up, 1)) {
+      if (auto it = dnames.find(std::string(up)); it != dnames.end()) {
+        error(zone, zone.records[owner.sets.front().front()].where,
+              owner_text(owner.name) + " is below the DNAME at " + owner_text(it->second->name));
+        break;
+      }
+    }
+  }
+}
+
 uint32_t CatalogBuilder::node_for(uint16_t z, std::string_view name) {
   std::string key = lowercase_name(name);
   if (auto it = zone_nodes_.find(key); it != zone_nodes_.end()) return it->second;
@@ -226,6 +248,7 @@ void CatalogBuilder::add_zone(uint16_t z) {
                                     "the zone " + owner_text(zone.origin) + " has no SOA record"));
   }
   for (const Owner& owner : owners) check_owner(zone, owner);
+  check_below_dname(zone, owners);
   if (errors_.size() != errors_at_start) return;
 
   Catalog& c = *catalog_;

@@ -86,6 +86,7 @@ class Server {
     bool prerendered = false;
     bool extended_error = false;
   };
+  bool is_apex(const Query& query) const;
   // The response to a parsed query; `use_cache` off while the cache is built.
   Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
                   std::size_t size, bool use_cache);

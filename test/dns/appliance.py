@@ -1,0 +1,114 @@
+"""The DNS appliance (examples/dns) under test: built with a test's zone
+folder compiled in, run as a Linux process on a TAP device or as an image in
+QEMU, inside a network namespace the test creates (host side 10.53.0.1/24,
+appliance 10.53.0.2, port 53). Everything is torn down, even on failure."""
+import itertools
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from keelpy import qemu  # noqa: E402
+
+EXAMPLE = os.path.join(ROOT, "examples", "dns")
+PYTHON = "/usr/bin/python3"
+_counter = itertools.count()
+
+
+def run(args, timeout=60, check=True):
+    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=check)
+
+
+def build(zones_dir, platform="linux"):
+    """examples/dns with `zones_dir` compiled in; returns the program or image."""
+    out = os.path.join(ROOT, "build", f"dns-test-{platform}")
+    configure = ["cmake", "-S", EXAMPLE, "-B", out, "-G", "Ninja", f"-Dkeel_DIR={ROOT}/cmake",
+                 f"-DKEEL_PLATFORM={platform}", f"-DKEEL_DNS_ZONES={zones_dir}"]
+    for step in (configure, ["cmake", "--build", out, "-j2"]):
+        result = subprocess.run(step, capture_output=True, text=True, timeout=900)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(step)} failed:\n{result.stdout[-5000:]}{result.stderr[-5000:]}")
+    return os.path.join(out, "dns")
+
+
+def host_ip(i=0):
+    return f"10.53.{i}.1"
+
+
+def guest_ip(i=0):
+    return f"10.53.{i}.2"
+
+
+class Namespace:
+    """A fresh network namespace with TAP devices tap0, tap1, ... on 10.53.<n>.1/24."""
+
+    def __init__(self, taps=1):
+        self.name = f"keel-dns-{os.getpid()}-{next(_counter)}"
+        run(["ip", "netns", "add", self.name])
+        try:
+            self.sh("ip link set lo up")
+            for i in range(taps):
+                self.sh(f"ip tuntap add tap{i} mode tap && ip link set tap{i} up && "
+                        f"ip addr add {host_ip(i)}/24 dev tap{i}")
+        except BaseException:
+            self.close()
+            raise
+
+    def exec_args(self, args):
+        return ["ip", "netns", "exec", self.name, *args]
+
+    def sh(self, command, timeout=60):
+        return run(self.exec_args(["sh", "-c", command]), timeout=timeout)
+
+    def close(self):
+        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+
+
+class Appliance:
+    """The appliance on tap<tap> at guest_ip(tap): `program` (the Linux build) or `image`
+    in QEMU (microvm, TCG)."""
+
+    def __init__(self, ns, program=None, image=None, append="", memory="64M", tap=0, timeout=120):
+        self.log = tempfile.NamedTemporaryFile(prefix="keel-dns-", suffix=".log", delete=False)
+        self.address = guest_ip(tap)
+        words = f"ip={self.address}/24 {append}".split()
+        if program:
+            args = ns.exec_args([program, f"tap=tap{tap}", *words])
+        else:
+            extra = ["-netdev", f"tap,id=n0,ifname=tap{tap},script=no,downscript=no",
+                     "-device", "virtio-net-device,netdev=n0", "-global", "virtio-mmio.force-legacy=false"]
+            args = ns.exec_args(qemu.command(image, "microvm", memory, 1, " ".join(words), "tcg", extra))
+        self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                        start_new_session=True)
+        try:
+            self.wait_for(r"dns: listening on", timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    def output(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def wait_for(self, pattern, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.output()
+            if re.search(pattern, text):
+                return text
+            if self.process.poll() is not None:
+                raise AssertionError(f"the appliance exited ({self.process.returncode}):\n{text}")
+            time.sleep(0.05)
+        raise AssertionError(f"no '{pattern}' within {timeout} s:\n{self.output()}")
+
+    def close(self):
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=10)
+        self.log.close()
+        os.unlink(self.log.name)

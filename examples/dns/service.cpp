@@ -102,7 +102,7 @@ void Service::start() {
   server = std::make_unique<keel::dns::Server>(std::move(catalog), options);
   const keel::dns::Catalog& c = server->catalog();
   const std::size_t bytes = c.memory().total() + server->prerendered_bytes();
-  std::printf("dns: %zu zones, %zu names, %zu records in %zu bytes (%zu per record, %zu pre-rendered answers), "
+  std::printf("dns: zones %zu, names %zu, records %zu in %zu bytes (%zu per record, %zu pre-rendered answers), "
               "loaded in %llu ms\n",
               c.zone_count(), c.node_count(), c.record_count(), bytes, bytes / std::max<std::size_t>(c.record_count(), 1),
               server->prerendered_answers(), (unsigned long long)(uptime_ms() - started));

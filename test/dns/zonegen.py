@@ -396,3 +396,11 @@ def generated_queries(names, cuts, dnames, seed):
             queries.append((f"below {fqdn}", query(fqdn, rng.choice(COMMON_TYPES), rng=rng)))
     queries += malformed_queries(rng, ["gen.test.", "www.gen.test.", "nx.gen.test."])[:120]
     return queries
+
+
+def a_records_zone(count=10000, origin="bench.test"):
+    """The 2015 IncludeOS paper's zone: `count` A records (host0 .. host<count-1>)."""
+    lines = ["$TTL 3600", f"@ SOA ns1.{origin}. hostmaster.{origin}. 1 7200 3600 1209600 300",
+             f"@ NS ns1.{origin}.", "ns1 A 10.0.0.1"]
+    lines += [f"host{i} A 10.{i >> 16 & 255}.{i >> 8 & 255}.{i & 255}" for i in range(count)]
+    return "\n".join(lines) + "\n"

@@ -1,11 +1,12 @@
 // keel-dns-compile: reads zone files, checks them as the server would, and
 // writes the blob an image embeds (include/keel/dns/blob.hpp).
 //
-//   keel-dns-compile [--out BLOB] [--stats] ZONE...
+//   keel-dns-compile [--out BLOB] [--stats] [--dump] ZONE...
 //
 // ZONE is a file whose name, less a ".zone" suffix, is the zone's name
 // (zones/example.com.zone), NAME=FILE, or a folder: every *.zone file in it.
 // Errors are printed as file:line:column: message; the status is then 1.
+// --dump prints each record as "zone owner type TTL RDATA-hex" (for tests).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -15,6 +16,7 @@
 
 #include "keel/dns/blob.hpp"
 #include "keel/dns/catalog.hpp"
+#include "keel/dns/name.hpp"
 #include "keel/dns/server.hpp"
 #include "keel/dns/zone_file.hpp"
 
@@ -73,7 +75,7 @@ void print_stats(const keel::dns::Server& server) {
 
 int main(int argc, char** argv) {
   std::string out;
-  bool stats = false;
+  bool stats = false, dump = false;
   std::vector<Source> sources;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -81,8 +83,10 @@ int main(int argc, char** argv) {
       out = argv[++i];
     } else if (arg == "--stats") {
       stats = true;
+    } else if (arg == "--dump") {
+      dump = true;
     } else if (arg.starts_with("-")) {
-      std::fprintf(stderr, "usage: keel-dns-compile [--out BLOB] [--stats] ZONE-FILE|NAME=FILE|FOLDER...\n");
+      std::fprintf(stderr, "usage: keel-dns-compile [--out BLOB] [--stats] [--dump] ZONE-FILE|NAME=FILE|FOLDER...\n");
       return 2;
     } else if (!add_sources(arg, sources)) {
       return 1;
@@ -108,6 +112,20 @@ int main(int argc, char** argv) {
     if (!file) {
       std::fprintf(stderr, "keel-dns-compile: cannot write %s\n", out.c_str());
       return 1;
+    }
+  }
+  if (dump) {
+    for (const ZoneData& zone : zones) {
+      for (const keel::dns::ZoneRecord& r : zone.records) {
+        std::string hex;
+        for (char c : r.rdata) {
+          static constexpr char digits[] = "0123456789abcdef";
+          hex += digits[uint8_t(c) >> 4];
+          hex += digits[uint8_t(c) & 15];
+        }
+        std::printf("%s %s %u %u %s\n", keel::dns::name_to_text(zone.origin).c_str(),
+                    keel::dns::name_to_text(r.owner).c_str(), r.type, r.ttl, hex.c_str());
+      }
     }
   }
   if (stats) {

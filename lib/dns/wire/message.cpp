@@ -70,7 +70,6 @@ const char* to_string(WireError error) {
   switch (error) {
     case WireError::none: return "ok";
     case WireError::truncated: return "truncated";
-    case WireError::label_too_long: return "label over 63 octets";
     case WireError::name_too_long: return "name over 255 octets";
     case WireError::bad_label_type: return "reserved label type";
     case WireError::bad_pointer: return "compression pointer not to an earlier name";
@@ -113,8 +112,8 @@ NameRead read_name(std::string_view message, std::size_t pos, std::string* out) 
       pos = segment_start = target;
       continue;
     }
+    // 0x40 and 0x80 (RFC 6891 §5); a length over 63 always has one of these bits.
     if ((len & label_type_mask) != 0) return {0, WireError::bad_label_type};
-    if (len > max_label_length) return {0, WireError::label_too_long};
     if (message.size() - pos < 1u + len) return {0, WireError::truncated};
     length += 1 + len;
     if (length > max_name_length) return {0, WireError::name_too_long};

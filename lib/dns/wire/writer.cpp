@@ -39,6 +39,7 @@ bool MessageWriter::put32(uint32_t v) {
 }
 
 bool MessageWriter::put_bytes(std::string_view bytes) {
+  if (bytes.empty()) return true;  // an empty view may have no data pointer at all
   if (limit_ - pos_ < bytes.size()) return false;
   std::memcpy(buf_ + pos_, bytes.data(), bytes.size());
   pos_ += bytes.size();

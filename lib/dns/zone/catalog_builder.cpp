@@ -210,7 +210,6 @@ void CatalogBuilder::add_rrsets(uint32_t n, const ZoneData& zone, const Owner& o
 
 void CatalogBuilder::add_zone(uint16_t z) {
   const ZoneData& zone = input_[z];
-  const std::size_t errors_at_start = errors_.size();
   // Group records by owner and type, dropping exact duplicates (RFC 2181 §5: an RRset is a set).
   std::vector<Owner> owners;
   std::unordered_map<std::string, std::size_t> owner_index;
@@ -249,7 +248,9 @@ void CatalogBuilder::add_zone(uint16_t z) {
   }
   for (const Owner& owner : owners) check_owner(zone, owner);
   check_below_dname(zone, owners);
-  if (errors_.size() != errors_at_start) return;
+  // After any error (in this zone or an earlier one) only the checks go on, so
+  // every zone's errors are reported and zones_[z] stays zone z.
+  if (errors_.size() != errors_before_) return;
 
   Catalog& c = *catalog_;
   zone_nodes_.clear();

@@ -4,8 +4,10 @@
 namespace keel::dns::zonefile {
 namespace {
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+// A NUL octet is an ordinary character here (a label may hold any octet);
+// the field that reads the token decides.
 bool ends_plain_token(char c) {
-  return is_blank(c) || c == '\n' || c == ';' || c == '(' || c == ')' || c == '"' || c == '\0';
+  return is_blank(c) || c == '\n' || c == ';' || c == '(' || c == ')' || c == '"';
 }
 }  // namespace
 

@@ -40,7 +40,6 @@ class Lexer {
   bool at_end() const { return pos_ >= text_.size(); }
 
  private:
-  char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void advance();
   bool read_quoted(Token& token, LexError& error);
   void read_plain(Token& token);

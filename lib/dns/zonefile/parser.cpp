@@ -115,7 +115,9 @@ void ZoneFileParser::directive(FileState& state, const Entry& e) {
 void ZoneFileParser::include(FileState& state, const Entry& e) {
   const Token& d = e.tokens[0];
   if (e.tokens.size() < 2 || e.tokens.size() > 3) return error_at(state, d, "$INCLUDE takes a file and an optional origin");
-  if (state.depth >= max_include_depth) return error_at(state, d, "$INCLUDE nested too deeply");
+  if (state.depth >= max_include_depth) {
+    return error_at(state, d, "$INCLUDE nested more than " + std::to_string(max_include_depth) + " deep (a loop?)");
+  }
   std::string origin = state.origin;
   if (e.tokens.size() == 3) {
     if (auto err = zonefile::parse_name(e.tokens[2].text, state.origin, origin); !err.empty()) {
@@ -127,7 +129,7 @@ void ZoneFileParser::include(FileState& state, const Entry& e) {
   if (!path.empty() && path[0] != '/' && !options_.include_root.empty()) path = options_.include_root + "/" + path;
   std::string text;
   if (zone_.files.size() >= 0xffff || !options_.reader(path, text)) {
-    return error_at(state, e.tokens[1], "cannot read '" + path + "'");
+    return error_at(state, e.tokens[1], "cannot read the $INCLUDE file '" + e.tokens[1].text + "'");
   }
   zone_.files.push_back(path);
   // RFC 1035 §5.1: the included file does not change the including file's origin or owner.

@@ -193,8 +193,8 @@ bool parse_rdata(uint16_t type, const std::vector<Token>& tokens, std::size_t fi
   }
   const TypeInfo* info = type_info(type);
   if (info == nullptr) {
-    error = {first == 0 ? 0 : first - 1,
-             "type " + type_name(type) + " is only read in the generic form: \\# length hex (RFC 3597)"};
+    const std::size_t at = first == 0 ? 0 : first - 1;  // the type
+    error = {at, tokens[at].text + " is only read in the generic form: \\# length hex (RFC 3597)"};
     return false;
   }
   std::size_t t = first;

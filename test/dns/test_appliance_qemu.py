@@ -1,0 +1,77 @@
+"""The DNS appliance as a bootable image in QEMU (microvm, TCG), on a TAP
+device in a namespace this test creates (run as root):
+
+    /usr/bin/python3 -m pytest -v test/dns/test_appliance_qemu.py
+
+1. A sample of the differential queries (zonegen.features_queries) against
+   the image and NSD: no difference that is not a named one.
+2. The 2015 IncludeOS paper's 10,000 A records served by an image given
+   16 MiB of memory: every sampled name answered with its address.
+"""
+import os
+import random
+import re
+import shutil
+
+import pytest
+
+import appliance
+import differential
+import refservers
+import zonegen
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP"),
+    pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="needs QEMU"),
+]
+
+SAMPLE = 400
+
+
+@pytest.mark.skipif(shutil.which("nsd") is None, reason="needs nsd")
+def test_image_answers_like_nsd(tmp_path):
+    zones_dir = str(tmp_path / "zones")
+    zones = zonegen.write_zone_set(zones_dir, zonegen.FEATURES)
+    queries = random.Random(11).sample(zonegen.features_queries(), SAMPLE)
+    image = appliance.build(zones_dir, "kvm")
+    ns = appliance.Namespace()
+    started = []
+    try:
+        started.append(refservers.Reference("nsd", str(tmp_path), zones_dir, zones, "127.0.0.1", 5301, ns.exec_args))
+        started.append(appliance.Appliance(ns, image=image))
+        results = differential.probe(ns, str(tmp_path), zones, queries,
+                                     {"keel": f"{appliance.guest_ip()}:53", "nsd": "127.0.0.1:5301"})
+    finally:
+        for thing in reversed(started):
+            thing.close()
+        ns.close()
+    named, unexplained = differential.compare_runs(queries, results, "keel", ["nsd"], zones)["nsd"]
+    print(f"\n{SAMPLE} queries, image against NSD: " + ", ".join(f"{k} {v}" for k, v in sorted(named.items())))
+    assert not unexplained, "\n".join(unexplained[:20])
+
+
+def test_ten_thousand_records_in_16_mib(tmp_path):
+    zones_dir = str(tmp_path / "zones")
+    zonegen.write_zone_set(zones_dir, {"bench.test": zonegen.a_records_zone(10000)})
+    image = appliance.build(zones_dir, "kvm")
+    rng = random.Random(3)
+    hosts = rng.sample(range(10000), 300)
+    queries = [(f"host{i}", zonegen.query(f"host{i}.bench.test.", 1, rng=rng)) for i in hosts]
+    ns = appliance.Namespace()
+    server = None
+    try:
+        server = appliance.Appliance(ns, image=image, memory="16M")
+        results = differential.probe(ns, str(tmp_path), ["bench.test"], queries,
+                                     {"keel": f"{appliance.guest_ip()}:53"})["keel"]
+        console = server.output()
+    finally:
+        if server:
+            server.close()
+        ns.close()
+    loaded = re.search(r"dns: zones 1, names \d+, records (\d+) in (\d+) bytes", console)
+    assert loaded and int(loaded.group(1)) == 10003, console
+    print(f"\n{console.strip()}")
+    for i, response in zip(hosts, results):
+        assert response is not None, f"host{i} not answered"
+        address = bytes([10, i >> 16 & 255, i >> 8 & 255, i & 255]).hex()
+        assert response.endswith("00010001" + "00000e10" + "0004" + address), f"host{i}: {response}"

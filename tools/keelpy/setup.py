@@ -13,7 +13,9 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
                  "procps", "time", "tcpdump",
                  # keel bench --quick: plots, and packing the Linux VM peer's initramfs
-                 "python3-matplotlib", "cpio"]
+                 "python3-matplotlib", "cpio",
+                 # test/dns: the reference servers, response comparison, bench/dns load
+                 "nsd", "knot", "knot-dnsutils", "python3-dnspython", "dnsperf"]
 
 
 def missing(packages):

@@ -1,0 +1,45 @@
+# lib/dns as a Keel library: compiled once per platform by the OS build, and
+# in a service build:
+#
+#   keel_service(dns service.cpp ...)
+#   keel_dns_zones(dns ${CMAKE_CURRENT_SOURCE_DIR}/zones)
+#
+# keel_dns_zones(TARGET FOLDER) links the library into TARGET and embeds the
+# zones of FOLDER (every *.zone file; the file name is the zone name), checked
+# and compiled at build time by keel-dns-compile (a host program built here),
+# as the blob keel_dns_zones_blob .. keel_dns_zones_blob_end.
+# -DKEEL_DNS_ZONES=FOLDER replaces FOLDER (tests and benchmarks).
+include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
+keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS})
+
+if(NOT KEEL_OS_BUILD)
+  set(KEEL_DNS_ZONES "" CACHE PATH "Zone folder to compile into DNS images instead of the service's own")
+endif()
+
+function(keel_dns_zones target folder)
+  if(KEEL_DNS_ZONES)
+    set(folder ${KEEL_DNS_ZONES})
+  endif()
+  get_filename_component(folder "${folder}" ABSOLUTE)
+  if(NOT TARGET keel_dns_compile)
+    # A host program, whatever the service's platform: no Keel flags.
+    add_executable(keel_dns_compile ${KEEL_DNS_ROOT}/tool/compile_main.cpp ${KEEL_DNS_RUNTIME_SOURCES}
+                   ${KEEL_DNS_ZONEFILE_SOURCES})
+    target_include_directories(keel_dns_compile PRIVATE ${KEEL_DNS_INCLUDE_DIRS})
+  endif()
+  keel_link_libraries(${target} dns)
+
+  file(GLOB zone_inputs CONFIGURE_DEPENDS ${folder}/*)
+  set(blob ${CMAKE_CURRENT_BINARY_DIR}/${target}_zones.bin)
+  add_custom_command(OUTPUT ${blob}
+    COMMAND keel_dns_compile --out ${blob} ${folder}
+    DEPENDS keel_dns_compile ${zone_inputs}
+    COMMENT "Checking and compiling the zones in ${folder}")
+  set(blob_asm ${CMAKE_CURRENT_BINARY_DIR}/${target}_zones.S)
+  file(WRITE ${blob_asm}
+    ".section .rodata.keel_dns_zones,\"a\"\n.global keel_dns_zones_blob\n.global keel_dns_zones_blob_end\n"
+    ".p2align 3\nkeel_dns_zones_blob:\n.incbin \"${blob}\"\nkeel_dns_zones_blob_end:\n"
+    ".section .note.GNU-stack,\"\",@progbits\n")
+  set_source_files_properties(${blob_asm} PROPERTIES OBJECT_DEPENDS ${blob})
+  keel_service_sources(${target} ${blob_asm})
+endfunction()

@@ -1,0 +1,26 @@
+# The sources of lib/dns, for the OS build (keel-library.cmake) and the
+# host build (CMakeLists.txt).
+set(KEEL_DNS_ROOT ${CMAKE_CURRENT_LIST_DIR})
+set(KEEL_DNS_RUNTIME_SOURCES
+  ${KEEL_DNS_ROOT}/wire/name.cpp
+  ${KEEL_DNS_ROOT}/wire/rdata.cpp
+  ${KEEL_DNS_ROOT}/wire/message.cpp
+  ${KEEL_DNS_ROOT}/wire/writer.cpp
+  ${KEEL_DNS_ROOT}/zone/zone_data.cpp
+  ${KEEL_DNS_ROOT}/zone/canonical.cpp
+  ${KEEL_DNS_ROOT}/zone/catalog.cpp
+  ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
+  ${KEEL_DNS_ROOT}/zone/blob.cpp
+  ${KEEL_DNS_ROOT}/answer/query.cpp
+  ${KEEL_DNS_ROOT}/answer/resolver.cpp
+  ${KEEL_DNS_ROOT}/answer/render.cpp
+  ${KEEL_DNS_ROOT}/answer/answer_cache.cpp
+  ${KEEL_DNS_ROOT}/answer/rate_limiter.cpp
+  ${KEEL_DNS_ROOT}/answer/server.cpp)
+# Zone files (host only: the compiler and the tests; images embed blobs).
+set(KEEL_DNS_ZONEFILE_SOURCES
+  ${KEEL_DNS_ROOT}/zonefile/lexer.cpp
+  ${KEEL_DNS_ROOT}/zonefile/text_values.cpp
+  ${KEEL_DNS_ROOT}/zonefile/rdata_text.cpp
+  ${KEEL_DNS_ROOT}/zonefile/parser.cpp)
+set(KEEL_DNS_INCLUDE_DIRS ${KEEL_DNS_ROOT}/include ${KEEL_DNS_ROOT})

@@ -79,15 +79,19 @@ std::string apply(Config& c, const std::string& field, const std::string& key, c
   return error;
 }
 
+// A JSON value as the command line would spell it. (No dump(): its number
+// formatting would add tens of KiB to the image.)
 std::string as_text(const json& v) {
-  if (v.is_string()) return v.get<std::string>();
+  if (v.is_string()) return v.get_ref<const std::string&>();
   if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
+  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
+  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
   if (v.is_array()) {
     std::string out;
     for (const json& item : v) out += (out.empty() ? "" : ",") + as_text(item);
     return out;
   }
-  return v.dump();
+  return "?";  // objects, floats, null: no setting takes them, so apply() rejects the text
 }
 
 std::string apply_json(Config& c, const json& object, const std::string& at) {

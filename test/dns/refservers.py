@@ -1,6 +1,7 @@
 """NSD and Knot as reference servers, started on the same zone files inside a
 network namespace (the caller's) and stopped again. Both are configured the
-way Keel answers: minimal responses, no version or identity over CHAOS."""
+way Keel answers: minimal responses, no version or identity over CHAOS, no
+response rate limiting, one worker each (bench/dns compares them on one core)."""
 import os
 import signal
 import subprocess
@@ -33,6 +34,9 @@ KNOT_CONF = """server:
   user: root
   identity: ""
   version: ""
+  udp-workers: 1
+  tcp-workers: 1
+  background-workers: 1
 log:
   - target: {work}/knot.log
     any: warning

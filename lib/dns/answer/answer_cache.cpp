@@ -27,6 +27,17 @@ std::vector<uint16_t> types_at(const Catalog& catalog, uint32_t n) {
   return types;
 }
 
+// A type the node does not hold, to render the "other types" answer with.
+uint16_t absent_type(const Catalog& catalog, uint32_t n) {
+  uint16_t type = 65534;  // private use (RFC 6895 §3.1): rarely in a zone, but checked
+  while (catalog.find_rrset(n, type) != nullptr) --type;
+  return type;
+}
+
+bool answers_other_types(const Catalog& catalog, uint32_t n) {
+  return catalog.find_rrset(n, rr_type::cname) == nullptr;
+}
+
 }  // namespace
 
 void AnswerCache::build(Server& server) {
@@ -39,7 +50,10 @@ void AnswerCache::build(Server& server) {
     first_[n] = uint32_t(entries_.size());
     const Node& node = catalog.node(n);
     if (!(node.flags & node_flag::deepest_zone) || (node.flags & node_flag::below_dname)) continue;
-    for (uint16_t type : types_at(catalog, n)) {
+    std::vector<std::pair<uint16_t, bool>> wanted;
+    for (uint16_t type : types_at(catalog, n)) wanted.push_back({type, false});
+    if (answers_other_types(catalog, n)) wanted.push_back({absent_type(catalog, n), true});
+    for (auto [type, other] : wanted) {
       // The question as a client would send it, with EDNS so that answers up
       // to our payload size are rendered; the OPT is cut off again below.
       uint8_t fixed[4];
@@ -59,6 +73,7 @@ void AnswerCache::build(Server& server) {
       if (out.size == 0 || out.truncated || out.extended_error) continue;
       CachedAnswer a;
       a.qtype = type;
+      a.other_types = other;
       a.flags = load16(response.data() + 2) & (flag::aa | flag::rcode_mask);
       a.ancount = load16(response.data() + 6);
       a.nscount = load16(response.data() + 8);
@@ -75,9 +90,15 @@ void AnswerCache::build(Server& server) {
 }
 
 const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype) const {
-  for (uint32_t i = first_[node]; i < first_[node + 1]; ++i)
-    if (entries_[i].qtype == qtype) return &entries_[i];
-  return nullptr;
+  const CachedAnswer* other = nullptr;
+  for (uint32_t i = first_[node]; i < first_[node + 1]; ++i) {
+    if (entries_[i].other_types) {
+      other = &entries_[i];
+    } else if (entries_[i].qtype == qtype) {
+      return &entries_[i];
+    }
+  }
+  return qtype == rr_type::any || qtype == rr_type::ds ? nullptr : other;
 }
 
 std::size_t AnswerCache::bytes() const {

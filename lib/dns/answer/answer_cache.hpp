@@ -5,6 +5,12 @@
 // because the question has the same length and labels) gets the header and
 // question from the query and the sections copied, if they fit its size
 // limit; anything else takes the normal path.
+//
+// Each name also gets one answer for "any type it does not hold" (NODATA, or
+// the referral at and below a zone cut), rendered once for a type that is not
+// there: every such type gets the same sections. Not for ANY and DS, whose
+// answers differ (RFC 8482, RFC 4035 §3.1.4.1), nor at a CNAME, whose chain
+// depends on the type.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +24,7 @@ class Server;
 
 struct CachedAnswer {
   uint16_t qtype = 0;
+  bool other_types = false;  // stands for every type the name does not hold
   uint16_t flags = 0;  // AA and RCODE of the response
   uint16_t ancount = 0;
   uint16_t nscount = 0;

@@ -19,6 +19,7 @@ import argparse
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -149,6 +150,8 @@ def main():
     parser.add_argument("--quick", action="store_true",
                         help="seconds each, 300 records, no memory search (CI); writes to build/bench-quick/")
     args = parser.parse_args()
+    # A stopped run still tears down its namespaces, guests and servers (the finally blocks).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.quick:
         args.rounds, args.seconds, args.latency_seconds, args.records = 1, 1, 1, 300
     out = bench_report.results_dir(args.quick)

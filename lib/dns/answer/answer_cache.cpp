@@ -1,6 +1,7 @@
 #include "answer/answer_cache.hpp"
 
 #include <algorithm>
+#include <unordered_map>
 #include <vector>
 
 #include "answer/query.hpp"
@@ -46,6 +47,7 @@ void AnswerCache::build(Server& server) {
   std::string query;
   std::vector<uint8_t> response(max_message_size);
   const ClientAddress client = ClientAddress::ipv4(0, 0);
+  std::unordered_map<std::string, uint32_t> stored;  // body -> offset
   for (uint32_t n = 0; n < catalog.node_count(); ++n) {
     first_[n] = uint32_t(entries_.size());
     const Node& node = catalog.node(n);
@@ -73,14 +75,16 @@ void AnswerCache::build(Server& server) {
       if (out.size == 0 || out.truncated || out.extended_error) continue;
       CachedAnswer a;
       a.qtype = type;
-      a.other_types = other;
-      a.flags = load16(response.data() + 2) & (flag::aa | flag::rcode_mask);
+      a.flags = uint16_t((load16(response.data() + 2) & CachedAnswer::response_flags) |
+                         (other ? CachedAnswer::other_types : 0));
       a.ancount = load16(response.data() + 6);
       a.nscount = load16(response.data() + 8);
       a.arcount = uint16_t(load16(response.data() + 10) - 1);
-      a.offset = uint32_t(bodies_.size());
       a.length = uint16_t(out.size - opt_record_size - q.question_end);
-      bodies_.append(reinterpret_cast<const char*>(response.data()) + q.question_end, a.length);
+      const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end, a.length);
+      auto [it, fresh] = stored.emplace(body, uint32_t(bodies_.size()));
+      if (fresh) bodies_ += body;
+      a.offset = it->second;
       entries_.push_back(a);
     }
   }
@@ -92,7 +96,7 @@ void AnswerCache::build(Server& server) {
 const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype) const {
   const CachedAnswer* other = nullptr;
   for (uint32_t i = first_[node]; i < first_[node + 1]; ++i) {
-    if (entries_[i].other_types) {
+    if (entries_[i].flags & CachedAnswer::other_types) {
       other = &entries_[i];
     } else if (entries_[i].qtype == qtype) {
       return &entries_[i];

@@ -22,10 +22,14 @@ namespace keel::dns {
 
 class Server;
 
+// Identical bodies are stored once: the NODATA answers of names of the same
+// length are the same octets (the SOA's owner points into the question).
 struct CachedAnswer {
+  static constexpr uint16_t other_types = 0x8000;  // in flags: stands for every type the name lacks
+  static constexpr uint16_t response_flags = 0x040f;  // in flags: AA and RCODE of the response
+
   uint16_t qtype = 0;
-  bool other_types = false;  // stands for every type the name does not hold
-  uint16_t flags = 0;  // AA and RCODE of the response
+  uint16_t flags = 0;
   uint16_t ancount = 0;
   uint16_t nscount = 0;
   uint16_t arcount = 0;

@@ -201,10 +201,11 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       if (family_ok && q.question_end + hit->length + opt <= limit) {
         w.put_bytes(cache_->body(*hit));
         if (q.edns.present) write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
-        write_header(out, q.id, uint16_t(flag::qr | rd | hit->flags), 1, hit->ancount, hit->nscount,
+        write_header(out, q.id, uint16_t(flag::qr | rd | (hit->flags & CachedAnswer::response_flags)), 1,
+                     hit->ancount, hit->nscount,
                      uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
         result.size = w.position();
-        result.rcode = hit->flags & flag::rcode_mask;
+        result.rcode = hit->flags & flag::rcode_mask;  // (the extended bits are never cached)
         result.prerendered = true;
         return result;
       }

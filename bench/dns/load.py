@@ -3,24 +3,8 @@ fixed offered rate, and the server's CPU time per 1,000 queries."""
 import re
 import statistics
 
-CLOCK_TICKS = __import__("os").sysconf("SC_CLK_TCK")
-
-
-def group_ticks(leader):
-    """CPU time (utime + stime, clock ticks) of `leader` and all its descendants."""
-    total, todo = 0, [leader]
-    while todo:
-        pid = todo.pop()
-        try:
-            with open(f"/proc/{pid}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-            for task in __import__("os").listdir(f"/proc/{pid}/task"):
-                with open(f"/proc/{pid}/task/{task}/children") as f:
-                    todo += [int(c) for c in f.read().split()]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        total += int(fields[11]) + int(fields[12])
-    return total
+import targets  # noqa: F401 (puts bench/boot on the path)
+from measure import CLOCK_TICKS, group_ticks
 
 
 def percentile(values, p):

@@ -4,16 +4,15 @@ QEMU, inside a network namespace the test creates (host side 10.53.0.1/24,
 appliance 10.53.0.2, port 53). Everything is torn down, even on failure."""
 import itertools
 import os
-import re
-import signal
 import subprocess
 import sys
 import tempfile
-import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
 from keelpy import qemu  # noqa: E402
+from netguest import Guest  # noqa: E402
 
 EXAMPLE = os.path.join(ROOT, "examples", "dns")
 PYTHON = "/usr/bin/python3"
@@ -86,29 +85,13 @@ class Appliance:
         self.process = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                         start_new_session=True)
         try:
-            self.wait_for(r"dns: listening on", timeout)
+            self.wait_for(r"dns: listening on", timeout=timeout)
         except BaseException:
             self.close()
             raise
 
-    def output(self):
-        with open(self.log.name, errors="replace") as f:
-            return f.read()
-
-    def wait_for(self, pattern, timeout=60):
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            text = self.output()
-            if re.search(pattern, text):
-                return text
-            if self.process.poll() is not None:
-                raise AssertionError(f"the appliance exited ({self.process.returncode}):\n{text}")
-            time.sleep(0.05)
-        raise AssertionError(f"no '{pattern}' within {timeout} s:\n{self.output()}")
-
-    def close(self):
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        self.process.wait(timeout=10)
-        self.log.close()
-        os.unlink(self.log.name)
+    # Like udp_echo's guest (test/integration/netguest.py): the console in a
+    # temporary file, the process in its own session, killed as a group.
+    output = Guest.output
+    wait_for = Guest.wait_for
+    close = Guest.close

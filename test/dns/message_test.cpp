@@ -10,6 +10,15 @@ namespace {
 
 std::string message_with(const std::string& body) { return std::string(12, '\0') + body; }
 
+// A writer holding a header and `question` at 12, remembered for compression.
+MessageWriter writer_after(uint8_t* buf, std::size_t size, const std::string& question) {
+  MessageWriter w(buf, size);
+  w.put_bytes(std::string(12, '\0'));
+  w.put_bytes(question);
+  w.remember_name(12, question);
+  return w;
+}
+
 TEST(ReadName, FollowsBackwardPointers) {
   // "example.com" at 12, then "www" + pointer to 12.
   const std::string m = message_with(wire("example.com") + "\3www\xc0\x0c");
@@ -79,11 +88,8 @@ TEST(ParseMessage, DecompressesRdataNamesAndChecksLayouts) {
 
 TEST(Writer, CompressesAgainstEarlierNamesCaseInsensitively) {
   uint8_t buf[512];
-  MessageWriter w(buf, sizeof buf);
-  w.put_bytes(std::string(12, '\0'));
   const std::string q = wire("WWW.Example.COM");
-  w.put_bytes(q);
-  w.remember_name(12, q);
+  MessageWriter w = writer_after(buf, sizeof buf, q);
   const std::size_t at = w.position();
   ASSERT_TRUE(w.put_name(wire("mail.example.com"), true));
   // "mail" then a pointer to "Example.COM" at 16.
@@ -110,11 +116,7 @@ TEST(Writer, LimitAndRewindKeepTheMessageConsistent) {
 
 TEST(Writer, RdataNamesAreCompressedOnlyForRfc1035Types) {
   uint8_t buf[256];
-  MessageWriter w(buf, sizeof buf);
-  w.put_bytes(std::string(12, '\0'));
-  const std::string origin = wire("example.com");
-  w.put_bytes(origin);
-  w.remember_name(12, origin);
+  MessageWriter w = writer_after(buf, sizeof buf, wire("example.com"));
   const std::size_t a = w.position();
   ASSERT_TRUE(w.put_rdata(rr_type::cname, wire("www.example.com")));
   EXPECT_EQ(w.position() - a, 2u + 6u) << "RDLENGTH, 'www', pointer";

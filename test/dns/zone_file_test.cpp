@@ -179,12 +179,6 @@ TEST(Catalog, NestedZonesKeepANodePerZone) {
   EXPECT_FALSE(c->node(glue).flags & node_flag::deepest_zone);
 }
 
-}  // namespace
-}  // namespace keel::dns::test
-
-namespace keel::dns::test {
-namespace {
-
 // Found by dns_zone_fuzz: a NUL octet ended a token without being consumed,
 // and the lexer added empty tokens forever.
 TEST(ZoneFile, NulOctetsAreReadNotLoopedOn) {
@@ -196,12 +190,6 @@ TEST(ZoneFile, NulOctetsAreReadNotLoopedOn) {
   EXPECT_EQ(errors[0].line, 3u);
   EXPECT_EQ(errors[0].column, 9u);
 }
-
-}  // namespace
-}  // namespace keel::dns::test
-
-namespace keel::dns::test {
-namespace {
 
 // Found by dns_blob_fuzz: a zone after one that failed its checks was indexed
 // as if the failed one existed.

@@ -31,7 +31,8 @@ std::vector<std::vector<uint8_t>> read_queries(const std::string& path) {
   uint16_t id = 0;
   while (in >> name >> type) {
     std::string wire;
-    if (!keel::dns::zonefile::parse_name(name.back() == '.' ? name : name + ".", keel::dns::root_name(), wire)
+    if (!keel::dns::zonefile::parse_name(name.back() == '.' ? name : name + ".",
+                                         keel::dns::root_name(), wire)
              .empty()) {
       continue;
     }
@@ -46,7 +47,8 @@ std::vector<std::vector<uint8_t>> read_queries(const std::string& path) {
   return out;
 }
 
-double ns_per_query(keel::dns::Server& server, const std::vector<std::vector<uint8_t>>& queries, int rounds) {
+double ns_per_query(keel::dns::Server& server, const std::vector<std::vector<uint8_t>>& queries,
+                    int rounds) {
   static uint8_t out[65535];
   const auto client = keel::dns::ClientAddress::ipv4(0x0a000001, 5353);
   std::vector<double> times;
@@ -54,7 +56,8 @@ double ns_per_query(keel::dns::Server& server, const std::vector<std::vector<uin
   for (int r = 0; r < rounds; ++r) {
     const auto start = Clock::now();
     for (const auto& q : queries) sink += server.answer(q, client, {out, 512});
-    times.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() / double(queries.size()));
+    times.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
+                    double(queries.size()));
   }
   if (sink == 0) std::puts("(no answers)");
   std::sort(times.begin(), times.end());
@@ -98,7 +101,8 @@ int main(int argc, char** argv) {
     options.prerender = prerender;
     keel::dns::Server server(std::move(catalog), options);
     const double ns = ns_per_query(server, queries, rounds);
-    std::printf("%s: %.1f ns per query (%.0f%% pre-rendered)\n", prerender ? "pre-rendered" : "computed", ns,
+    std::printf("%s: %.1f ns per query (%.0f%% pre-rendered)\n",
+                prerender ? "pre-rendered" : "computed", ns,
                 100.0 * double(server.stats().prerendered) / double(server.stats().queries));
   }
   std::printf("floor: %.1f ns per 64-byte copy\n", copy_floor_ns(rounds));

@@ -15,7 +15,8 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string parse_uint(const std::string& field, std::string_view text, uint32_t max, uint32_t& out) {
+std::string parse_uint(const std::string& field, std::string_view text, uint32_t max,
+                       uint32_t& out) {
   uint32_t value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value > max) {
@@ -48,13 +49,15 @@ std::vector<std::string> split(std::string_view text) {
 }
 
 // One setting by name, from text (the command line) or JSON turned to text.
-std::string apply(Config& c, const std::string& field, const std::string& key, const std::string& value) {
+std::string apply(Config& c, const std::string& field, const std::string& key,
+                  const std::string& value) {
   uint32_t n = 0;
   std::string error;
   if (key == "port") {
     if ((error = parse_uint(field, value, 65535, n)).empty()) c.port = uint16_t(n);
   } else if (key == "address") {
-    if (!(c.address = parse_ipv4(value))) error = field + ": '" + value + "' is not an IPv4 address";
+    if (!(c.address = parse_ipv4(value)))
+      error = field + ": '" + value + "' is not an IPv4 address";
   } else if (key == "zones") {
     c.zones = split(value);
   } else if (key == "query_log" || key == "log") {

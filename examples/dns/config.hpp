@@ -23,7 +23,7 @@ struct Config {
   std::optional<uint32_t> address;  // listen only on this interface address (host order)
   std::vector<std::string> zones;   // serve only these of the compiled-in zones; empty: all
   bool query_log = false;
-  uint32_t stats_interval = 0;      // seconds between counter lines; 0: none
+  uint32_t stats_interval = 0;  // seconds between counter lines; 0: none
   bool prerender = true;
   uint16_t edns_payload = 1232;
   keel::dns::RateLimitOptions rate_limit;

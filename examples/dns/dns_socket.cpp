@@ -23,14 +23,16 @@ std::size_t listen(const ListenOptions& options, QueryHandler handler,
   std::size_t bound = 0;
   for (std::size_t i = 0; i < net::Interfaces::count(); ++i) {
     net::Inet& stack = net::Interfaces::get(i);
-    if (options.address && stack.is_configured() && stack.address().value != *options.address) continue;
+    if (options.address && stack.is_configured() && stack.address().value != *options.address)
+      continue;
     net::UdpSocket& socket = stack.udp().bind(options.port);
-    socket.on_read([&socket, shared](net::ip4::Addr src, uint16_t sport, const char* data, std::size_t len) {
-      const auto client = keel::dns::ClientAddress::ipv4(src.value, sport);
-      const std::span<const uint8_t> query(reinterpret_cast<const uint8_t*>(data), len);
-      const std::size_t size = (*shared)(query, client, response);
-      if (size != 0) socket.sendto(src, sport, response.data(), size);
-    });
+    socket.on_read(
+        [&socket, shared](net::ip4::Addr src, uint16_t sport, const char* data, std::size_t len) {
+          const auto client = keel::dns::ClientAddress::ipv4(src.value, sport);
+          const std::span<const uint8_t> query(reinterpret_cast<const uint8_t*>(data), len);
+          const std::size_t size = (*shared)(query, client, response);
+          if (size != 0) socket.sendto(src, sport, response.data(), size);
+        });
     stack.on_config([port = options.port, on_listening](net::Inet& s) {
       on_listening(s.address().to_string() + ":" + std::to_string(port));
     });

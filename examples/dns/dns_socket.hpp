@@ -13,9 +13,9 @@
 namespace dns_app {
 
 // Answers one query into `out`; returns the response size, 0 for none.
-using QueryHandler = std::function<std::size_t(std::span<const uint8_t> query,
-                                               const keel::dns::ClientAddress& client,
-                                               std::span<uint8_t> out)>;
+using QueryHandler =
+    std::function<std::size_t(std::span<const uint8_t> query,
+                              const keel::dns::ClientAddress& client, std::span<uint8_t> out)>;
 
 struct ListenOptions {
   uint16_t port = 53;

@@ -15,8 +15,9 @@ constexpr auto drain_interval = 100ms;
 constexpr std::size_t drain_chunk = 8 * 1024;  // bytes per tick, so the console keeps up
 
 const char* rcode_name(uint16_t rcode) {
-  static constexpr const char* names[] = {"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN", "NOTIMP", "REFUSED",
-                                          "YXDOMAIN", "YXRRSET", "NXRRSET", "NOTAUTH", "NOTZONE"};
+  static constexpr const char* names[] = {"NOERROR", "FORMERR", "SERVFAIL", "NXDOMAIN",
+                                          "NOTIMP",  "REFUSED", "YXDOMAIN", "YXRRSET",
+                                          "NXRRSET", "NOTAUTH", "NOTZONE"};
   if (rcode < sizeof names / sizeof names[0]) return names[rcode];
   return rcode == keel::dns::rcode::badvers ? "BADVERS" : "RCODE?";
 }
@@ -38,9 +39,10 @@ void QueryLog::record(const keel::dns::QueryEvent& e) {
   const auto& b = e.client.bytes;
   const std::string name = e.qname.empty() ? std::string("-") : keel::dns::name_to_text(e.qname);
   char line[max_line];
-  int n = std::snprintf(line, sizeof line, "query %u.%u.%u.%u#%u %.200s %s %s %zu\n", b[0], b[1], b[2], b[3],
-                        e.client.port, name.c_str(), keel::dns::type_name(e.qtype).c_str(),
-                        e.response_size ? rcode_name(e.rcode) : "DROPPED", e.response_size);
+  int n =
+      std::snprintf(line, sizeof line, "query %u.%u.%u.%u#%u %.200s %s %s %zu\n", b[0], b[1], b[2],
+                    b[3], e.client.port, name.c_str(), keel::dns::type_name(e.qtype).c_str(),
+                    e.response_size ? rcode_name(e.rcode) : "DROPPED", e.response_size);
   if (n < 0) return;
   const std::size_t len = std::min<std::size_t>(std::size_t(n), sizeof line - 1);
   for (std::size_t i = 0; i < len; ++i) ring_[(head_ + used_ + i) % capacity] = line[i];

@@ -4,10 +4,9 @@
 //
 //   tools/keel boot examples/dns --tap tap0 --append "ip=10.0.0.2/24"
 //   dig @10.0.0.2 www.example.com
-#include <os>
-
 #include <chrono>
 #include <cstdio>
+#include <os>
 
 #include "config.hpp"
 #include "dns_socket.hpp"
@@ -38,17 +37,20 @@ void fail(const std::string& message) {
 // Counters by rcode and by the most common types, on one line.
 void print_stats() {
   const keel::dns::ServerStats& s = server->stats();
-  std::printf("dns: queries %llu dropped %llu truncated %llu prerendered %llu rrl-dropped %llu rrl-slipped %llu |",
-              (unsigned long long)s.queries, (unsigned long long)s.dropped, (unsigned long long)s.truncated,
-              (unsigned long long)s.prerendered, (unsigned long long)s.rate_limited_dropped,
-              (unsigned long long)s.rate_limited_slipped);
+  std::printf(
+      "dns: queries %llu dropped %llu truncated %llu prerendered %llu rrl-dropped %llu rrl-slipped "
+      "%llu |",
+      (unsigned long long)s.queries, (unsigned long long)s.dropped, (unsigned long long)s.truncated,
+      (unsigned long long)s.prerendered, (unsigned long long)s.rate_limited_dropped,
+      (unsigned long long)s.rate_limited_slipped);
   for (std::size_t r = 0; r < keel::dns::rcode::count; ++r) {
     if (s.by_rcode[r] != 0) std::printf(" rcode%zu %llu", r, (unsigned long long)s.by_rcode[r]);
   }
   std::printf(" |");
   for (std::size_t t = 0; t <= keel::dns::ServerStats::type_slots; ++t) {
     if (s.by_qtype[t] == 0) continue;
-    const std::string name = t == keel::dns::ServerStats::type_slots ? "other" : keel::dns::type_name(uint16_t(t));
+    const std::string name =
+        t == keel::dns::ServerStats::type_slots ? "other" : keel::dns::type_name(uint16_t(t));
     std::printf(" %s %llu", name.c_str(), (unsigned long long)s.by_qtype[t]);
   }
   std::printf("\n");
@@ -62,7 +64,8 @@ bool select_zones(const dns_app::Config& config, std::vector<keel::dns::ZoneData
     std::string text = wanted.ends_with(".") ? wanted : wanted + ".";
     auto it = std::find_if(zones.begin(), zones.end(), [&](const keel::dns::ZoneData& z) {
       const std::string have = keel::dns::name_to_text(z.origin);
-      return have.size() == text.size() && std::equal(have.begin(), have.end(), text.begin(), [](char a, char b) {
+      return have.size() == text.size() &&
+             std::equal(have.begin(), have.end(), text.begin(), [](char a, char b) {
                return keel::dns::ascii_lower(uint8_t(a)) == keel::dns::ascii_lower(uint8_t(b));
              });
     });
@@ -85,7 +88,8 @@ void Service::start() {
 
   std::vector<keel::dns::ZoneData> zones;
   std::string error;
-  const std::string_view blob(keel_dns_zones_blob, std::size_t(keel_dns_zones_blob_end - keel_dns_zones_blob));
+  const std::string_view blob(keel_dns_zones_blob,
+                              std::size_t(keel_dns_zones_blob_end - keel_dns_zones_blob));
   if (!keel::dns::decode_blob(blob, zones, error)) return fail(error);
   if (!select_zones(config, zones)) return;
   std::vector<keel::dns::Diagnostic> errors;
@@ -102,10 +106,13 @@ void Service::start() {
   server = std::make_unique<keel::dns::Server>(std::move(catalog), options);
   const keel::dns::Catalog& c = server->catalog();
   const std::size_t bytes = c.memory().total() + server->prerendered_bytes();
-  std::printf("dns: zones %zu, names %zu, records %zu in %zu bytes (%zu per record, %zu pre-rendered answers), "
-              "loaded in %llu ms\n",
-              c.zone_count(), c.node_count(), c.record_count(), bytes, bytes / std::max<std::size_t>(c.record_count(), 1),
-              server->prerendered_answers(), (unsigned long long)(uptime_ms() - started));
+  std::printf(
+      "dns: zones %zu, names %zu, records %zu in %zu bytes (%zu per record, %zu pre-rendered "
+      "answers), "
+      "loaded in %llu ms\n",
+      c.zone_count(), c.node_count(), c.record_count(), bytes,
+      bytes / std::max<std::size_t>(c.record_count(), 1), server->prerendered_answers(),
+      (unsigned long long)(uptime_ms() - started));
 
   if (config.query_log) {
     query_log.start();
@@ -116,9 +123,8 @@ void Service::start() {
   }
   const std::size_t bound = dns_app::listen(
       {config.port, config.address},
-      [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client, std::span<uint8_t> out) {
-        return server->answer(query, client, out);
-      },
+      [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client,
+         std::span<uint8_t> out) { return server->answer(query, client, out); },
       [](const std::string& where) { std::printf("dns: listening on %s\n", where.c_str()); });
   if (bound == 0) std::printf("dns: no network interface to listen on\n");
 }

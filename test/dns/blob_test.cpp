@@ -1,15 +1,17 @@
 // The zone blob: a round trip, and every damaged blob refused cleanly.
+#include "keel/dns/blob.hpp"
+
 #include <gtest/gtest.h>
 
-#include "keel/dns/blob.hpp"
 #include "test_support.hpp"
 
 namespace keel::dns::test {
 namespace {
 
 std::vector<ZoneData> sample() {
-  return {zone_from_text("example.com", "$TTL 60\n@ SOA ns h 1 2 3 4 5\n@ NS ns\nns A 192.0.2.1\n"
-                                        "txt TXT \"a\" \"b\"\nx TYPE65280 \\# 2 abcd\n"),
+  return {zone_from_text("example.com",
+                         "$TTL 60\n@ SOA ns h 1 2 3 4 5\n@ NS ns\nns A 192.0.2.1\n"
+                         "txt TXT \"a\" \"b\"\nx TYPE65280 \\# 2 abcd\n"),
           zone_from_text("example.net", "$TTL 60\n@ SOA ns h 1 2 3 4 5\n@ MX 0 .\n")};
 }
 

@@ -1,7 +1,8 @@
 // Checked message reading and building with compression.
+#include "keel/dns/message.hpp"
+
 #include <gtest/gtest.h>
 
-#include "keel/dns/message.hpp"
 #include "keel/dns/writer.hpp"
 #include "test_support.hpp"
 
@@ -30,27 +31,39 @@ TEST(ReadName, FollowsBackwardPointers) {
 }
 
 TEST(ReadName, RejectsForwardSelfAndHeaderPointers) {
-  EXPECT_EQ(read_name(message_with(std::string("\xc0\x0c", 2)), 12, nullptr).error, WireError::bad_pointer);
-  EXPECT_EQ(read_name(message_with(std::string("\xc0\x0e\0", 3)), 12, nullptr).error, WireError::bad_pointer);
-  EXPECT_EQ(read_name(message_with(std::string("\xc0\x02", 2)), 12, nullptr).error, WireError::bad_pointer);
+  EXPECT_EQ(read_name(message_with(std::string("\xc0\x0c", 2)), 12, nullptr).error,
+            WireError::bad_pointer);
+  EXPECT_EQ(read_name(message_with(std::string("\xc0\x0e\0", 3)), 12, nullptr).error,
+            WireError::bad_pointer);
+  EXPECT_EQ(read_name(message_with(std::string("\xc0\x02", 2)), 12, nullptr).error,
+            WireError::bad_pointer);
   // A pointer into the labels of its own name loops.
-  EXPECT_EQ(read_name(message_with(std::string("\1a\xc0\x0c", 4)), 12, nullptr).error, WireError::bad_pointer);
+  EXPECT_EQ(read_name(message_with(std::string("\1a\xc0\x0c", 4)), 12, nullptr).error,
+            WireError::bad_pointer);
   // Two names pointing at each other: the second pointer must go below the first target.
   const std::string loop = message_with(std::string("\1a\xc0\x10\1b\xc0\x0c", 8));
   EXPECT_EQ(read_name(loop, 16, nullptr).error, WireError::bad_pointer);
 }
 
 TEST(ReadName, RejectsLongLabelsLongNamesAndReservedTypes) {
-  EXPECT_EQ(read_name(message_with(std::string(1, 64) + std::string(64, 'a') + '\0'), 12, nullptr).error,
+  EXPECT_EQ(
+      read_name(message_with(std::string(1, 64) + std::string(64, 'a') + '\0'), 12, nullptr).error,
+      WireError::bad_label_type);
+  EXPECT_EQ(read_name(message_with(std::string("\x41"
+                                               "a",
+                                               2)),
+                      12, nullptr)
+                .error,
             WireError::bad_label_type);
-  EXPECT_EQ(read_name(message_with(std::string("\x41" "a", 2)), 12, nullptr).error, WireError::bad_label_type);
-  EXPECT_EQ(read_name(message_with(std::string("\x80", 1)), 12, nullptr).error, WireError::bad_label_type);
+  EXPECT_EQ(read_name(message_with(std::string("\x80", 1)), 12, nullptr).error,
+            WireError::bad_label_type);
   // 64-octet labels through pointers add up past 255.
   std::string chain = std::string(1, 63) + std::string(63, 'a') + '\0';  // at 12
   std::size_t prev = 12;
   for (int i = 0; i < 4; ++i) {
     const std::size_t at = 12 + chain.size();
-    chain += std::string(1, 63) + std::string(63, 'b') + char(0xc0 | (prev >> 8)) + char(prev & 0xff);
+    chain +=
+        std::string(1, 63) + std::string(63, 'b') + char(0xc0 | (prev >> 8)) + char(prev & 0xff);
     prev = at;
   }
   EXPECT_EQ(read_name(message_with(chain), prev, nullptr).error, WireError::name_too_long);
@@ -60,7 +73,8 @@ TEST(ReadName, RejectsLongLabelsLongNamesAndReservedTypes) {
 
 TEST(ParseMessage, CountsThatLieAreErrors) {
   Message m;
-  std::string q = std::string("\0\1\0\0\0\1\0\0\0\0\0\0", 12) + wire("a") + std::string("\0\1\0\1", 4);
+  std::string q =
+      std::string("\0\1\0\0\0\1\0\0\0\0\0\0", 12) + wire("a") + std::string("\0\1\0\1", 4);
   EXPECT_EQ(parse_message(q, m), WireError::none);
   std::string more = q;
   more[7] = 1;  // ANCOUNT 1, no record
@@ -74,14 +88,16 @@ TEST(ParseMessage, CountsThatLieAreErrors) {
 
 TEST(ParseMessage, DecompressesRdataNamesAndChecksLayouts) {
   // An MX answer whose exchange points at the question name.
-  std::string msg = std::string("\0\1\x84\0\0\1\0\1\0\0\0\0", 12) + wire("example.com") + std::string("\0\x0f\0\1", 4);
+  std::string msg = std::string("\0\1\x84\0\0\1\0\1\0\0\0\0", 12) + wire("example.com") +
+                    std::string("\0\x0f\0\1", 4);
   msg += std::string("\xc0\x0c\0\x0f\0\1\0\0\x0e\x10\0\x09\0\x0a\4mail\xc0\x0c", 21);
   Message m;
   ASSERT_EQ(parse_message(msg, m), WireError::none);
   ASSERT_EQ(m.answers.size(), 1u);
   EXPECT_EQ(m.answers[0].rdata, std::string("\0\x0a", 2) + wire("mail.example.com"));
   // An A record with 5 octets of RDATA does not match its type.
-  std::string bad = std::string("\0\1\x84\0\0\0\0\1\0\0\0\0", 12) + wire("a") + std::string("\0\1\0\1\0\0\0\0\0\5abcde", 15);
+  std::string bad = std::string("\0\1\x84\0\0\0\0\1\0\0\0\0", 12) + wire("a") +
+                    std::string("\0\1\0\1\0\0\0\0\0\5abcde", 15);
   Message m2;
   EXPECT_EQ(parse_message(bad, m2), WireError::bad_rdata);
 }
@@ -93,7 +109,8 @@ TEST(Writer, CompressesAgainstEarlierNamesCaseInsensitively) {
   const std::size_t at = w.position();
   ASSERT_TRUE(w.put_name(wire("mail.example.com"), true));
   // "mail" then a pointer to "Example.COM" at 16.
-  EXPECT_EQ(std::string(reinterpret_cast<char*>(buf + at), w.position() - at), std::string("\4mail\xc0\x10", 7));
+  EXPECT_EQ(std::string(reinterpret_cast<char*>(buf + at), w.position() - at),
+            std::string("\4mail\xc0\x10", 7));
   std::string out;
   const std::string_view view(reinterpret_cast<char*>(buf), w.position());
   ASSERT_EQ(read_name(view, at, &out).error, WireError::none);

@@ -42,14 +42,16 @@ TEST(Name, CompareIgnoresCaseAndWalksSuffixes) {
 TEST(Name, TextEscapesWhatIsNotPlain) {
   EXPECT_EQ(name_to_text(root_name()), ".");
   EXPECT_EQ(name_to_text(wire("www.Example.com")), "www.Example.com.");
-  const std::string odd = std::string("\4a.b\\", 5) + std::string("\2\x01 ", 3) + std::string(1, '\0');
+  const std::string odd =
+      std::string("\4a.b\\", 5) + std::string("\2\x01 ", 3) + std::string(1, '\0');
   EXPECT_EQ(name_to_text(odd), "a\\.b\\\\.\\001\\032.");
 }
 
 TEST(Name, ConcatRefusesOverlongNames) {
   std::string labels;
   for (int i = 0; i < 4; ++i) labels += std::string(1, 63) + std::string(63, 'x');
-  EXPECT_EQ(concat_names(labels.substr(0, 64 * 3), wire("example")), labels.substr(0, 64 * 3) + wire("example"));
+  EXPECT_EQ(concat_names(labels.substr(0, 64 * 3), wire("example")),
+            labels.substr(0, 64 * 3) + wire("example"));
   EXPECT_EQ(concat_names(labels, wire("example")), "");
 }
 

@@ -1,8 +1,9 @@
 // Server::answer on a small zone: each answering rule of RFC 1034 §4.3.2 and
 // the RFCs after it, the error responses, truncation and EDNS.
+#include "keel/dns/server.hpp"
+
 #include <gtest/gtest.h>
 
-#include "keel/dns/server.hpp"
 #include "test_support.hpp"
 
 namespace keel::dns::test {
@@ -37,7 +38,8 @@ class ServerTest : public ::testing::Test {
  protected:
   void SetUp() override { make(ServerOptions{}); }
   void make(const ServerOptions& options, std::string extra = "") {
-    server = std::make_unique<Server>(catalog_from({zone_from_text("example.com", zone_text + extra)}), options);
+    server = std::make_unique<Server>(
+        catalog_from({zone_from_text("example.com", zone_text + extra)}), options);
   }
   Answer ask_for(const std::string& name, uint16_t type, QueryOptions o = {}) {
     return ask(*server, make_query(name, type, o));
@@ -52,13 +54,15 @@ TEST_F(ServerTest, AnswersWithAuthorityAndCasePreserved) {
   EXPECT_TRUE(a.flag(flag::qr) && a.flag(flag::aa));
   EXPECT_FALSE(a.flag(flag::ra));
   ASSERT_EQ(a.message.answers.size(), 2u);
-  EXPECT_EQ(a.message.answers[0].owner, wire("WwW.Example.COM")) << "owner compressed to the question";
+  EXPECT_EQ(a.message.answers[0].owner, wire("WwW.Example.COM"))
+      << "owner compressed to the question";
   EXPECT_EQ(a.message.questions[0].name, wire("WwW.Example.COM"));
   EXPECT_TRUE(a.message.authority.empty() && a.message.additional.empty()) << "minimal responses";
 }
 
 TEST_F(ServerTest, NegativeAnswersCarryTheSoaWithTheNegativeTtl) {
-  for (auto [name, rcode] : {std::pair{"nope.example.com", rcode::nxdomain}, {"www.example.com", rcode::noerror},
+  for (auto [name, rcode] : {std::pair{"nope.example.com", rcode::nxdomain},
+                             {"www.example.com", rcode::noerror},
                              {"b.ent.example.com", rcode::noerror}}) {
     Answer a = ask_for(name, name == std::string("www.example.com") ? rr_type::aaaa : rr_type::a);
     EXPECT_EQ(a.rcode(), rcode) << name;
@@ -72,8 +76,8 @@ TEST_F(ServerTest, NegativeAnswersCarryTheSoaWithTheNegativeTtl) {
 TEST_F(ServerTest, CnameChainsEndWithTheTargetsRcode) {
   Answer a = ask_for("chain.example.com", rr_type::a);
   EXPECT_EQ(owners_and_types(a.message.answers),
-            (std::vector<std::string>{"chain.example.com. 5", "alias.example.com. 5", "www.example.com. 1",
-                                      "www.example.com. 1"}));
+            (std::vector<std::string>{"chain.example.com. 5", "alias.example.com. 5",
+                                      "www.example.com. 1", "www.example.com. 1"}));
   Answer d = ask_for("dangling.example.com", rr_type::a);
   EXPECT_EQ(d.rcode(), rcode::nxdomain) << "RFC 6604: the last name's rcode";
   EXPECT_EQ(d.message.answers.size(), 1u);
@@ -104,11 +108,13 @@ TEST_F(ServerTest, ReferralsCarryGlueAndNoAa) {
   EXPECT_FALSE(a.flag(flag::aa));
   EXPECT_EQ(owners_and_types(a.message.authority),
             (std::vector<std::string>{"sub.example.com. 2", "sub.example.com. 2"}));
-  EXPECT_EQ(owners_and_types(a.message.additional), (std::vector<std::string>{"ns.sub.example.com. 1"}));
+  EXPECT_EQ(owners_and_types(a.message.additional),
+            (std::vector<std::string>{"ns.sub.example.com. 1"}));
   // RFC 4035 §3.1.4.1: DS at the cut is the parent's, answered authoritatively.
   Answer ds = ask_for("sub.example.com", rr_type::ds);
   EXPECT_TRUE(ds.flag(flag::aa));
-  EXPECT_EQ(owners_and_types(ds.message.answers), (std::vector<std::string>{"sub.example.com. 43"}));
+  EXPECT_EQ(owners_and_types(ds.message.answers),
+            (std::vector<std::string>{"sub.example.com. 43"}));
   // Glue is only served in referrals.
   EXPECT_FALSE(ask_for("ns.sub.example.com", rr_type::a).flag(flag::aa));
 }
@@ -145,7 +151,8 @@ TEST_F(ServerTest, AnyGetsOneRrsetAsRfc8482Allows) {
 
 TEST_F(ServerTest, MalformedQueriesGetNsdsErrors) {
   std::vector<uint8_t> q = make_query("www.example.com", rr_type::a, {.flags = flag::rd});
-  EXPECT_EQ(ask(*server, std::vector<uint8_t>(q.begin(), q.begin() + 11)).size, 0u) << "shorter than a header";
+  EXPECT_EQ(ask(*server, std::vector<uint8_t>(q.begin(), q.begin() + 11)).size, 0u)
+      << "shorter than a header";
   std::vector<uint8_t> response = q;
   response[2] |= 0x80;
   EXPECT_EQ(ask(*server, response).size, 0u) << "a response is never answered";
@@ -202,10 +209,12 @@ TEST_F(ServerTest, PrerenderedAnswersEqualComputedOnes) {
   off.prerender = false;
   Server computed(catalog_from({zone_from_text("example.com", zone_text)}), off);
   EXPECT_GT(server->prerendered_answers(), 10u);
-  const char* names[] = {"example.com", "WWW.example.com", "alias.example.com", "sub.example.com",
-                         "ns.sub.example.com", "mail.example.com", "a.b.ent.example.com", "dn.example.com"};
+  const char* names[] = {"example.com",         "WWW.example.com",    "alias.example.com",
+                         "sub.example.com",     "ns.sub.example.com", "mail.example.com",
+                         "a.b.ent.example.com", "dn.example.com"};
   for (const char* name : names) {
-    for (uint16_t type : {rr_type::a, rr_type::aaaa, rr_type::ns, rr_type::mx, rr_type::soa, rr_type::ds}) {
+    for (uint16_t type :
+         {rr_type::a, rr_type::aaaa, rr_type::ns, rr_type::mx, rr_type::soa, rr_type::ds}) {
       for (int edns : {-1, 512, 1232}) {
         const auto q = make_query(name, type, {.flags = flag::rd, .edns = edns});
         EXPECT_EQ(ask(*server, q).bytes, ask(computed, q).bytes) << name << " " << type;
@@ -243,10 +252,14 @@ TEST_F(ServerTest, RateLimitsPerPrefixAndSlips) {
   const auto q = make_query("www.example.com", rr_type::a);
   int sent = 0, slipped = 0, dropped = 0;
   for (int i = 0; i < 20; ++i) {
-    Answer a = ask(*server, q, 65535, ClientAddress::ipv4(0xc0000200 + uint32_t(i % 7), 53));  // one /24
-    if (a.size == 0) ++dropped;
-    else if (a.flag(flag::tc) && a.message.answers.empty()) ++slipped;
-    else ++sent;
+    Answer a =
+        ask(*server, q, 65535, ClientAddress::ipv4(0xc0000200 + uint32_t(i % 7), 53));  // one /24
+    if (a.size == 0)
+      ++dropped;
+    else if (a.flag(flag::tc) && a.message.answers.empty())
+      ++slipped;
+    else
+      ++sent;
   }
   EXPECT_EQ(sent, 5);
   EXPECT_EQ(slipped, 7);
@@ -254,7 +267,8 @@ TEST_F(ServerTest, RateLimitsPerPrefixAndSlips) {
   EXPECT_GT(ask(*server, q, 65535, ClientAddress::ipv4(0xc0000300, 53)).message.answers.size(), 0u)
       << "another /24 has its own budget";
   fake_now += 1000;
-  EXPECT_FALSE(ask(*server, q, 65535, ClientAddress::ipv4(0xc0000201, 53)).flag(flag::tc)) << "refilled";
+  EXPECT_FALSE(ask(*server, q, 65535, ClientAddress::ipv4(0xc0000201, 53)).flag(flag::tc))
+      << "refilled";
   EXPECT_EQ(server->stats().rate_limited_dropped, 8u);
 }
 

@@ -55,7 +55,8 @@ int main(int argc, char** argv) {
     socklen_t from_len = sizeof from;
     const ssize_t n = recvfrom(fd, in, sizeof in, 0, reinterpret_cast<sockaddr*>(&from), &from_len);
     if (n < 0) continue;
-    const auto client = keel::dns::ClientAddress::ipv4(ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
+    const auto client =
+        keel::dns::ClientAddress::ipv4(ntohl(from.sin_addr.s_addr), ntohs(from.sin_port));
     const std::size_t size = server.answer({in, std::size_t(n)}, client, {out, sizeof out});
     if (size > 0) sendto(fd, out, size, 0, reinterpret_cast<sockaddr*>(&from), from_len);
   }

@@ -52,9 +52,20 @@ struct QueryOptions {
   uint16_t id = 0x1234;
 };
 
-inline std::vector<uint8_t> make_query(const std::string& name, uint16_t type, QueryOptions o = {}) {
-  std::vector<uint8_t> m = {uint8_t(o.id >> 8), uint8_t(o.id), uint8_t(o.flags >> 8), uint8_t(o.flags), 0, 1, 0,
-                            0, 0, 0, 0, uint8_t(o.edns >= 0 ? 1 : 0)};
+inline std::vector<uint8_t> make_query(const std::string& name, uint16_t type,
+                                       QueryOptions o = {}) {
+  std::vector<uint8_t> m = {uint8_t(o.id >> 8),
+                            uint8_t(o.id),
+                            uint8_t(o.flags >> 8),
+                            uint8_t(o.flags),
+                            0,
+                            1,
+                            0,
+                            0,
+                            0,
+                            0,
+                            0,
+                            uint8_t(o.edns >= 0 ? 1 : 0)};
   const std::string n = wire(name);
   m.insert(m.end(), n.begin(), n.end());
   m.insert(m.end(), {uint8_t(type >> 8), uint8_t(type), uint8_t(o.qclass >> 8), uint8_t(o.qclass)});
@@ -82,7 +93,8 @@ inline Answer ask(Server& server, const std::vector<uint8_t>& query, std::size_t
   a.size = server.answer(query, client, a.bytes);
   a.bytes.resize(a.size);
   if (a.size > 0) {
-    a.error = parse_message(std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.size), a.message);
+    a.error = parse_message(std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.size),
+                            a.message);
   }
   return a;
 }
@@ -90,7 +102,8 @@ inline Answer ask(Server& server, const std::vector<uint8_t>& query, std::size_t
 // "www.example.com. A" style summaries of a section, for readable expectations.
 inline std::vector<std::string> owners_and_types(const std::vector<Record>& section) {
   std::vector<std::string> out;
-  for (const Record& r : section) out.push_back(lowercase_name(name_to_text(r.owner)) + " " + std::to_string(r.type));
+  for (const Record& r : section)
+    out.push_back(lowercase_name(name_to_text(r.owner)) + " " + std::to_string(r.type));
   return out;
 }
 

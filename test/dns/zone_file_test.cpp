@@ -1,5 +1,7 @@
 // The zone-file corpus (test/dns/zones): valid files read completely, error
 // files give exactly the messages in their "; error:" header lines.
+#include "keel/dns/zone_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include <sstream>
 
 #include "keel/dns/catalog.hpp"
-#include "keel/dns/zone_file.hpp"
 #include "test_support.hpp"
 
 namespace keel::dns::test {
@@ -81,7 +82,8 @@ TEST(ZoneCorpus, ValidFilesReadCompletely) {
   }
 }
 
-const ZoneRecord* find(const ZoneData& zone, const std::string& owner, uint16_t type, std::size_t nth = 0) {
+const ZoneRecord* find(const ZoneData& zone, const std::string& owner, uint16_t type,
+                       std::size_t nth = 0) {
   for (const ZoneRecord& r : zone.records) {
     if (names_equal(r.owner, wire(owner)) && r.type == type && nth-- == 0) return &r;
   }
@@ -103,7 +105,8 @@ TEST(ZoneCorpus, TtlRulesOfRfc1035And2308) {
   EXPECT_EQ(find(d, "www.example.com", rr_type::a, 1)->ttl, 60u) << "a second $TTL";
   // SOA timers with units: 2h, 30M, 1W2d.
   const std::string& soa = find(d, "example.com", rr_type::soa)->rdata;
-  EXPECT_EQ(soa.substr(soa.size() - 16, 12), std::string("\0\0\x1c\x20\0\0\x07\x08\0\x0b\xdd\x80", 12));
+  EXPECT_EQ(soa.substr(soa.size() - 16, 12),
+            std::string("\0\0\x1c\x20\0\0\x07\x08\0\x0b\xdd\x80", 12));
 }
 
 TEST(ZoneCorpus, IncludeKeepsTheIncludingOrigin) {
@@ -124,11 +127,17 @@ TEST(ZoneFile, EscapesInNamesAndStrings) {
   ZoneData z;
   ASSERT_TRUE(load(corpus + "/valid/escapes.zone", "example.net", z).empty());
   EXPECT_NE(find(z, "ABc.example.net", rr_type::txt), nullptr) << "\\065\\066c";
-  const std::string dotted = std::string("\x0c" "dotted.label", 13) + wire("example.net");
+  const std::string dotted = std::string(
+                                 "\x0c"
+                                 "dotted.label",
+                                 13) +
+                             wire("example.net");
   bool found = false;
   for (const ZoneRecord& r : z.records) found |= r.owner == dotted;
   EXPECT_TRUE(found) << "\\. stays inside the label";
-  EXPECT_EQ(find(z, "bytes.example.net", rr_type::txt)->rdata, std::string("\4\0\xff" "t\\", 5));
+  EXPECT_EQ(find(z, "bytes.example.net", rr_type::txt)->rdata, std::string("\4\0\xff"
+                                                                           "t\\",
+                                                                           5));
 }
 
 TEST(ZoneFile, ReadingGoesOnAfterAnErrorAndStopsAtTheLimit) {
@@ -143,8 +152,10 @@ TEST(ZoneFile, ReadingGoesOnAfterAnErrorAndStopsAtTheLimit) {
 }
 
 TEST(Catalog, DuplicateRecordsAreOneRecord) {
-  auto c = catalog_from({zone_from_text("example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\n@ NS ns\n@ NS NS\nns A 1.2.3.4\n"
-                                                   "ns A 1.2.3.4\nwww TXT \"a\"\nwww TXT \"A\"\n")});
+  auto c =
+      catalog_from({zone_from_text("example",
+                                   "$TTL 1\n@ SOA ns h 1 2 3 4 5\n@ NS ns\n@ NS NS\nns A 1.2.3.4\n"
+                                   "ns A 1.2.3.4\nwww TXT \"a\"\nwww TXT \"A\"\n")});
   ASSERT_TRUE(c);
   EXPECT_EQ(c->record_count(), 5u) << "NS ns and NS NS are one record (case-insensitive names)";
   const uint32_t www = c->find(wire("www.example"));
@@ -153,8 +164,9 @@ TEST(Catalog, DuplicateRecordsAreOneRecord) {
 }
 
 TEST(Catalog, EmptyNonTerminalsAndCutsAreNodes) {
-  auto c = catalog_from({zone_from_text("example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\na.b.c A 1.2.3.4\n"
-                                                   "sub NS ns.sub\nns.sub A 1.2.3.5\n*.w A 1.2.3.6\n")});
+  auto c = catalog_from({zone_from_text("example",
+                                        "$TTL 1\n@ SOA ns h 1 2 3 4 5\na.b.c A 1.2.3.4\n"
+                                        "sub NS ns.sub\nns.sub A 1.2.3.5\n*.w A 1.2.3.6\n")});
   ASSERT_TRUE(c);
   const uint32_t ent = c->find(wire("b.c.example"));
   ASSERT_NE(ent, no_node);
@@ -168,8 +180,9 @@ TEST(Catalog, EmptyNonTerminalsAndCutsAreNodes) {
 }
 
 TEST(Catalog, NestedZonesKeepANodePerZone) {
-  auto c = catalog_from({zone_from_text("example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\nsub NS ns.sub\nns.sub A 1.1.1.1\n"),
-                         zone_from_text("sub.example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\n@ NS ns\nns A 2.2.2.2\n")});
+  auto c = catalog_from(
+      {zone_from_text("example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\nsub NS ns.sub\nns.sub A 1.1.1.1\n"),
+       zone_from_text("sub.example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\n@ NS ns\nns A 2.2.2.2\n")});
   ASSERT_TRUE(c);
   EXPECT_EQ(c->zone_for(wire("x.sub.example")), 1);
   const std::string ns = wire("ns.sub.example");
@@ -184,7 +197,10 @@ TEST(Catalog, NestedZonesKeepANodePerZone) {
 TEST(ZoneFile, NulOctetsAreReadNotLoopedOn) {
   ZoneData z;
   std::vector<Diagnostic> errors;
-  const std::string text = std::string("$TTL 1\n@ SOA a b 1 2 3 4 5\nns AAAA 2001:d\0\x12" "b8::1\n", 42);
+  const std::string text = std::string(
+      "$TTL 1\n@ SOA a b 1 2 3 4 5\nns AAAA 2001:d\0\x12"
+      "b8::1\n",
+      42);
   EXPECT_FALSE(parse_zone_text(text, "nul.zone", "example", z, errors));
   ASSERT_EQ(errors.size(), 1u);
   EXPECT_EQ(errors[0].line, 3u);
@@ -197,9 +213,10 @@ TEST(Catalog, AZoneAfterAFailedOneIsStillOnlyChecked) {
   ZoneData empty;
   empty.origin = wire("2.0.192.in-addr.arpa");
   std::vector<Diagnostic> errors;
-  auto c = Catalog::build({empty, zone_from_text("example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\n@ NS ns\n"),
-                           zone_from_text("example.org", "$TTL 1\n@ NS ns\n")},
-                          errors);
+  auto c =
+      Catalog::build({empty, zone_from_text("example", "$TTL 1\n@ SOA ns h 1 2 3 4 5\n@ NS ns\n"),
+                      zone_from_text("example.org", "$TTL 1\n@ NS ns\n")},
+                     errors);
   EXPECT_FALSE(c);
   ASSERT_EQ(errors.size(), 2u) << "both zones without a SOA are reported";
   EXPECT_EQ(errors[1].to_string(), "example.org.zone:1:1: the zone example.org. has no SOA record");

@@ -12,7 +12,8 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<keel::dns::ZoneData> zones;
   std::string error;
-  if (!keel::dns::decode_blob(std::string_view(reinterpret_cast<const char*>(data), size), zones, error)) {
+  if (!keel::dns::decode_blob(std::string_view(reinterpret_cast<const char*>(data), size), zones,
+                              error)) {
     if (error.empty()) std::abort();
     return 0;
   }
@@ -24,9 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   keel::dns::Server server(std::move(catalog));
   // "example.com. A" whatever the zones are: answered, refused or anything in between.
-  static const uint8_t query[] = {0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm',
-                                  'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
+  static const uint8_t query[] = {0,   1,   0,   0,   0,   1, 0,   0,   0,   0, 0, 0, 7, 'e', 'x',
+                                  'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1};
   static uint8_t out[1232];
-  if (server.answer({query, sizeof query}, keel::dns::ClientAddress::ipv4(1, 1), {out, sizeof out}) == 0) std::abort();
+  if (server.answer({query, sizeof query}, keel::dns::ClientAddress::ipv4(1, 1),
+                    {out, sizeof out}) == 0)
+    std::abort();
   return 0;
 }

@@ -38,8 +38,8 @@ keel::dns::Server& server() {
     std::vector<keel::dns::ZoneData> zones(2);
     std::vector<keel::dns::Diagnostic> errors;
     keel::dns::parse_zone_text(zone_text, "fuzz.zone", "example.com", zones[0], errors);
-    keel::dns::parse_zone_text("$TTL 1\n@ SOA ns h 1 2 3 4 5\nx A 1.2.3.4\n", "net.zone", "example.net", zones[1],
-                               errors);
+    keel::dns::parse_zone_text("$TTL 1\n@ SOA ns h 1 2 3 4 5\nx A 1.2.3.4\n", "net.zone",
+                               "example.net", zones[1], errors);
     auto catalog = keel::dns::Catalog::build(zones, errors);
     if (!catalog) std::abort();
     return std::make_unique<keel::dns::Server>(std::move(catalog));
@@ -57,12 +57,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Answer into buffers of a few sizes, the smallest a server may be given.
   for (std::size_t out_size : {512u, 1500u, 65535u}) {
     static uint8_t out[65535];
-    const std::size_t n = server().answer({data, size}, keel::dns::ClientAddress::ipv4(0x0a000001, 53),
-                                          {out, out_size});
+    const std::size_t n = server().answer(
+        {data, size}, keel::dns::ClientAddress::ipv4(0x0a000001, 53), {out, out_size});
     if (n > out_size) std::abort();
     if (n == 0) continue;
     keel::dns::Message response;
-    const auto error = keel::dns::parse_message(std::string_view(reinterpret_cast<char*>(out), n), response);
+    const auto error =
+        keel::dns::parse_message(std::string_view(reinterpret_cast<char*>(out), n), response);
     if (error != keel::dns::WireError::none) std::abort();
     if (!(response.header.flags & keel::dns::flag::qr)) std::abort();
   }

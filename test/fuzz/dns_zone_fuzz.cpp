@@ -40,14 +40,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   keel::dns::Server server(std::move(catalog));
   static const uint8_t queries[][33] = {
       // www.example.com A, example.com ANY, example.com NS
-      {0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 3, 'w', 'w', 'w', 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1, 0, 1},
-      {0, 2, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 255, 0, 1},
-      {0, 3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 7, 'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 2, 0, 1},
+      {0,   1,   0,   0,   0,   1,   0,   0, 0,   0,   0,   0, 3, 'w', 'w', 'w', 7,
+       'e', 'x', 'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 1,   0,   1},
+      {0,   2,   0,   0,   0,   1, 0,   0,   0,   0, 0, 0,   7, 'e', 'x',
+       'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 255, 0, 1},
+      {0,   3,   0,   0,   0,   1, 0,   0,   0,   0, 0, 0, 7, 'e', 'x',
+       'a', 'm', 'p', 'l', 'e', 3, 'c', 'o', 'm', 0, 0, 2, 0, 1},
   };
   static uint8_t out[65535];
   const std::size_t lengths[] = {33, 29, 29};
   for (int i = 0; i < 3; ++i) {
-    const std::size_t n = server.answer({queries[i], lengths[i]}, keel::dns::ClientAddress::ipv4(1, 1), {out, 512});
+    const std::size_t n =
+        server.answer({queries[i], lengths[i]}, keel::dns::ClientAddress::ipv4(1, 1), {out, 512});
     if (n == 0 || n > 512) std::abort();
   }
   return 0;

@@ -15,7 +15,8 @@ namespace {
 // zone cut (where every type gets the same kind of answer) A and AAAA too.
 std::vector<uint16_t> types_at(const Catalog& catalog, uint32_t n) {
   std::vector<uint16_t> types;
-  bool redirects = (catalog.node(n).flags & (node_flag::delegation | node_flag::below_delegation)) != 0;
+  bool redirects =
+      (catalog.node(n).flags & (node_flag::delegation | node_flag::below_delegation)) != 0;
   for (const RRset& set : catalog.rrsets(n)) {
     types.push_back(set.type);
     if (set.type == rr_type::cname) redirects = true;
@@ -71,7 +72,8 @@ void AnswerCache::build(Server& server) {
       Query q;
       const Verdict verdict = parse_query(query, q);
       if (verdict != Verdict::answer) continue;
-      const Server::Outcome out = server.respond(q, verdict, client, response.data(), response.size(), false);
+      const Server::Outcome out =
+          server.respond(q, verdict, client, response.data(), response.size(), false);
       if (out.size == 0 || out.truncated || out.extended_error) continue;
       CachedAnswer a;
       a.qtype = type;
@@ -81,7 +83,8 @@ void AnswerCache::build(Server& server) {
       a.nscount = load16(response.data() + 8);
       a.arcount = uint16_t(load16(response.data() + 10) - 1);
       a.length = uint16_t(out.size - opt_record_size - q.question_end);
-      const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end, a.length);
+      const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end,
+                             a.length);
       auto [it, fresh] = stored.emplace(body, uint32_t(bodies_.size()));
       if (fresh) bodies_ += body;
       a.offset = it->second;
@@ -106,7 +109,8 @@ const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype) const {
 }
 
 std::size_t AnswerCache::bytes() const {
-  return first_.capacity() * sizeof(uint32_t) + entries_.capacity() * sizeof(CachedAnswer) + bodies_.capacity();
+  return first_.capacity() * sizeof(uint32_t) + entries_.capacity() * sizeof(CachedAnswer) +
+         bodies_.capacity();
 }
 
 }  // namespace keel::dns

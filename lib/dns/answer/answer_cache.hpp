@@ -42,7 +42,9 @@ class AnswerCache {
   // Renders the answers through `server` (whose catalog must not change).
   void build(Server& server);
   const CachedAnswer* find(uint32_t node, uint16_t qtype) const;
-  std::string_view body(const CachedAnswer& a) const { return std::string_view(bodies_).substr(a.offset, a.length); }
+  std::string_view body(const CachedAnswer& a) const {
+    return std::string_view(bodies_).substr(a.offset, a.length);
+  }
   std::size_t bytes() const;
   std::size_t size() const { return entries_.size(); }
 

@@ -47,7 +47,7 @@ struct Plan {
   uint16_t rcode = 0;
   bool authoritative = false;
   bool refused = false;  // no served zone encloses the question
-  int ede = ede::none;    // an Extended DNS Error option to add when EDNS is on
+  int ede = ede::none;   // an Extended DNS Error option to add when EDNS is on
   std::string_view ede_text;
   PlanItem items[max_items];
   std::size_t count = 0;

@@ -58,7 +58,8 @@ bool read_question(std::string_view m, Query& q) {
     if (pos >= m.size()) return false;
     const uint8_t len = octet(m, pos);
     if (len > max_label_length) return false;  // pointers and reserved label types too
-    if (m.size() - pos < 1u + len + (len == 0 ? 4 : 1) || pos - header_size + 1 + len > max_name_length) {
+    if (m.size() - pos < 1u + len + (len == 0 ? 4 : 1) ||
+        pos - header_size + 1 + len > max_name_length) {
       return false;
     }
     for (std::size_t i = pos; i <= pos + len; ++i) {

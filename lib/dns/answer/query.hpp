@@ -21,8 +21,8 @@ struct Query {
   std::string_view message;
   uint16_t id = 0;
   uint16_t flags = 0;
-  std::size_t question_end = 0;  // offset just past QTYPE and QCLASS
-  uint8_t qname_size = 0;        // the question name, uncompressed, at offset 12
+  std::size_t question_end = 0;      // offset just past QTYPE and QCLASS
+  uint8_t qname_size = 0;            // the question name, uncompressed, at offset 12
   uint8_t lowered[max_name_length];  // the question name in lower case
   uint32_t hash = 0;                 // name_hash(lowered)
   uint16_t qtype = 0;
@@ -37,13 +37,13 @@ struct Query {
 
 enum class Verdict : uint8_t {
   answer,
-  drop,                 // shorter than a header, or a response (QR set): no reply
-  formerr,              // header only, RD kept
-  formerr_no_flags,     // header only, every flag cleared (QDCOUNT other than 1)
-  notimp,               // header only, the query's flags kept (opcode not QUERY)
-  notify,               // RFC 1996 NOTIFY: refused (header only), NXDOMAIN if no such zone
-  empty_with_edns,      // QDCOUNT 0 with only an OPT: NOERROR + OPT (as NSD, for cookies)
-  badvers,              // RFC 6891 §6.1.3: EDNS version other than 0
+  drop,              // shorter than a header, or a response (QR set): no reply
+  formerr,           // header only, RD kept
+  formerr_no_flags,  // header only, every flag cleared (QDCOUNT other than 1)
+  notimp,            // header only, the query's flags kept (opcode not QUERY)
+  notify,            // RFC 1996 NOTIFY: refused (header only), NXDOMAIN if no such zone
+  empty_with_edns,   // QDCOUNT 0 with only an OPT: NOERROR + OPT (as NSD, for cookies)
+  badvers,           // RFC 6891 §6.1.3: EDNS version other than 0
 };
 
 Verdict parse_query(std::string_view message, Query& query);

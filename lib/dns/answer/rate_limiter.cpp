@@ -27,7 +27,8 @@ RateLimiter::RateLimiter(const RateLimitOptions& options) : options_(options) {
 
 uint64_t RateLimiter::key_of(const ClientAddress& client) const {
   const bool v4 = client.family == ClientAddress::Family::ipv4;
-  const int bits = v4 ? std::min<int>(options_.ipv4_prefix, 32) : std::min<int>(options_.ipv6_prefix, 64);
+  const int bits =
+      v4 ? std::min<int>(options_.ipv4_prefix, 32) : std::min<int>(options_.ipv6_prefix, 64);
   uint64_t prefix = 0;
   for (int i = 0; i < 8; ++i) prefix = prefix << 8 | client.bytes[i];
   if (v4) prefix &= 0xffffffff00000000ull;
@@ -46,7 +47,8 @@ RateLimiter::Decision RateLimiter::check(const ClientAddress& client, uint64_t n
   if (second > b.second) {
     // One second's worth per second, at most one second's worth banked.
     const uint64_t elapsed = second - b.second;
-    b.balance = std::min<int64_t>(rate, b.balance + int64_t(std::min<uint64_t>(elapsed, 1u << 20)) * rate);
+    b.balance =
+        std::min<int64_t>(rate, b.balance + int64_t(std::min<uint64_t>(elapsed, 1u << 20)) * rate);
     b.second = second;
   }
   if (b.balance > 0) {

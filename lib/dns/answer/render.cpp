@@ -5,7 +5,8 @@
 namespace keel::dns {
 namespace {
 
-bool put_rr(MessageWriter& w, std::string_view owner, uint16_t type, uint32_t ttl, std::string_view rdata) {
+bool put_rr(MessageWriter& w, std::string_view owner, uint16_t type, uint32_t ttl,
+            std::string_view rdata) {
   const std::size_t start = w.position();
   if (w.put_name(owner, true) && w.put16(type) && w.put16(rr_class::in) && w.put32(ttl) &&
       w.put_rdata(type, rdata)) {
@@ -17,7 +18,8 @@ bool put_rr(MessageWriter& w, std::string_view owner, uint16_t type, uint32_t tt
 
 // Writes one item; returns how many records fit (all of them unless `partial`
 // allows fewer, else 0 with nothing written) and whether all did.
-uint16_t put_item(const Catalog& catalog, const PlanItem& item, MessageWriter& w, bool partial, bool& all) {
+uint16_t put_item(const Catalog& catalog, const PlanItem& item, MessageWriter& w, bool partial,
+                  bool& all) {
   const std::size_t start = w.position();
   uint16_t written = 0;
   all = true;
@@ -52,9 +54,12 @@ SectionCounts render_sections(const Catalog& catalog, const Plan& plan, MessageW
       bool all = true;
       const uint16_t n = put_item(catalog, item, w, additional, all);
       if (!all && (!additional || item.required)) counts.truncated = true;
-      if (section == Section::answer) counts.answer += n;
-      else if (section == Section::authority) counts.authority += n;
-      else counts.additional += n;
+      if (section == Section::answer)
+        counts.answer += n;
+      else if (section == Section::authority)
+        counts.authority += n;
+      else
+        counts.additional += n;
     }
   }
   return counts;

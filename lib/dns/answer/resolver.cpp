@@ -25,7 +25,8 @@ struct Lowered {
   uint32_t hash = 0;
 
   explicit Lowered(std::string_view name) : size(name.size()) {
-    for (std::size_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(ascii_lower(octet(name, i)));
+    for (std::size_t i = 0; i < size; ++i)
+      bytes[i] = static_cast<char>(ascii_lower(octet(name, i)));
     hash = name_hash(view());
   }
   Lowered(std::string_view prefix, std::string_view name) : size(prefix.size() + name.size()) {
@@ -56,11 +57,13 @@ class Resolver {
   bool class_in() const { return request_.rclass != rr_class::any; }
 
   Match closest_encloser(const Lowered& name, uint16_t zone) const {
-    if (uint32_t n = catalog_.find_in_zone(name.view(), name.hash, zone); n != no_node) return {n, true};
+    if (uint32_t n = catalog_.find_in_zone(name.view(), name.hash, zone); n != no_node)
+      return {n, true};
     // The zone's apex encloses the name, so the walk ends there at the latest.
     for (std::string_view suffix = strip_labels(name.view(), 1); suffix.size() > 1;
          suffix = strip_labels(suffix, 1)) {
-      if (uint32_t n = catalog_.find_in_zone(suffix, name_hash(suffix), zone); n != no_node) return {n, false};
+      if (uint32_t n = catalog_.find_in_zone(suffix, name_hash(suffix), zone); n != no_node)
+        return {n, false};
     }
     return {catalog_.zone(zone).apex, false};
   }
@@ -95,7 +98,8 @@ class Resolver {
   // add_rrset: with minimal responses, additional data only for referrals and NS queries.
   bool add_rrset(Section section, const RRset& set, std::string_view owner) {
     const bool added = add(section, ItemKind::rrset, catalog_.rrset_index(&set), owner);
-    if (set.type == rr_type::ns && (section == Section::authority || request_.type == rr_type::ns)) {
+    if (set.type == rr_type::ns &&
+        (section == Section::authority || request_.type == rr_type::ns)) {
       add_ns_additional(set, section == Section::authority ? owner : std::string_view{});
     }
     return added;
@@ -114,14 +118,17 @@ class Resolver {
       if (!is_subdomain(target, origin)) return true;
       const Match m = closest_encloser(Lowered(target), zone_);
       uint32_t source = m.exact ? m.node : no_node;
-      if (!m.exact && (node(m.node).flags & node_flag::wildcard_child)) source = wildcard_of(m.node);
+      if (!m.exact && (node(m.node).flags & node_flag::wildcard_child))
+        source = wildcard_of(m.node);
       if (source == no_node) return true;
       const bool required = !delegation.empty() && is_subdomain(target, delegation);
       if (const RRset* set = catalog_.find_rrset(source, first_type)) {
-        add(Section::additional_a, ItemKind::rrset, catalog_.rrset_index(set), target, 0, {}, required);
+        add(Section::additional_a, ItemKind::rrset, catalog_.rrset_index(set), target, 0, {},
+            required);
       }
       if (const RRset* set = catalog_.find_rrset(source, second_type)) {
-        add(Section::additional_aaaa, ItemKind::rrset, catalog_.rrset_index(set), target, 0, {}, required);
+        add(Section::additional_aaaa, ItemKind::rrset, catalog_.rrset_index(set), target, 0, {},
+            required);
       }
       return true;
     });
@@ -140,9 +147,15 @@ class Resolver {
     const RRset *normal = nullptr, *unwanted = nullptr;
     for (const RRset& set : catalog_.rrsets(n)) {
       switch (set.type) {
-        case rr_type::a: case rr_type::aaaa: case rr_type::soa: case rr_type::mx: case rr_type::ptr:
+        case rr_type::a:
+        case rr_type::aaaa:
+        case rr_type::soa:
+        case rr_type::mx:
+        case rr_type::ptr:
           return &set;
-        case rr_type::dnskey: case rr_type::rrsig: case rr_type::nsec:
+        case rr_type::dnskey:
+        case rr_type::rrsig:
+        case rr_type::nsec:
           unwanted = &set;
           break;
         default:
@@ -154,12 +167,14 @@ class Resolver {
 
   // answer_domain: data at an existing name (or a wildcard standing in for it).
   std::string_view answer_domain(uint32_t n, std::string_view owner) {
-    const RRset* set = request_.type == rr_type::any ? any_rrset(n) : catalog_.find_rrset(n, request_.type);
+    const RRset* set =
+        request_.type == rr_type::any ? any_rrset(n) : catalog_.find_rrset(n, request_.type);
     if (set != nullptr) {
       add_rrset(Section::answer, *set, owner);
       return {};
     }
-    if (request_.type != rr_type::any && (set = catalog_.find_rrset(n, rr_type::cname)) != nullptr) {
+    if (request_.type != rr_type::any &&
+        (set = catalog_.find_rrset(n, rr_type::cname)) != nullptr) {
       // A CNAME seen twice is a loop: stop there.
       if (!add_rrset(Section::answer, *set, owner)) return {};
       ++chained_;
@@ -226,7 +241,8 @@ class Resolver {
     }
     // domain_find_ns_rrsets: the lowest zone cut at or above the closest encloser.
     uint32_t cut = m.node;
-    while (cut != no_node && !(node(cut).flags & (node_flag::delegation | node_flag::apex))) cut = node(cut).parent;
+    while (cut != no_node && !(node(cut).flags & (node_flag::delegation | node_flag::apex)))
+      cut = node(cut).parent;
     const bool is_cut = cut != no_node && (node(cut).flags & node_flag::delegation) &&
                         !(node(cut).flags & node_flag::below_dname);
     if (is_cut && !(m.exact && request_.type == rr_type::ds && m.node == cut)) {
@@ -255,6 +271,8 @@ class Resolver {
 
 }  // namespace
 
-void resolve(const Catalog& catalog, const Request& request, Plan& plan) { Resolver(catalog, request, plan).run(); }
+void resolve(const Catalog& catalog, const Request& request, Plan& plan) {
+  Resolver(catalog, request, plan).run();
+}
 
 }  // namespace keel::dns

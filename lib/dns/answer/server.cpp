@@ -18,7 +18,8 @@ namespace {
 constexpr std::size_t ede_option_header = 6;  // code, length, INFO-CODE (RFC 8914 §2)
 constexpr uint16_t ede_option_code = 15;
 
-void write_header(uint8_t* out, uint16_t id, uint16_t flags, uint16_t qd, uint16_t an, uint16_t ns, uint16_t ar) {
+void write_header(uint8_t* out, uint16_t id, uint16_t flags, uint16_t qd, uint16_t an, uint16_t ns,
+                  uint16_t ar) {
   store16(out, id);
   store16(out + 2, flags);
   store16(out + 4, qd);
@@ -33,10 +34,12 @@ std::size_t opt_size(int ede, std::string_view text) {
 
 // RFC 6891 §6.1.2-3: root owner, our payload size in CLASS, extended RCODE,
 // version 0 and the DO bit (RFC 3225 §3) in TTL.
-bool write_opt(MessageWriter& w, uint16_t payload, uint16_t rcode, bool dnssec_ok, int ede, std::string_view text) {
+bool write_opt(MessageWriter& w, uint16_t payload, uint16_t rcode, bool dnssec_ok, int ede,
+               std::string_view text) {
   const uint32_t ttl = uint32_t(rcode >> 4) << 24 | (dnssec_ok ? edns_do_bit : 0u);
   const uint16_t length = ede == ede::none ? 0 : uint16_t(ede_option_header + text.size());
-  bool ok = w.put8(0) && w.put16(rr_type::opt) && w.put16(payload) && w.put32(ttl) && w.put16(length);
+  bool ok =
+      w.put8(0) && w.put16(rr_type::opt) && w.put16(payload) && w.put32(ttl) && w.put16(length);
   if (ok && ede != ede::none) {
     ok = w.put16(ede_option_code) && w.put16(uint16_t(2 + text.size())) && w.put16(uint16_t(ede)) &&
          w.put_bytes(text);
@@ -47,15 +50,18 @@ bool write_opt(MessageWriter& w, uint16_t payload, uint16_t rcode, bool dnssec_o
 // RFC 6891 §6.2.5: a payload below 512 means 512; ours caps the rest.
 std::size_t response_limit(const Query& q, uint16_t our_payload, std::size_t out_size) {
   std::size_t limit = udp_plain_payload;
-  if (q.edns.present && q.edns.payload > udp_plain_payload) limit = std::min<std::size_t>(q.edns.payload, our_payload);
+  if (q.edns.present && q.edns.payload > udp_plain_payload)
+    limit = std::min<std::size_t>(q.edns.payload, our_payload);
   return std::min(limit, std::min(out_size, max_message_size));
 }
 
 // NSD's answer_chaos with hide-identity and hide-version: the names it knows
 // are refused as prohibited, anything else as not supported.
 int chaos_error(const Query& q) {
-  static constexpr std::string_view known[] = {
-      {"\2id\6server\0", 11}, {"\10hostname\4bind\0", 15}, {"\7version\6server\0", 16}, {"\7version\4bind\0", 14}};
+  static constexpr std::string_view known[] = {{"\2id\6server\0", 11},
+                                               {"\10hostname\4bind\0", 15},
+                                               {"\7version\6server\0", 16},
+                                               {"\7version\4bind\0", 14}};
   if (q.qtype != rr_type::txt && q.qtype != rr_type::any) return ede::not_supported;
   for (std::string_view name : known)
     if (q.lowered_name() == name) return ede::prohibited;
@@ -83,12 +89,14 @@ Server::~Server() = default;
 std::size_t Server::prerendered_bytes() const { return cache_ ? cache_->bytes() : 0; }
 std::size_t Server::prerendered_answers() const { return cache_ ? cache_->size() : 0; }
 
-std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& client, std::span<uint8_t> out) {
+std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& client,
+                           std::span<uint8_t> out) {
   ++stats_.queries;
   const std::string_view message(reinterpret_cast<const char*>(query.data()), query.size());
   Query q;
   const Verdict verdict = parse_query(message, q);
-  if (verdict == Verdict::answer || verdict == Verdict::badvers) ++stats_.by_qtype[std::min<std::size_t>(q.qtype, ServerStats::type_slots)];
+  if (verdict == Verdict::answer || verdict == Verdict::badvers)
+    ++stats_.by_qtype[std::min<std::size_t>(q.qtype, ServerStats::type_slots)];
   if (q.edns.present) ++stats_.edns;
   Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true);
   if (outcome.size != 0 && limiter_.enabled()) {
@@ -122,14 +130,14 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
   }
   if (observer_ != nullptr) {
     const bool has_question = q.qname_size != 0;
-    observer_(observer_context_, {client, has_question ? q.qname() : std::string_view{}, q.qtype, outcome.rcode,
-                                  outcome.size});
+    observer_(observer_context_, {client, has_question ? q.qname() : std::string_view{}, q.qtype,
+                                  outcome.rcode, outcome.size});
   }
   return outcome.size;
 }
 
-Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client, uint8_t* out,
-                                std::size_t out_size, bool use_cache) {
+Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client,
+                                uint8_t* out, std::size_t out_size, bool use_cache) {
   Outcome result;
   const uint16_t rd = q.flags & flag::rd;
   const uint16_t opcode_bits = q.flags & flag::opcode_mask;
@@ -147,7 +155,8 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     case Verdict::formerr_no_flags:
       return header_only(flag::qr, rcode::formerr);
     case Verdict::notimp:  // NSD's query_error keeps the query's flags but AD
-      return header_only(uint16_t((q.flags & ~(flag::rcode_mask | flag::ad)) | flag::qr), rcode::notimp);
+      return header_only(uint16_t((q.flags & ~(flag::rcode_mask | flag::ad)) | flag::qr),
+                         rcode::notimp);
     case Verdict::notify:  // NSD's answer_notify: no such zone, or no allow-notify
       return header_only(uint16_t((q.flags & ~(flag::rcode_mask | flag::ad)) | flag::qr),
                          is_apex(q) ? rcode::refused : rcode::nxdomain);
@@ -195,15 +204,17 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     if (use_cache && cache_ && q.qclass == rr_class::in) {
       const uint32_t n = catalog_->find(q.lowered_name(), q.hash);
       const CachedAnswer* hit = n != no_node && (catalog_->node(n).flags & node_flag::deepest_zone)
-                                    ? cache_->find(n, q.qtype) : nullptr;
-      const bool family_ok = hit && (hit->arcount == 0 || client.family == ClientAddress::Family::ipv4);
+                                    ? cache_->find(n, q.qtype)
+                                    : nullptr;
+      const bool family_ok =
+          hit && (hit->arcount == 0 || client.family == ClientAddress::Family::ipv4);
       const std::size_t opt = q.edns.present ? opt_record_size : 0;
       if (family_ok && q.question_end + hit->length + opt <= limit) {
         w.put_bytes(cache_->body(*hit));
         if (q.edns.present) write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
-        write_header(out, q.id, uint16_t(flag::qr | rd | (hit->flags & CachedAnswer::response_flags)), 1,
-                     hit->ancount, hit->nscount,
-                     uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
+        write_header(out, q.id,
+                     uint16_t(flag::qr | rd | (hit->flags & CachedAnswer::response_flags)), 1,
+                     hit->ancount, hit->nscount, uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
         result.size = w.position();
         result.rcode = hit->flags & flag::rcode_mask;  // (the extended bits are never cached)
         result.prerendered = true;
@@ -211,7 +222,8 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       }
     }
     Plan plan;
-    const Request request{q.qname(), q.qtype, q.qclass, client.family == ClientAddress::Family::ipv6};
+    const Request request{q.qname(), q.qtype, q.qclass,
+                          client.family == ClientAddress::Family::ipv6};
     resolve(*catalog_, request, plan);
     ede = plan.ede;
     ede_text = plan.ede_text;
@@ -228,8 +240,8 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     write_opt(w, options_.edns_payload, rcode, dnssec_ok, ede, ede_text);
     ++counts.additional;
   }
-  write_header(out, q.id, uint16_t(flags | (rcode & flag::rcode_mask)), qdcount, counts.answer, counts.authority,
-               counts.additional);
+  write_header(out, q.id, uint16_t(flags | (rcode & flag::rcode_mask)), qdcount, counts.answer,
+               counts.authority, counts.additional);
   result.size = w.position();
   result.rcode = rcode;
   result.truncated = counts.truncated;

@@ -47,8 +47,10 @@ bool add_sources(const std::string& arg, std::vector<Source>& out) {
         found.push_back({file.substr(0, file.size() - zone_suffix.size()), entry.path().string()});
       }
     }
-    std::sort(found.begin(), found.end(), [](const Source& a, const Source& b) { return a.name < b.name; });
-    if (found.empty()) std::fprintf(stderr, "keel-dns-compile: no *.zone files in %s\n", arg.c_str());
+    std::sort(found.begin(), found.end(),
+              [](const Source& a, const Source& b) { return a.name < b.name; });
+    if (found.empty())
+      std::fprintf(stderr, "keel-dns-compile: no *.zone files in %s\n", arg.c_str());
     out.insert(out.end(), found.begin(), found.end());
     return !found.empty();
   }
@@ -63,10 +65,13 @@ void print_stats(const keel::dns::Server& server) {
   const keel::dns::CatalogMemory m = c.memory();
   const std::size_t records = std::max<std::size_t>(c.record_count(), 1);
   const std::size_t total = m.total() + server.prerendered_bytes();
-  std::printf("zones %zu, names %zu, records %zu\n", c.zone_count(), c.node_count(), c.record_count());
-  std::printf("bytes: nodes %zu, rrsets %zu, names %zu, rdata %zu, index %zu, zones %zu, pre-rendered %zu (%zu answers)\n",
-              m.nodes, m.rrsets, m.names, m.rdata, m.index, m.zones, server.prerendered_bytes(),
-              server.prerendered_answers());
+  std::printf("zones %zu, names %zu, records %zu\n", c.zone_count(), c.node_count(),
+              c.record_count());
+  std::printf(
+      "bytes: nodes %zu, rrsets %zu, names %zu, rdata %zu, index %zu, zones %zu, pre-rendered %zu "
+      "(%zu answers)\n",
+      m.nodes, m.rrsets, m.names, m.rdata, m.index, m.zones, server.prerendered_bytes(),
+      server.prerendered_answers());
   std::printf("total %zu bytes, %.1f bytes per record (%.1f without pre-rendered answers)\n", total,
               double(total) / double(records), double(m.total()) / double(records));
 }
@@ -86,7 +91,9 @@ int main(int argc, char** argv) {
     } else if (arg == "--dump") {
       dump = true;
     } else if (arg.starts_with("-")) {
-      std::fprintf(stderr, "usage: keel-dns-compile [--out BLOB] [--stats] [--dump] ZONE-FILE|NAME=FILE|FOLDER...\n");
+      std::fprintf(stderr,
+                   "usage: keel-dns-compile [--out BLOB] [--stats] [--dump] "
+                   "ZONE-FILE|NAME=FILE|FOLDER...\n");
       return 2;
     } else if (!add_sources(arg, sources)) {
       return 1;

@@ -57,7 +57,8 @@ WireError read_records(std::string_view message, std::size_t& pos, uint16_t coun
     const std::size_t length = load16(message, pos + 8);
     pos += fixed;
     if (message.size() - pos < length) return WireError::truncated;
-    if (WireError e = read_rdata(message, pos, length, rr.type, rr.rdata); e != WireError::none) return e;
+    if (WireError e = read_rdata(message, pos, length, rr.type, rr.rdata); e != WireError::none)
+      return e;
     pos += length;
     out.push_back(std::move(rr));
   }
@@ -68,18 +69,27 @@ WireError read_records(std::string_view message, std::size_t& pos, uint16_t coun
 
 const char* to_string(WireError error) {
   switch (error) {
-    case WireError::none: return "ok";
-    case WireError::truncated: return "truncated";
-    case WireError::name_too_long: return "name over 255 octets";
-    case WireError::bad_label_type: return "reserved label type";
-    case WireError::bad_pointer: return "compression pointer not to an earlier name";
-    case WireError::bad_rdata: return "RDATA does not match its type";
-    case WireError::trailing_data: return "data after the last record";
+    case WireError::none:
+      return "ok";
+    case WireError::truncated:
+      return "truncated";
+    case WireError::name_too_long:
+      return "name over 255 octets";
+    case WireError::bad_label_type:
+      return "reserved label type";
+    case WireError::bad_pointer:
+      return "compression pointer not to an earlier name";
+    case WireError::bad_rdata:
+      return "RDATA does not match its type";
+    case WireError::trailing_data:
+      return "data after the last record";
   }
   return "?";
 }
 
-uint8_t Header::opcode() const { return uint8_t((flags & flag::opcode_mask) >> flag::opcode_shift); }
+uint8_t Header::opcode() const {
+  return uint8_t((flags & flag::opcode_mask) >> flag::opcode_shift);
+}
 uint8_t Header::rcode() const { return uint8_t(flags & flag::rcode_mask); }
 
 bool read_header(std::string_view message, Header& h) {
@@ -139,9 +149,9 @@ WireError parse_message(std::string_view message, Message& out) {
     pos += 4;
     out.questions.push_back(std::move(q));
   }
-  for (auto [count, section] : {std::pair{out.header.ancount, &out.answers},
-                                std::pair{out.header.nscount, &out.authority},
-                                std::pair{out.header.arcount, &out.additional}}) {
+  for (auto [count, section] :
+       {std::pair{out.header.ancount, &out.answers}, std::pair{out.header.nscount, &out.authority},
+        std::pair{out.header.arcount, &out.additional}}) {
     if (WireError e = read_records(message, pos, count, *section); e != WireError::none) return e;
   }
   return pos == message.size() ? WireError::none : WireError::trailing_data;

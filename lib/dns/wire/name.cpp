@@ -17,7 +17,8 @@ std::size_t name_length(std::string_view wire) {
 
 int label_count(std::string_view name) {
   int count = 0;
-  for (std::size_t pos = 0; pos < name.size() && octet(name, pos) != 0; pos += 1 + octet(name, pos)) {
+  for (std::size_t pos = 0; pos < name.size() && octet(name, pos) != 0;
+       pos += 1 + octet(name, pos)) {
     ++count;
   }
   return count;
@@ -25,7 +26,8 @@ int label_count(std::string_view name) {
 
 std::string_view strip_labels(std::string_view name, int n) {
   std::size_t pos = 0;
-  for (int i = 0; i < n && pos < name.size() && octet(name, pos) != 0; ++i) pos += 1 + octet(name, pos);
+  for (int i = 0; i < n && pos < name.size() && octet(name, pos) != 0; ++i)
+    pos += 1 + octet(name, pos);
   return name.substr(pos);
 }
 
@@ -81,8 +83,8 @@ std::string name_to_text(std::string_view name) {
     const uint8_t len = octet(name, pos);
     for (std::size_t i = pos + 1; i <= pos + len && i < name.size(); ++i) {
       const uint8_t c = octet(name, i);
-      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                         c == '-' || c == '_' || c == '*';
+      const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                         (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '*';
       if (plain) {
         out += static_cast<char>(c);
       } else if (c == '.' || c == '\\') {

@@ -14,13 +14,17 @@ constexpr TypeInfo types[] = {
     {rr_type::a, "A", {F::ipv4, E}},
     {rr_type::ns, "NS", {F::compressed_name, E}},
     {rr_type::cname, "CNAME", {F::compressed_name, E}},
-    {rr_type::soa, "SOA", {F::compressed_name, F::compressed_name, F::u32, F::u32, F::u32, F::u32, F::u32, E}},
+    {rr_type::soa,
+     "SOA",
+     {F::compressed_name, F::compressed_name, F::u32, F::u32, F::u32, F::u32, F::u32, E}},
     {rr_type::ptr, "PTR", {F::compressed_name, E}},
     {rr_type::mx, "MX", {F::u16, F::compressed_name, E}},
     {rr_type::txt, "TXT", {F::char_strings, E}},
     {rr_type::aaaa, "AAAA", {F::ipv6, E}},
     {rr_type::srv, "SRV", {F::u16, F::u16, F::u16, F::name, E}},
-    {rr_type::naptr, "NAPTR", {F::u16, F::u16, F::char_string, F::char_string, F::char_string, F::name, E}},
+    {rr_type::naptr,
+     "NAPTR",
+     {F::u16, F::u16, F::char_string, F::char_string, F::char_string, F::name, E}},
     {rr_type::dname, "DNAME", {F::name, E}},
     {rr_type::ds, "DS", {F::u16, F::u8, F::u8, F::rest_nonempty, E}},
     {rr_type::sshfp, "SSHFP", {F::u8, F::u8, F::rest_nonempty, E}},
@@ -48,7 +52,9 @@ std::size_t field_length(Field field, std::string_view rdata, std::size_t pos) {
     case F::char_string:
       return left >= 1 && left >= 1u + octet(rdata, pos) ? 1u + octet(rdata, pos) : 0;
     case F::caa_tag:
-      return left >= 1 && octet(rdata, pos) >= 1 && left >= 1u + octet(rdata, pos) ? 1u + octet(rdata, pos) : 0;
+      return left >= 1 && octet(rdata, pos) >= 1 && left >= 1u + octet(rdata, pos)
+                 ? 1u + octet(rdata, pos)
+                 : 0;
     case F::char_strings: {
       std::size_t p = pos;
       while (p < rdata.size()) {

@@ -110,7 +110,8 @@ bool decode_blob(std::string_view blob, std::vector<ZoneData>& zones, std::strin
     for (ZoneRecord& r : zone.records) {
       uint16_t length = 0;
       std::string_view rdata;
-      if (!in.name(r.owner) || !in.u16(r.type) || !in.u32(r.ttl) || !in.u16(length) || !in.take(length, rdata)) {
+      if (!in.name(r.owner) || !in.u16(r.type) || !in.u32(r.ttl) || !in.u16(length) ||
+          !in.take(length, rdata)) {
         error = "zone blob: a record of zone " + name_to_text(zone.origin) + " is malformed";
         return false;
       }

@@ -21,7 +21,7 @@ class CatalogBuilder {
  private:
   // Records of one owner, grouped into RRsets in order of first appearance.
   struct Owner {
-    std::string name;  // as first written
+    std::string name;                            // as first written
     std::vector<std::vector<std::size_t>> sets;  // record indexes per RRset
   };
 
@@ -81,7 +81,8 @@ bool CatalogBuilder::check_origins() {
   for (std::size_t z = 0; z < input_.size(); ++z) {
     const ZoneData& zone = input_[z];
     if (!is_valid_name(zone.origin)) {
-      errors_.push_back({"", 0, 0, "zone " + std::to_string(z) + ": the origin is not a valid name"});
+      errors_.push_back(
+          {"", 0, 0, "zone " + std::to_string(z) + ": the origin is not a valid name"});
       continue;
     }
     if (!seen.emplace(lowercase_name(zone.origin), z).second) {
@@ -122,8 +123,8 @@ bool CatalogBuilder::check_owner(const ZoneData& zone, const Owner& owner) {
   for (const auto& set : owner.sets) {
     const ZoneRecord& first = recs[set.front()];
     if (first.type == rr_type::cname) cname = &set;
-    const bool single = first.type == rr_type::cname || first.type == rr_type::dname ||
-                        first.type == rr_type::soa;
+    const bool single =
+        first.type == rr_type::cname || first.type == rr_type::dname || first.type == rr_type::soa;
     if (single && set.size() > 1) {
       // RFC 2181 §10.1 (CNAME), RFC 6672 §2.4 (DNAME), RFC 1035 §5.2 (one SOA per zone).
       error(zone, recs[set[1]].where,
@@ -150,7 +151,8 @@ void CatalogBuilder::check_below_dname(const ZoneData& zone, const std::vector<O
   std::unordered_map<std::string, const Owner*> dnames;
   for (const Owner& owner : owners) {
     for (const auto& set : owner.sets) {
-      if (zone.records[set.front()].type == rr_type::dname) dnames.emplace(lowercase_name(owner.name), &owner);
+      if (zone.records[set.front()].type == rr_type::dname)
+        dnames.emplace(lowercase_name(owner.name), &owner);
     }
   }
   if (dnames.empty()) return;
@@ -223,7 +225,8 @@ void CatalogBuilder::add_zone(uint16_t z) {
       continue;
     }
     std::string key = lowercase_name(r.owner);
-    std::string rr_key = key + '\0' + std::to_string(r.type) + '\0' + canonical_rdata(r.type, r.rdata);
+    std::string rr_key =
+        key + '\0' + std::to_string(r.type) + '\0' + canonical_rdata(r.type, r.rdata);
     if (!seen_rr.emplace(std::move(rr_key), true).second) continue;
     auto [it, fresh] = owner_index.emplace(std::move(key), owners.size());
     if (fresh) owners.push_back({r.owner, {}});
@@ -276,7 +279,8 @@ void CatalogBuilder::set_flags(uint16_t z) {
   for (uint32_t n = c.zones_[z].apex; n < c.nodes_.size(); ++n) {
     Node& node = c.nodes_[n];
     for (const RRset& set : c.rrsets(n)) {
-      if (set.type == rr_type::ns && !(node.flags & node_flag::apex)) node.flags |= node_flag::delegation;
+      if (set.type == rr_type::ns && !(node.flags & node_flag::apex))
+        node.flags |= node_flag::delegation;
       if (set.type == rr_type::dname) node.flags |= node_flag::has_dname;
     }
     if (node.parent == no_node) continue;
@@ -284,7 +288,8 @@ void CatalogBuilder::set_flags(uint16_t z) {
     if (parent.flags & (node_flag::delegation | node_flag::below_delegation)) {
       node.flags |= node_flag::below_delegation;
     }
-    if (parent.flags & (node_flag::has_dname | node_flag::below_dname)) node.flags |= node_flag::below_dname;
+    if (parent.flags & (node_flag::has_dname | node_flag::below_dname))
+      node.flags |= node_flag::below_dname;
     if (is_wildcard(c.name(n))) c.nodes_[node.parent].flags |= node_flag::wildcard_child;
   }
 }
@@ -298,7 +303,8 @@ void CatalogBuilder::build_index() {
   std::vector<uint32_t> order(c.nodes_.size());
   for (uint32_t n = 0; n < order.size(); ++n) order[n] = n;
   std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return label_count(c.zones_[c.nodes_[a].zone].origin) > label_count(c.zones_[c.nodes_[b].zone].origin);
+    return label_count(c.zones_[c.nodes_[a].zone].origin) >
+           label_count(c.zones_[c.nodes_[b].zone].origin);
   });
   for (uint32_t n : order) {
     const std::string key = lowercase_name(c.name(n));

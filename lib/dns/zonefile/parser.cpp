@@ -114,9 +114,12 @@ void ZoneFileParser::directive(FileState& state, const Entry& e) {
 
 void ZoneFileParser::include(FileState& state, const Entry& e) {
   const Token& d = e.tokens[0];
-  if (e.tokens.size() < 2 || e.tokens.size() > 3) return error_at(state, d, "$INCLUDE takes a file and an optional origin");
+  if (e.tokens.size() < 2 || e.tokens.size() > 3)
+    return error_at(state, d, "$INCLUDE takes a file and an optional origin");
   if (state.depth >= max_include_depth) {
-    return error_at(state, d, "$INCLUDE nested more than " + std::to_string(max_include_depth) + " deep (a loop?)");
+    return error_at(
+        state, d,
+        "$INCLUDE nested more than " + std::to_string(max_include_depth) + " deep (a loop?)");
   }
   std::string origin = state.origin;
   if (e.tokens.size() == 3) {
@@ -125,8 +128,10 @@ void ZoneFileParser::include(FileState& state, const Entry& e) {
     }
   }
   std::string path;
-  if (auto err = zonefile::unescape(e.tokens[1].text, path); !err.empty()) return error_at(state, e.tokens[1], err);
-  if (!path.empty() && path[0] != '/' && !options_.include_root.empty()) path = options_.include_root + "/" + path;
+  if (auto err = zonefile::unescape(e.tokens[1].text, path); !err.empty())
+    return error_at(state, e.tokens[1], err);
+  if (!path.empty() && path[0] != '/' && !options_.include_root.empty())
+    path = options_.include_root + "/" + path;
   std::string text;
   if (zone_.files.size() >= 0xffff || !options_.reader(path, text)) {
     return error_at(state, e.tokens[1], "cannot read the $INCLUDE file '" + e.tokens[1].text + "'");
@@ -142,7 +147,8 @@ void ZoneFileParser::entry(FileState& state, const Entry& e) {
   ZoneRecord record;
   std::size_t i = 0;
   if (e.blank_owner) {
-    if (state.owner.empty()) return error_at(state, tokens[0], "no owner name: the first record needs one");
+    if (state.owner.empty())
+      return error_at(state, tokens[0], "no owner name: the first record needs one");
     record.owner = state.owner;
   } else {
     if (auto err = zonefile::parse_name(tokens[0].text, state.origin, record.owner); !err.empty()) {
@@ -159,10 +165,12 @@ void ZoneFileParser::entry(FileState& state, const Entry& e) {
     const Token& t = tokens[i];
     if (t.text[0] >= '0' && t.text[0] <= '9' && !ttl) {
       uint32_t value = 0;
-      if (auto err = zonefile::parse_ttl(t.text, value); !err.empty()) return error_at(state, t, err);
+      if (auto err = zonefile::parse_ttl(t.text, value); !err.empty())
+        return error_at(state, t, err);
       ttl = value;
     } else if (is_class_token(t.text) && !have_class) {
-      if (!same_text(t.text, "IN")) return error_at(state, t, "class " + t.text + " is not served (only IN)");
+      if (!same_text(t.text, "IN"))
+        return error_at(state, t, "class " + t.text + " is not served (only IN)");
       have_class = true;
     } else {
       break;
@@ -208,13 +216,16 @@ bool read_file(const std::string& path, std::string& text) {
 }
 
 bool parse_zone_text(std::string_view text, const std::string& file_name, std::string_view origin,
-                     ZoneData& zone, std::vector<Diagnostic>& errors, const ZoneFileOptions& options) {
+                     ZoneData& zone, std::vector<Diagnostic>& errors,
+                     const ZoneFileOptions& options) {
   zone.files.push_back(file_name);
   const uint16_t file = uint16_t(zone.files.size() - 1);
   ZoneFileParser parser(zone, errors, options);
-  if (auto err = zonefile::parse_name(origin.empty() ? std::string_view(".") : origin, root_name(), zone.origin);
+  if (auto err = zonefile::parse_name(origin.empty() ? std::string_view(".") : origin, root_name(),
+                                      zone.origin);
       !err.empty() || !is_valid_name(zone.origin)) {
-    parser.error(file, 1, 1, "bad zone name '" + std::string(origin) + "'" + (err.empty() ? "" : ": " + err));
+    parser.error(file, 1, 1,
+                 "bad zone name '" + std::string(origin) + "'" + (err.empty() ? "" : ": " + err));
     return false;
   }
   parser.parse(text, file, zone.origin, 0);

@@ -16,12 +16,12 @@ struct OpaqueType {
   uint16_t type;
 };
 constexpr OpaqueType opaque_types[] = {
-    {"HINFO", 13},    {"MINFO", 14},  {"RP", 17},          {"AFSDB", 18},       {"LOC", 29},
-    {"KX", 36},       {"CERT", 37},   {"APL", 42},         {"IPSECKEY", 45},    {"RRSIG", 46},
-    {"NSEC", 47},     {"DNSKEY", 48}, {"DHCID", 49},       {"NSEC3", 50},       {"NSEC3PARAM", 51},
-    {"SMIMEA", 53},   {"HIP", 55},    {"CDS", 59},         {"CDNSKEY", 60},     {"OPENPGPKEY", 61},
-    {"CSYNC", 62},    {"ZONEMD", 63}, {"SVCB", 64},        {"HTTPS", 65},       {"EUI48", 108},
-    {"EUI64", 109},   {"URI", 256},
+    {"HINFO", 13},  {"MINFO", 14},  {"RP", 17},    {"AFSDB", 18},    {"LOC", 29},
+    {"KX", 36},     {"CERT", 37},   {"APL", 42},   {"IPSECKEY", 45}, {"RRSIG", 46},
+    {"NSEC", 47},   {"DNSKEY", 48}, {"DHCID", 49}, {"NSEC3", 50},    {"NSEC3PARAM", 51},
+    {"SMIMEA", 53}, {"HIP", 55},    {"CDS", 59},   {"CDNSKEY", 60},  {"OPENPGPKEY", 61},
+    {"CSYNC", 62},  {"ZONEMD", 63}, {"SVCB", 64},  {"HTTPS", 65},    {"EUI48", 108},
+    {"EUI64", 109}, {"URI", 256},
 };
 
 // DNSSEC algorithm mnemonics (RFC 4034 Appendix A.1, IANA registry), accepted in DS.
@@ -30,10 +30,22 @@ struct Algorithm {
   uint8_t number;
 };
 constexpr Algorithm algorithms[] = {
-    {"RSAMD5", 1},     {"DH", 2},         {"DSA", 3},         {"RSASHA1", 5},
-    {"DSA-NSEC3-SHA1", 6}, {"RSASHA1-NSEC3-SHA1", 7}, {"RSASHA256", 8}, {"RSASHA512", 10},
-    {"ECC-GOST", 12},  {"ECDSAP256SHA256", 13}, {"ECDSAP384SHA384", 14}, {"ED25519", 15},
-    {"ED448", 16},     {"INDIRECT", 252}, {"PRIVATEDNS", 253}, {"PRIVATEOID", 254},
+    {"RSAMD5", 1},
+    {"DH", 2},
+    {"DSA", 3},
+    {"RSASHA1", 5},
+    {"DSA-NSEC3-SHA1", 6},
+    {"RSASHA1-NSEC3-SHA1", 7},
+    {"RSASHA256", 8},
+    {"RSASHA512", 10},
+    {"ECC-GOST", 12},
+    {"ECDSAP256SHA256", 13},
+    {"ECDSAP384SHA384", 14},
+    {"ED25519", 15},
+    {"ED448", 16},
+    {"INDIRECT", 252},
+    {"PRIVATEDNS", 253},
+    {"PRIVATEOID", 254},
 };
 
 bool same_text(std::string_view a, std::string_view b) {
@@ -45,15 +57,28 @@ bool same_text(std::string_view a, std::string_view b) {
 
 const char* field_noun(Field f) {
   switch (f) {
-    case Field::u8: case Field::u16: case Field::u32: return "a number";
-    case Field::ipv4: return "an IPv4 address";
-    case Field::ipv6: return "an IPv6 address";
-    case Field::compressed_name: case Field::name: return "a domain name";
-    case Field::char_string: case Field::char_strings: return "a string";
-    case Field::caa_tag: return "a CAA tag";
-    case Field::rest: return "a value";
-    case Field::rest_nonempty: return "hex digits";
-    case Field::end: break;
+    case Field::u8:
+    case Field::u16:
+    case Field::u32:
+      return "a number";
+    case Field::ipv4:
+      return "an IPv4 address";
+    case Field::ipv6:
+      return "an IPv6 address";
+    case Field::compressed_name:
+    case Field::name:
+      return "a domain name";
+    case Field::char_string:
+    case Field::char_strings:
+      return "a string";
+    case Field::caa_tag:
+      return "a CAA tag";
+    case Field::rest:
+      return "a value";
+    case Field::rest_nonempty:
+      return "hex digits";
+    case Field::end:
+      break;
   }
   return "a field";
 }
@@ -77,8 +102,8 @@ bool parse_generic(uint16_t type, const std::vector<Token>& tokens, std::size_t 
     }
   }
   if (out.size() != length) {
-    error = {first + 1, "\\# length " + std::to_string(length) + " but " + std::to_string(out.size()) +
-                            " octets of data"};
+    error = {first + 1, "\\# length " + std::to_string(length) + " but " +
+                            std::to_string(out.size()) + " octets of data"};
     return false;
   }
   if (!rdata_valid(type, out)) {
@@ -96,7 +121,8 @@ Error parse_algorithm(std::string_view text, std::string& out) {
     }
   }
   uint32_t value = 0;
-  if (Error e = parse_number(text, 255, value); !e.empty()) return "unknown algorithm '" + std::string(text) + "'";
+  if (Error e = parse_number(text, 255, value); !e.empty())
+    return "unknown algorithm '" + std::string(text) + "'";
   out += static_cast<char>(value);
   return {};
 }
@@ -150,7 +176,8 @@ Error parse_field(uint16_t type, std::size_t index, Field f, const std::vector<T
       // RFC 8659 §4.1: one or more ASCII letters and digits.
       if (token.text.empty() || token.text.size() > max_character_string) return "bad CAA tag";
       for (char c : token.text) {
-        const bool alnum = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+        const bool alnum =
+            (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
         if (!alnum) return "CAA tag '" + token.text + "' is not letters and digits";
       }
       out += static_cast<char>(token.text.size());
@@ -200,8 +227,8 @@ bool parse_rdata(uint16_t type, const std::vector<Token>& tokens, std::size_t fi
   std::size_t t = first;
   for (std::size_t f = 0; f < max_fields && info->fields[f] != Field::end; ++f) {
     if (t >= tokens.size()) {
-      error = {tokens.size() - 1, "missing " + std::string(field_noun(info->fields[f])) + " in the " +
-                                      std::string(info->mnemonic) + " RDATA"};
+      error = {tokens.size() - 1, "missing " + std::string(field_noun(info->fields[f])) +
+                                      " in the " + std::string(info->mnemonic) + " RDATA"};
       return false;
     }
     const std::size_t at = t;
@@ -211,7 +238,8 @@ bool parse_rdata(uint16_t type, const std::vector<Token>& tokens, std::size_t fi
     }
   }
   if (t < tokens.size()) {
-    error = {t, "unexpected '" + tokens[t].text + "' after the " + std::string(info->mnemonic) + " RDATA"};
+    error = {t, "unexpected '" + tokens[t].text + "' after the " + std::string(info->mnemonic) +
+                    " RDATA"};
     return false;
   }
   if (!rdata_valid(type, out)) {

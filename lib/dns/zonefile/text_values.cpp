@@ -122,12 +122,23 @@ Error parse_ttl(std::string_view text, uint32_t& out) {
     }
     uint64_t unit = 0;
     switch (c | 0x20) {
-      case 'w': unit = 604800; break;
-      case 'd': unit = 86400; break;
-      case 'h': unit = 3600; break;
-      case 'm': unit = 60; break;
-      case 's': unit = 1; break;
-      default: return quote(text) + " is not a TTL";
+      case 'w':
+        unit = 604800;
+        break;
+      case 'd':
+        unit = 86400;
+        break;
+      case 'h':
+        unit = 3600;
+        break;
+      case 'm':
+        unit = 60;
+        break;
+      case 's':
+        unit = 1;
+        break;
+      default:
+        return quote(text) + " is not a TTL";
     }
     if (!digits) return quote(text) + " is not a TTL";
     total += value * unit;
@@ -148,7 +159,8 @@ Error parse_ipv4(std::string_view text, std::string& out) {
     const std::string_view digits = text.substr(pos, end - pos);
     uint32_t value = 0;
     const bool leading_zero = digits.size() > 1 && digits[0] == '0';
-    if (digits.empty() || digits.size() > 3 || leading_zero || !parse_number(digits, 255, value).empty()) {
+    if (digits.empty() || digits.size() > 3 || leading_zero ||
+        !parse_number(digits, 255, value).empty()) {
       return quote(text) + " is not an IPv4 address";
     }
     out += static_cast<char>(value);

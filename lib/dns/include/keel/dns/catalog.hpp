@@ -26,15 +26,15 @@ inline constexpr uint16_t apex = 1 << 0;
 inline constexpr uint16_t delegation = 1 << 1;        // NS at a name below the apex: a zone cut
 inline constexpr uint16_t below_delegation = 1 << 2;  // a strict ancestor is a cut (glue, occluded)
 inline constexpr uint16_t has_dname = 1 << 3;
-inline constexpr uint16_t below_dname = 1 << 4;  // a strict ancestor has a DNAME (occluded)
+inline constexpr uint16_t below_dname = 1 << 4;     // a strict ancestor has a DNAME (occluded)
 inline constexpr uint16_t wildcard_child = 1 << 5;  // "*.<this name>" exists in the zone
 inline constexpr uint16_t deepest_zone = 1 << 6;    // no deeper served zone encloses the name
 }  // namespace node_flag
 
 struct Node {
-  uint32_t name = 0;         // offset in the name arena: [length][wire name, zone-file case]
-  uint32_t hash = 0;         // name_hash() of the lowercased name
-  uint32_t parent = no_node;  // the node one label up, in the same zone (none at the apex)
+  uint32_t name = 0;             // offset in the name arena: [length][wire name, zone-file case]
+  uint32_t hash = 0;             // name_hash() of the lowercased name
+  uint32_t parent = no_node;     // the node one label up, in the same zone (none at the apex)
   uint32_t next_zone = no_node;  // the same name in the next shallower zone
   uint32_t first_rrset = 0;
   uint16_t rrset_count = 0;  // 0: an empty non-terminal
@@ -51,9 +51,9 @@ struct RRset {
 
 struct Zone {
   uint32_t apex = no_node;
-  uint32_t soa = 0;      // RRset index of the apex SOA
+  uint32_t soa = 0;           // RRset index of the apex SOA
   uint32_t negative_ttl = 0;  // RFC 2308 §5: min(SOA TTL, SOA MINIMUM)
-  std::string origin;    // wire, as in the zone file
+  std::string origin;         // wire, as in the zone file
 };
 
 // One resource record of an RRset.

@@ -49,9 +49,9 @@ inline constexpr uint16_t servfail = 2;
 inline constexpr uint16_t nxdomain = 3;
 inline constexpr uint16_t notimp = 4;
 inline constexpr uint16_t refused = 5;
-inline constexpr uint16_t yxdomain = 6;  // RFC 6672 §2.2: DNAME result too long
-inline constexpr uint16_t notauth = 9;   // RFC 2136
-inline constexpr uint16_t badvers = 16;  // RFC 6891 §7
+inline constexpr uint16_t yxdomain = 6;   // RFC 6672 §2.2: DNAME result too long
+inline constexpr uint16_t notauth = 9;    // RFC 2136
+inline constexpr uint16_t badvers = 16;   // RFC 6891 §7
 inline constexpr std::size_t count = 24;  // counters keep 0..23
 }  // namespace rcode
 

@@ -13,12 +13,12 @@ namespace keel::dns {
 
 enum class WireError : uint8_t {
   none,
-  truncated,          // the message ends inside a field
-  name_too_long,      // RFC 1035 §2.3.4
-  bad_label_type,     // 0x40 / 0x80 label types (RFC 6891 §5), so any label over 63 octets
-  bad_pointer,        // points forward, at itself, or into the header
-  bad_rdata,          // RDATA does not match its type's layout
-  trailing_data,      // octets after the last record (parse_message only)
+  truncated,       // the message ends inside a field
+  name_too_long,   // RFC 1035 §2.3.4
+  bad_label_type,  // 0x40 / 0x80 label types (RFC 6891 §5), so any label over 63 octets
+  bad_pointer,     // points forward, at itself, or into the header
+  bad_rdata,       // RDATA does not match its type's layout
+  trailing_data,   // octets after the last record (parse_message only)
 };
 const char* to_string(WireError error);
 

@@ -13,7 +13,9 @@
 namespace keel::dns {
 
 inline uint8_t octet(std::string_view s, std::size_t i) { return static_cast<uint8_t>(s[i]); }
-inline uint8_t ascii_lower(uint8_t c) { return c >= 'A' && c <= 'Z' ? uint8_t(c + ('a' - 'A')) : c; }
+inline uint8_t ascii_lower(uint8_t c) {
+  return c >= 'A' && c <= 'Z' ? uint8_t(c + ('a' - 'A')) : c;
+}
 
 // The root name, ".".
 inline std::string_view root_name() { return std::string_view("\0", 1); }

@@ -25,7 +25,7 @@ struct RateLimitOptions {
   uint32_t slip = 2;                  // 0: never slip, 1: slip every limited response
   uint8_t ipv4_prefix = 24;
   uint8_t ipv6_prefix = 56;
-  uint32_t table_size = 4096;         // prefixes tracked at once (a power of two)
+  uint32_t table_size = 4096;  // prefixes tracked at once (a power of two)
 };
 
 class RateLimiter {

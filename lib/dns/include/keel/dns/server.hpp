@@ -43,7 +43,9 @@ struct ServerStats {
   uint64_t rate_limited_dropped = 0;
   uint64_t rate_limited_slipped = 0;
 
-  uint64_t qtype_count(uint16_t type) const { return by_qtype[type < type_slots ? type : type_slots]; }
+  uint64_t qtype_count(uint16_t type) const {
+    return by_qtype[type < type_slots ? type : type_slots];
+  }
 };
 
 // What answer() did, for a query log.
@@ -51,7 +53,7 @@ struct QueryEvent {
   const ClientAddress& client;
   std::string_view qname;  // wire, as sent; empty if the query had none
   uint16_t qtype;
-  uint16_t rcode;          // 0..4095 (extended)
+  uint16_t rcode;             // 0..4095 (extended)
   std::size_t response_size;  // 0: dropped
 };
 using QueryObserver = void (*)(void* context, const QueryEvent& event);
@@ -65,7 +67,8 @@ class Server {
 
   // Answers one query received over UDP. Writes the response to `out` (at
   // least 512 octets) and returns its size, or 0 when nothing is to be sent.
-  std::size_t answer(std::span<const uint8_t> query, const ClientAddress& client, std::span<uint8_t> out);
+  std::size_t answer(std::span<const uint8_t> query, const ClientAddress& client,
+                     std::span<uint8_t> out);
 
   const ServerStats& stats() const { return stats_; }
   const Catalog& catalog() const { return *catalog_; }

@@ -3,7 +3,7 @@ device in a namespace this test creates (run as root):
 
     /usr/bin/python3 -m pytest -v test/dns/test_appliance_qemu.py
 
-1. A sample of the differential queries (zonegen.features_queries) against
+1. A sample of the differential queries (queries.features_queries) against
    the image and NSD: no difference that is not a named one.
 2. The 2015 IncludeOS paper's 10,000 A records served by an image given
    16 MiB of memory: every sampled name answered with its address.
@@ -18,6 +18,7 @@ import pytest
 import appliance
 import differential
 import refservers
+import queries
 import zonegen
 
 pytestmark = [
@@ -32,20 +33,20 @@ SAMPLE = 400
 def test_image_answers_like_nsd(tmp_path):
     zones_dir = str(tmp_path / "zones")
     zones = zonegen.write_zone_set(zones_dir, zonegen.FEATURES)
-    queries = random.Random(11).sample(zonegen.features_queries(), SAMPLE)
+    sample = random.Random(11).sample(queries.features_queries(), SAMPLE)
     image = appliance.build(zones_dir, "kvm")
     ns = appliance.Namespace()
     started = []
     try:
         started.append(refservers.Reference("nsd", str(tmp_path), zones_dir, zones, "127.0.0.1", 5301, ns.exec_args))
         started.append(appliance.Appliance(ns, image=image))
-        results = differential.probe(ns, str(tmp_path), zones, queries,
+        results = differential.probe(ns, str(tmp_path), zones, sample,
                                      {"keel": f"{appliance.guest_ip()}:53", "nsd": "127.0.0.1:5301"})
     finally:
         for thing in reversed(started):
             thing.close()
         ns.close()
-    named, unexplained = differential.compare_runs(queries, results, "keel", ["nsd"], zones)["nsd"]
+    named, unexplained = differential.compare_runs(sample, results, "keel", ["nsd"], zones)["nsd"]
     print(f"\n{SAMPLE} queries, image against NSD: " + ", ".join(f"{k} {v}" for k, v in sorted(named.items())))
     assert not unexplained, "\n".join(unexplained[:20])
 
@@ -56,12 +57,12 @@ def test_ten_thousand_records_in_16_mib(tmp_path):
     image = appliance.build(zones_dir, "kvm")
     rng = random.Random(3)
     hosts = rng.sample(range(10000), 300)
-    queries = [(f"host{i}", zonegen.query(f"host{i}.bench.test.", 1, rng=rng)) for i in hosts]
+    asked = [(f"host{i}", queries.query(f"host{i}.bench.test.", 1, rng=rng)) for i in hosts]
     ns = appliance.Namespace()
     server = None
     try:
         server = appliance.Appliance(ns, image=image, memory="16M")
-        results = differential.probe(ns, str(tmp_path), ["bench.test"], queries,
+        results = differential.probe(ns, str(tmp_path), ["bench.test"], asked,
                                      {"keel": f"{appliance.guest_ip()}:53"})["keel"]
         console = server.output()
     finally:

@@ -7,7 +7,7 @@ python3-dnspython):
 examples/dns is built for the Linux platform with each zone set compiled in
 and runs on TAP devices through Keel's own network stack, twice: with its
 pre-rendered answers and without (dns_prerender=0), so both answer paths are
-compared. Thousands of generated queries per zone set (zonegen.py) go to all
+compared. Thousands of generated queries per zone set (queries.py) go to all
 servers; the responses are compared section by section with dnspython.
 Every difference must be one of the named ones in differences.py, and each
 of those must be described in docs/dns.md.
@@ -20,6 +20,7 @@ import pytest
 import appliance
 import differential
 import refservers
+import queries
 import zonegen
 
 ROOT = appliance.ROOT
@@ -33,16 +34,16 @@ pytestmark = [
 
 def zone_set(name, folder):
     if name == "features":
-        return zonegen.write_zone_set(folder, zonegen.FEATURES), zonegen.features_queries()
+        return zonegen.write_zone_set(folder, zonegen.FEATURES), queries.features_queries()
     text, names, cuts, dnames = zonegen.generated_zone(seed=7)
     zones = zonegen.write_zone_set(folder, {"gen.test": text, "example.net": zonegen.FEATURES["example.net"]})
-    return zones, zonegen.generated_queries(names, cuts, dnames, seed=7)
+    return zones, queries.generated_queries(names, cuts, dnames, seed=7)
 
 
 @pytest.mark.parametrize("name", ["features", "generated"])
 def test_answers_like_nsd_and_knot(name, tmp_path):
     zones_dir = str(tmp_path / "zones")
-    zones, queries = zone_set(name, zones_dir)
+    zones, asked = zone_set(name, zones_dir)
     program = appliance.build(zones_dir, "linux")
     ns = appliance.Namespace(taps=2)
     started = []
@@ -54,7 +55,7 @@ def test_answers_like_nsd_and_knot(name, tmp_path):
         started.append(appliance.Appliance(ns, program=program, tap=1, append="dns_prerender=0"))
         servers = {"keel": f"{appliance.guest_ip(0)}:53", "keel-unrendered": f"{appliance.guest_ip(1)}:53",
                    "nsd": "127.0.0.1:5301", "knot": "127.0.0.1:5302"}
-        results = differential.probe(ns, str(tmp_path), zones, queries, servers)
+        results = differential.probe(ns, str(tmp_path), zones, asked, servers)
     finally:
         for thing in reversed(started):
             thing.close()
@@ -62,13 +63,13 @@ def test_answers_like_nsd_and_knot(name, tmp_path):
 
     assert results["keel"] == results["keel-unrendered"], "pre-rendered answers differ from computed ones"
     answered = sum(1 for r in results["keel"] if r is not None)
-    assert answered > 0.8 * len(queries), f"Keel answered only {answered} of {len(queries)}"
-    report = differential.compare_runs(queries, results, "keel", ["nsd", "knot"], zones)
+    assert answered > 0.8 * len(asked), f"Keel answered only {answered} of {len(asked)}"
+    report = differential.compare_runs(asked, results, "keel", ["nsd", "knot"], zones)
     with open(DOC) as f:
         doc = f.read()
     failures = []
     for ref, (named, unexplained) in report.items():
-        print(f"\n{name}: {len(queries)} queries against {ref}: " +
+        print(f"\n{name}: {len(asked)} queries against {ref}: " +
               ", ".join(f"{k} {v}" for k, v in sorted(named.items())))
         failures += unexplained[:20]
         for difference in named:

@@ -61,18 +61,24 @@ def zones(records):
 
 
 def start_all(ns, peer, work, zone_dir, zone_file, keel_image, keel_program, linux):
-    """Every server on the zone in `zone_dir`; returns ({label: Target}, [things to close])."""
+    """Every server on the zone in `zone_dir`; returns ({label: Target}, [things to close]).
+    If one fails to start or answer, those already started are closed before the error."""
     found, things = {}, []
-    for make in (lambda: targets.keel_image(ns, keel_image, 0, MEMORY),
-                 lambda: targets.linux_vm(ns, linux, "nsd", 1, zone_file, work, MEMORY),
-                 lambda: targets.linux_vm(ns, linux, "knot", 2, zone_file, work, MEMORY),
-                 lambda: targets.netns_server(peer, "nsd", 53, work, zone_dir),
-                 lambda: targets.netns_server(peer, "knot", 5302, work, zone_dir),
-                 lambda: targets.keel_process(ns, keel_program, 3)):
-        target, thing = make()
-        found[target.label] = target
-        things.append(thing)
-    wait_answering(ns, found.values())
+    try:
+        for make in (lambda: targets.keel_image(ns, keel_image, 0, MEMORY),
+                     lambda: targets.linux_vm(ns, linux, "nsd", 1, zone_file, work, MEMORY),
+                     lambda: targets.linux_vm(ns, linux, "knot", 2, zone_file, work, MEMORY),
+                     lambda: targets.netns_server(peer, "nsd", 53, work, zone_dir),
+                     lambda: targets.netns_server(peer, "knot", 5302, work, zone_dir),
+                     lambda: targets.keel_process(ns, keel_program, 3)):
+            target, thing = make()
+            found[target.label] = target
+            things.append(thing)
+        wait_answering(ns, found.values())
+    except BaseException:
+        for thing in reversed(things):
+            thing.close()
+        raise
     return found, things
 
 

@@ -1,5 +1,6 @@
 #include "query_log.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>

@@ -4,8 +4,10 @@
 //
 //   tools/keel boot examples/dns --tap tap0 --append "ip=10.0.0.2/24"
 //   dig @10.0.0.2 www.example.com
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <os>
 
 #include "config.hpp"
@@ -17,7 +19,7 @@
 #include "keel/dns/server.hpp"
 #include "query_log.hpp"
 
-// The compiled zones (keel_dns_zones in lib/dns/keel-dns.cmake).
+// The compiled zones (keel_dns_zones in lib/dns/keel-library.cmake).
 extern "C" const char keel_dns_zones_blob[];
 extern "C" const char keel_dns_zones_blob_end[];
 

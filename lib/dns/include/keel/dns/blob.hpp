@@ -1,5 +1,5 @@
 // Zones compiled at build time into a blob an image embeds (keel_dns_zones()
-// in keel-dns.cmake, tool/compile_main.cpp), so the image needs no zone-file
+// in keel-library.cmake, tool/compile_main.cpp), so the image needs no zone-file
 // parser. The loader trusts nothing: every length is checked here, and
 // Catalog::build() then applies the same checks as to a zone file.
 //

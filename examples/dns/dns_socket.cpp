@@ -1,14 +1,29 @@
-// UDP on Keel's per-interface stacks (docs/net/README.md).
+// UDP on Keel's host stack (docs/net/README.md): one socket for every address
+// of the host, or for the one configured; replies go out from the address
+// the query came to.
 #include "dns_socket.hpp"
 
 #include <array>
+#include <cstdio>
 #include <memory>
-#include <net/interfaces.hpp>
+#include <net/stack.hpp>
 
 namespace dns_app {
 namespace {
-// Responses are written here and copied out by sendto: one at a time, from the event loop.
+
+// Responses are written here and copied out by send_to: one at a time, from the event loop.
 std::array<uint8_t, 65535> response;
+
+keel::dns::ClientAddress client_of(const net::Endpoint& source) {
+  if (source.address.is_ip4())
+    return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
+  keel::dns::ClientAddress client;
+  client.family = keel::dns::ClientAddress::Family::ipv6;
+  client.bytes = source.address.ip6().bytes;
+  client.port = source.port;
+  return client;
+}
+
 }  // namespace
 
 std::optional<uint32_t> parse_ipv4(std::string_view text) {
@@ -19,26 +34,30 @@ std::optional<uint32_t> parse_ipv4(std::string_view text) {
 
 std::size_t listen(const ListenOptions& options, QueryHandler handler,
                    std::function<void(const std::string& where)> on_listening) {
-  auto shared = std::make_shared<QueryHandler>(std::move(handler));
-  std::size_t bound = 0;
-  for (std::size_t i = 0; i < net::Interfaces::count(); ++i) {
-    net::Inet& stack = net::Interfaces::get(i);
-    if (options.address && stack.is_configured() && stack.address().value != *options.address)
-      continue;
-    net::UdpSocket& socket = stack.udp().bind(options.port);
-    socket.on_read(
-        [&socket, shared](net::ip4::Addr src, uint16_t sport, const char* data, std::size_t len) {
-          const auto client = keel::dns::ClientAddress::ipv4(src.value, sport);
-          const std::span<const uint8_t> query(reinterpret_cast<const uint8_t*>(data), len);
-          const std::size_t size = (*shared)(query, client, response);
-          if (size != 0) socket.sendto(src, sport, response.data(), size);
-        });
-    stack.on_config([port = options.port, on_listening](net::Inet& s) {
-      on_listening(s.address().to_string() + ":" + std::to_string(port));
-    });
-    ++bound;
+  net::Stack& stack = net::stack();
+  const net::ip4::Addr address =
+      options.address ? net::ip4::Addr(*options.address) : net::ip4::Addr{};
+  auto bound = stack.udp().bind(net::Endpoint{address, options.port});
+  if (!bound) {
+    std::printf("dns: cannot listen on %s:%u: %s\n", address.to_string().c_str(), options.port,
+                net::to_string(bound.status));
+    return 0;
   }
-  return bound;
+  auto shared = std::make_shared<QueryHandler>(std::move(handler));
+  net::UdpSocket socket = *bound;
+  socket.on_read([socket, shared](const net::UdpDatagram& d) mutable {
+    const std::size_t size = (*shared)(d.payload, client_of(d.source), response);
+    if (size != 0) socket.send_to(d.source, {response.data(), size}, d.destination.address);
+  });
+  for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+    stack.interface(net::InterfaceId(i))
+        .on_config([address, port = options.port, on_listening](net::Interface& nic) {
+          if (address.is_any() || nic.address() == address) {
+            on_listening(nic.address().to_string() + ":" + std::to_string(port));
+          }
+        });
+  }
+  return stack.interface_count();
 }
 
 }  // namespace dns_app

@@ -19,13 +19,15 @@ using QueryHandler =
 
 struct ListenOptions {
   uint16_t port = 53;
-  // Only the interface with this IPv4 address (host order); all when empty.
+  // Only this IPv4 address of the host (host order, configured statically);
+  // every address when empty.
   std::optional<uint32_t> address;
 };
 
-// Binds UDP `port` on the interfaces and answers every datagram through
-// `handler`. `on_listening` runs with "10.0.0.2:53" when an interface has
-// its address. Returns the number of interfaces bound.
+// Binds UDP `port` (on every address of the host, or on `address`) and
+// answers every datagram through `handler`. `on_listening` runs with
+// "10.0.0.2:53" when an interface has that address. Returns the number of
+// interfaces, 0 if the port could not be bound (the reason is printed).
 std::size_t listen(const ListenOptions& options, QueryHandler handler,
                    std::function<void(const std::string& where)> on_listening);
 

@@ -128,5 +128,5 @@ void Service::start() {
       [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client,
          std::span<uint8_t> out) { return server->answer(query, client, out); },
       [](const std::string& where) { std::printf("dns: listening on %s\n", where.c_str()); });
-  if (bound == 0) std::printf("dns: no network interface to listen on\n");
+  if (bound == 0) std::printf("dns: not listening (no network interface, or see above)\n");
 }

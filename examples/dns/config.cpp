@@ -1,19 +1,12 @@
 #include "config.hpp"
 
 #include <charconv>
-#include <nlohmann/json.hpp>
 #include <os>
 
 #include "dns_socket.hpp"
 
-// The embedded config (keel_net_config in cmake); src/net/config.cpp has the
-// weak empty default.
-extern "C" const char* keel_net_config_json;
-
 namespace dns_app {
 namespace {
-
-using json = nlohmann::json;
 
 std::string parse_uint(const std::string& field, std::string_view text, uint32_t max,
                        uint32_t& out) {
@@ -48,7 +41,7 @@ std::vector<std::string> split(std::string_view text) {
   return out;
 }
 
-// One setting by name, from text (the command line) or JSON turned to text.
+// One setting by name, from its command-line text.
 std::string apply(Config& c, const std::string& field, const std::string& key,
                   const std::string& value) {
   uint32_t n = 0;
@@ -60,15 +53,15 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
       error = field + ": '" + value + "' is not an IPv4 address";
   } else if (key == "zones") {
     c.zones = split(value);
-  } else if (key == "query_log" || key == "log") {
+  } else if (key == "log") {
     error = parse_bool(field, value, c.query_log);
-  } else if (key == "stats_interval" || key == "stats") {
+  } else if (key == "stats") {
     error = parse_uint(field, value, 86400, c.stats_interval);
   } else if (key == "prerender") {
     error = parse_bool(field, value, c.prerender);
   } else if (key == "edns_payload") {
     if ((error = parse_uint(field, value, 65535, n)).empty()) c.edns_payload = uint16_t(n);
-  } else if (key == "responses_per_second" || key == "rrl") {
+  } else if (key == "rrl") {
     error = parse_uint(field, value, 1000000, c.rate_limit.responses_per_second);
   } else if (key == "slip") {
     error = parse_uint(field, value, 100, c.rate_limit.slip);
@@ -82,45 +75,9 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
   return error;
 }
 
-// A JSON value as the command line would spell it. (No dump(): its number
-// formatting would add tens of KiB to the image.)
-std::string as_text(const json& v) {
-  if (v.is_string()) return v.get_ref<const std::string&>();
-  if (v.is_boolean()) return v.get<bool>() ? "1" : "0";
-  if (v.is_number_unsigned()) return std::to_string(v.get<uint64_t>());
-  if (v.is_number_integer()) return std::to_string(v.get<int64_t>());
-  if (v.is_array()) {
-    std::string out;
-    for (const json& item : v) out += (out.empty() ? "" : ",") + as_text(item);
-    return out;
-  }
-  return "?";  // objects, floats, null: no setting takes them, so apply() rejects the text
-}
-
-std::string apply_json(Config& c, const json& object, const std::string& at) {
-  if (!object.is_object()) return at + ": expected an object";
-  for (auto& item : object.items()) {
-    const std::string field = at + "." + item.key();
-    if (item.key() == "rate_limit") {
-      if (auto e = apply_json(c, item.value(), field); !e.empty()) return e;
-    } else if (auto e = apply(c, field, item.key(), as_text(item.value())); !e.empty()) {
-      return e;
-    }
-  }
-  return {};
-}
-
 }  // namespace
 
 std::string load_config(Config& config) {
-  const std::string_view text = keel_net_config_json ? keel_net_config_json : "";
-  if (!text.empty()) {
-    const json doc = json::parse(text, nullptr, false);
-    if (doc.is_discarded()) return "config: the embedded JSON does not parse";
-    if (doc.is_object() && doc.contains("dns")) {
-      if (auto e = apply_json(config, doc["dns"], "dns"); !e.empty()) return e;
-    }
-  }
   constexpr std::string_view prefix = "dns_";
   for (const std::string& word : os::args()) {
     const auto eq = word.find('=');

@@ -1,13 +1,10 @@
-// The appliance's settings: the "dns" object of the embedded config
-// (config.json, see keel_net_config), then the command line, which wins.
-//
-//   "dns": {"port": 53, "address": "10.0.0.2", "zones": ["example.com"],
-//           "query_log": false, "stats_interval": 0, "prerender": true,
-//           "edns_payload": 1232, "rate_limit": {"responses_per_second": 0,
-//           "slip": 2, "ipv4_prefix": 24, "ipv6_prefix": 56}}
+// The appliance's settings, from the kernel command line (with the network's
+// own: ip=, gw=, ...; docs/net). No embedded JSON: its reader would add
+// ~100 KiB to the image (docs/dns.md, "Size").
 //
 //   dns_port=53 dns_address=10.0.0.2 dns_zones=example.com,example.net
-//   dns_log=1 dns_stats=10 dns_prerender=0 dns_rrl=20 dns_slip=2
+//   dns_log=1 dns_stats=10 dns_prerender=0 dns_edns_payload=1232
+//   dns_rrl=20 dns_slip=2 dns_ipv4_prefix=24 dns_ipv6_prefix=56
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -29,8 +26,8 @@ struct Config {
   keel::dns::RateLimitOptions rate_limit;
 };
 
-// Reads the embedded JSON and the command line; returns the first error
-// ("dns.port: ..."), or an empty string.
+// Reads the command line; returns the first error ("dns_port: ..."), or an
+// empty string.
 std::string load_config(Config& config);
 
 }  // namespace dns_app

@@ -72,7 +72,7 @@ bool select_zones(const dns_app::Config& config, std::vector<keel::dns::ZoneData
              });
     });
     if (it == zones.end()) {
-      fail("dns.zones: '" + wanted + "' is not compiled into this image");
+      fail("dns_zones: '" + wanted + "' is not compiled into this image");
       return false;
     }
     chosen.push_back(std::move(*it));
@@ -98,7 +98,7 @@ void Service::start() {
   auto catalog = keel::dns::Catalog::build(zones, errors);
   for (const auto& d : errors) std::printf("dns: %s\n", d.to_string().c_str());
   if (!catalog) return fail("the zones do not load");
-  zones = {};
+  std::vector<keel::dns::ZoneData>().swap(zones);  // the records are in the catalog now
 
   keel::dns::ServerOptions options;
   options.edns_payload = config.edns_payload;

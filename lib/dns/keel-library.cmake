@@ -10,7 +10,10 @@
 # as the blob keel_dns_zones_blob .. keel_dns_zones_blob_end.
 # -DKEEL_DNS_ZONES=FOLDER replaces FOLDER (tests and benchmarks).
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
-keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS})
+# No exception cleanup tables in images: lib/dns catches nothing, and an
+# exception through it (out of memory) ends in Keel's panic either way.
+keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS}
+             COMPILE_OPTIONS -fno-exceptions)
 
 if(NOT KEEL_OS_BUILD)
   set(KEEL_DNS_ZONES "" CACHE PATH "Zone folder to compile into DNS images instead of the service's own")

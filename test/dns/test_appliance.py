@@ -148,7 +148,7 @@ def test_bad_settings_stop_the_boot_with_a_clear_error(program):
     try:
         with pytest.raises(AssertionError, match=r"dns_port: '70000' is not a number from 0 to 65535"):
             appliance.Appliance(ns, program=program, append="dns_port=70000", timeout=10)
-        with pytest.raises(AssertionError, match=r"dns.zones: 'example.org' is not compiled into this image"):
+        with pytest.raises(AssertionError, match=r"dns_zones: 'example.org' is not compiled into this image"):
             appliance.Appliance(ns, program=program, append="dns_zones=example.org", timeout=10)
     finally:
         ns.close()

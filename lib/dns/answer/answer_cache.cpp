@@ -25,7 +25,6 @@ std::vector<uint16_t> types_at(const Catalog& catalog, uint32_t n) {
     for (uint16_t t : {rr_type::a, rr_type::aaaa})
       if (std::find(types.begin(), types.end(), t) == types.end()) types.push_back(t);
   }
-  std::sort(types.begin(), types.end());
   return types;
 }
 

@@ -34,6 +34,7 @@ class CatalogBuilder {
   void add_rrsets(uint32_t n, const ZoneData& zone, const Owner& owner);
   void set_flags(uint16_t z);
   void build_index();
+  void index_node(uint32_t n);
   void error(const ZoneData& zone, const Location& where, std::string message) {
     errors_.push_back(diagnostic_at(zone, where, std::move(message)));
   }
@@ -294,30 +295,35 @@ void CatalogBuilder::set_flags(uint16_t z) {
   }
 }
 
+void CatalogBuilder::index_node(uint32_t n) {
+  Catalog& c = *catalog_;
+  const std::string key = lowercase_name(c.name(n));
+  const uint32_t existing = c.find(key, c.nodes_[n].hash);
+  if (existing == no_node) {
+    const std::size_t mask = c.index_.size() - 1;
+    std::size_t i = c.nodes_[n].hash & mask;
+    while (c.index_[i] != no_node) i = (i + 1) & mask;
+    c.index_[i] = n;
+  } else {
+    uint32_t last = existing;
+    while (c.nodes_[last].next_zone != no_node) last = c.nodes_[last].next_zone;
+    c.nodes_[last].next_zone = n;
+  }
+}
+
 void CatalogBuilder::build_index() {
   Catalog& c = *catalog_;
   std::size_t size = 16;
   while (size < 2 * c.nodes_.size()) size *= 2;  // load factor at most 1/2
   c.index_.assign(size, no_node);
-  // Deeper zones first, so the first node stored for a name is the deepest zone's.
-  std::vector<uint32_t> order(c.nodes_.size());
-  for (uint32_t n = 0; n < order.size(); ++n) order[n] = n;
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return label_count(c.zones_[c.nodes_[a].zone].origin) >
-           label_count(c.zones_[c.nodes_[b].zone].origin);
-  });
-  for (uint32_t n : order) {
-    const std::string key = lowercase_name(c.name(n));
-    const uint32_t existing = c.find(key, c.nodes_[n].hash);
-    if (existing == no_node) {
-      const std::size_t mask = size - 1;
-      std::size_t i = c.nodes_[n].hash & mask;
-      while (c.index_[i] != no_node) i = (i + 1) & mask;
-      c.index_[i] = n;
-    } else {
-      uint32_t last = existing;
-      while (c.nodes_[last].next_zone != no_node) last = c.nodes_[last].next_zone;
-      c.nodes_[last].next_zone = n;
+  // Deeper zones first, so the first node stored for a name is the deepest zone's. A
+  // zone's nodes are contiguous (add_zone made them together), from its apex on.
+  for (int depth = int(max_labels); depth >= 0; --depth) {
+    for (uint16_t z = 0; z < c.zones_.size(); ++z) {
+      if (label_count(c.zones_[z].origin) != depth) continue;
+      const uint32_t end =
+          z + 1u < c.zones_.size() ? c.zones_[z + 1].apex : uint32_t(c.nodes_.size());
+      for (uint32_t n = c.zones_[z].apex; n < end; ++n) index_node(n);
     }
   }
   for (uint32_t n = 0; n < c.nodes_.size(); ++n) {

@@ -30,8 +30,9 @@ function(keel_library name)
   endif()
 endfunction()
 
-# Every library in lib/*/keel-library.cmake.
-file(GLOB KEEL_LIBRARY_FILES ${KEEL_ROOT}/lib/*/keel-library.cmake)
+# Every library in lib/*/keel-library.cmake (CONFIGURE_DEPENDS: a library
+# added later, e.g. by a pull, reconfigures a tree built before it).
+file(GLOB KEEL_LIBRARY_FILES CONFIGURE_DEPENDS ${KEEL_ROOT}/lib/*/keel-library.cmake)
 foreach(file IN LISTS KEEL_LIBRARY_FILES)
   include(${file})
 endforeach()

@@ -225,6 +225,38 @@ TEST_F(ServerTest, PrerenderedAnswersEqualComputedOnes) {
   EXPECT_EQ(computed.stats().prerendered, 0u);
 }
 
+// Answers too long for 512 octets (a referral with many name servers and
+// their glue, a big RRset) are also pre-rendered the way a query without
+// EDNS gets them: glue left out or TC set, byte for byte as computed.
+TEST_F(ServerTest, PrerenderedAnswersWithoutEdnsEqualComputedOnes) {
+  std::string extra;
+  for (int i = 1; i <= 12; ++i) {
+    const std::string ns = "ns" + std::to_string(i) + ".fat";
+    extra += "fat NS " + ns + "\n" + ns + " A 10.1.0." + std::to_string(i) + "\n" + ns +
+             " AAAA 2001:db8::" + std::to_string(i) + "\n";
+  }
+  for (int i = 1; i <= 40; ++i) extra += "many A 10.0.0." + std::to_string(i) + "\n";
+  make(ServerOptions{}, extra);
+  ServerOptions off;
+  off.prerender = false;
+  Server computed(catalog_from({zone_from_text("example.com", zone_text + extra)}), off);
+  for (const char* name : {"fat.example.com", "NS3.fat.example.com", "many.example.com"}) {
+    for (uint16_t type : {rr_type::a, rr_type::aaaa, rr_type::ns, rr_type::mx}) {
+      for (int edns : {-1, 512, 1232}) {
+        const auto q = make_query(name, type, {.edns = edns});
+        EXPECT_EQ(ask(*server, q).bytes, ask(computed, q).bytes) << name << " " << type << " " << edns;
+      }
+    }
+  }
+  const uint64_t before = server->stats().prerendered;
+  Answer referral = ask_for("ns1.fat.example.com", rr_type::a);
+  EXPECT_LE(referral.size, 512u);
+  EXPECT_EQ(referral.message.authority.size(), 12u);
+  Answer big = ask_for("many.example.com", rr_type::a);
+  EXPECT_TRUE(big.flag(flag::tc));
+  EXPECT_EQ(server->stats().prerendered, before + 2) << "both from the pre-rendered answers";
+}
+
 TEST_F(ServerTest, CountsByRcodeAndType) {
   ask_for("www.example.com", rr_type::a);
   ask_for("nope.example.com", rr_type::aaaa);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "answer/query.hpp"
+#include "keel/dns/constants.hpp"
 #include "keel/dns/server.hpp"
 #include "wire/bytes.hpp"
 
@@ -41,53 +42,74 @@ bool answers_other_types(const Catalog& catalog, uint32_t n) {
 
 }  // namespace
 
+namespace {
+
+// The question as a client would send it; with EDNS (our payload size, so
+// that answers up to it are rendered) or without.
+std::string make_query(std::string_view name, uint16_t type, bool edns, uint16_t payload) {
+  std::string query("\0\0\0\0\0\1\0\0\0\0\0\0", header_size);
+  uint8_t fixed[4];
+  query += name;
+  store16(fixed, type);
+  store16(fixed + 2, rr_class::in);
+  query.append(reinterpret_cast<const char*>(fixed), 4);
+  if (!edns) return query;
+  query[11] = 1;  // ARCOUNT: the OPT record
+  query.append("\0\0\x29", 3);
+  store16(fixed, payload);
+  query.append(reinterpret_cast<const char*>(fixed), 2);
+  query.append(6, '\0');  // extended RCODE, version, flags, RDLENGTH
+  return query;
+}
+
+}  // namespace
+
+bool AnswerCache::render(Server& server, uint32_t n, uint16_t type, uint16_t flavour,
+                         std::vector<uint8_t>& response, Stored& stored) {
+  const bool edns = !(flavour & CachedAnswer::without_edns);
+  const std::string query =
+      make_query(server.catalog_->name(n), type, edns, server.options_.edns_payload);
+  Query q;
+  const Verdict verdict = parse_query(query, q);
+  if (verdict != Verdict::answer) return false;
+  const Server::Outcome out = server.respond(q, verdict, ClientAddress::ipv4(0, 0),
+                                             response.data(), response.size(), false);
+  // A truncated answer is only kept for the 512 octets without EDNS: with
+  // EDNS the client's payload size decides what fits.
+  if (out.size == 0 || out.extended_error || (out.truncated && edns)) return false;
+  const std::size_t opt = edns ? opt_record_size : 0;
+  CachedAnswer a;
+  a.qtype = type;
+  a.flags = uint16_t((load16(response.data() + 2) & CachedAnswer::response_flags) | flavour);
+  a.ancount = load16(response.data() + 6);
+  a.nscount = load16(response.data() + 8);
+  a.arcount = uint16_t(load16(response.data() + 10) - (edns ? 1 : 0));
+  a.length = uint16_t(out.size - opt - q.question_end);
+  const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end,
+                         a.length);
+  auto [it, fresh] = stored.emplace(body, uint32_t(bodies_.size()));
+  if (fresh) bodies_ += body;
+  a.offset = it->second;
+  entries_.push_back(a);
+  return q.question_end + a.length > udp_plain_payload;
+}
+
 void AnswerCache::build(Server& server) {
   const Catalog& catalog = *server.catalog_;
   first_.assign(catalog.node_count() + 1, 0);
-  std::string query;
   std::vector<uint8_t> response(max_message_size);
-  const ClientAddress client = ClientAddress::ipv4(0, 0);
-  std::unordered_map<std::string, uint32_t> stored;  // body -> offset
+  Stored stored;
   for (uint32_t n = 0; n < catalog.node_count(); ++n) {
     first_[n] = uint32_t(entries_.size());
     const Node& node = catalog.node(n);
     if (!(node.flags & node_flag::deepest_zone) || (node.flags & node_flag::below_dname)) continue;
-    std::vector<std::pair<uint16_t, bool>> wanted;
-    for (uint16_t type : types_at(catalog, n)) wanted.push_back({type, false});
-    if (answers_other_types(catalog, n)) wanted.push_back({absent_type(catalog, n), true});
+    std::vector<std::pair<uint16_t, uint16_t>> wanted;  // type, flags
+    for (uint16_t type : types_at(catalog, n)) wanted.push_back({type, 0});
+    if (answers_other_types(catalog, n))
+      wanted.push_back({absent_type(catalog, n), CachedAnswer::other_types});
     for (auto [type, other] : wanted) {
-      // The question as a client would send it, with EDNS so that answers up
-      // to our payload size are rendered; the OPT is cut off again below.
-      uint8_t fixed[4];
-      query.assign("\0\0\0\0\0\1\0\0\0\0\0\1", header_size);
-      query += catalog.name(n);
-      store16(fixed, type);
-      store16(fixed + 2, rr_class::in);
-      query.append(reinterpret_cast<const char*>(fixed), 4);
-      query.append("\0\0\x29", 3);
-      store16(fixed, server.options_.edns_payload);
-      query.append(reinterpret_cast<const char*>(fixed), 2);
-      query.append(6, '\0');  // extended RCODE, version, flags, RDLENGTH
-      Query q;
-      const Verdict verdict = parse_query(query, q);
-      if (verdict != Verdict::answer) continue;
-      const Server::Outcome out =
-          server.respond(q, verdict, client, response.data(), response.size(), false);
-      if (out.size == 0 || out.truncated || out.extended_error) continue;
-      CachedAnswer a;
-      a.qtype = type;
-      a.flags = uint16_t((load16(response.data() + 2) & CachedAnswer::response_flags) |
-                         (other ? CachedAnswer::other_types : 0));
-      a.ancount = load16(response.data() + 6);
-      a.nscount = load16(response.data() + 8);
-      a.arcount = uint16_t(load16(response.data() + 10) - 1);
-      a.length = uint16_t(out.size - opt_record_size - q.question_end);
-      const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end,
-                             a.length);
-      auto [it, fresh] = stored.emplace(body, uint32_t(bodies_.size()));
-      if (fresh) bodies_ += body;
-      a.offset = it->second;
-      entries_.push_back(a);
+      if (render(server, n, type, other, response, stored))
+        render(server, n, type, uint16_t(other | CachedAnswer::without_edns), response, stored);
     }
   }
   first_[catalog.node_count()] = uint32_t(entries_.size());
@@ -95,15 +117,22 @@ void AnswerCache::build(Server& server) {
   bodies_.shrink_to_fit();
 }
 
-const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype) const {
+const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype, bool without_edns) const {
+  const CachedAnswer* exact = nullptr;
   const CachedAnswer* other = nullptr;
   for (uint32_t i = first_[node]; i < first_[node + 1]; ++i) {
-    if (entries_[i].flags & CachedAnswer::other_types) {
-      other = &entries_[i];
-    } else if (entries_[i].qtype == qtype) {
-      return &entries_[i];
+    const CachedAnswer& e = entries_[i];
+    // An answer for queries without EDNS replaces the one with EDNS (which
+    // is too long for them) when the query has none.
+    const bool plain = (e.flags & CachedAnswer::without_edns) != 0;
+    if (plain && !without_edns) continue;
+    if (e.flags & CachedAnswer::other_types) {
+      if (!other || plain) other = &e;
+    } else if (e.qtype == qtype) {
+      if (!exact || plain) exact = &e;
     }
   }
+  if (exact) return exact;
   return qtype == rr_type::any || qtype == rr_type::ds ? nullptr : other;
 }
 

@@ -11,11 +11,17 @@
 // there: every such type gets the same sections. Not for ANY and DS, whose
 // answers differ (RFC 8482, RFC 4035 §3.1.4.1), nor at a CNAME, whose chain
 // depends on the type.
+//
+// An answer too long for a query without EDNS (512 octets) gets a second
+// rendering as the normal path answers such a query (glue left out, or TC
+// set): referrals with many name servers are where that happens, and most
+// resolvers' retries and many stub queries come without EDNS.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace keel::dns {
@@ -26,7 +32,8 @@ class Server;
 // length are the same octets (the SOA's owner points into the question).
 struct CachedAnswer {
   static constexpr uint16_t other_types = 0x8000;  // in flags: stands for every type the name lacks
-  static constexpr uint16_t response_flags = 0x040f;  // in flags: AA and RCODE of the response
+  static constexpr uint16_t without_edns = 0x4000;  // in flags: for a query without EDNS (512 octets)
+  static constexpr uint16_t response_flags = 0x060f;  // in flags: AA, TC and RCODE of the response
 
   uint16_t qtype = 0;
   uint16_t flags = 0;
@@ -41,7 +48,9 @@ class AnswerCache {
  public:
   // Renders the answers through `server` (whose catalog must not change).
   void build(Server& server);
-  const CachedAnswer* find(uint32_t node, uint16_t qtype) const;
+  // The answer for `qtype` at `node`, rendered for a query with EDNS or
+  // (`without_edns`) one without; nullptr if there is none.
+  const CachedAnswer* find(uint32_t node, uint16_t qtype, bool without_edns) const;
   std::string_view body(const CachedAnswer& a) const {
     return std::string_view(bodies_).substr(a.offset, a.length);
   }
@@ -49,6 +58,13 @@ class AnswerCache {
   std::size_t size() const { return entries_.size(); }
 
  private:
+  using Stored = std::unordered_map<std::string, uint32_t>;  // body -> offset, while building
+  // Renders one answer of `node` (flavour: CachedAnswer's other_types and
+  // without_edns flags) and keeps it; true if it is too long for a query
+  // without EDNS.
+  bool render(Server& server, uint32_t node, uint16_t type, uint16_t flavour,
+              std::vector<uint8_t>& response, Stored& stored);
+
   std::vector<uint32_t> first_;  // per node: its first entry; first_[n + 1] ends it
   std::vector<CachedAnswer> entries_;
   std::string bodies_;

@@ -204,7 +204,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     if (use_cache && cache_ && q.qclass == rr_class::in) {
       const uint32_t n = catalog_->find(q.lowered_name(), q.hash);
       const CachedAnswer* hit = n != no_node && (catalog_->node(n).flags & node_flag::deepest_zone)
-                                    ? cache_->find(n, q.qtype)
+                                    ? cache_->find(n, q.qtype, !q.edns.present)
                                     : nullptr;
       const bool family_ok =
           hit && (hit->arcount == 0 || client.family == ClientAddress::Family::ipv4);
@@ -217,6 +217,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
                      hit->ancount, hit->nscount, uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
         result.size = w.position();
         result.rcode = hit->flags & flag::rcode_mask;  // (the extended bits are never cached)
+        result.truncated = (hit->flags & flag::tc) != 0;
         result.prerendered = true;
         return result;
       }

@@ -3,7 +3,9 @@
 // pre-rendered answers, beside a probe of how fast this machine copies a
 // 64-byte answer (the floor of any answer path).
 //
-//   answer_bench ZONE_NAME ZONE_FILE QUERIES.txt [ROUNDS]
+//   answer_bench ZONE_NAME ZONE_FILE QUERIES.txt [ROUNDS [EDNS_PAYLOAD]]
+//
+// The queries carry no EDNS (as dnsperf's) unless EDNS_PAYLOAD is given.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,7 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::vector<std::vector<uint8_t>> read_queries(const std::string& path) {
+std::vector<std::vector<uint8_t>> read_queries(const std::string& path, int edns_payload) {
   std::vector<std::vector<uint8_t>> out;
   std::ifstream in(path);
   std::string name, type;
@@ -41,6 +43,11 @@ std::vector<std::vector<uint8_t>> read_queries(const std::string& path) {
     std::vector<uint8_t> q = {uint8_t(id >> 8), uint8_t(id), 0, 0, 0, 1, 0, 0, 0, 0, 0, 0};
     q.insert(q.end(), wire.begin(), wire.end());
     q.insert(q.end(), {uint8_t(t >> 8), uint8_t(t), 0, 1});
+    if (edns_payload > 0) {  // an OPT record (RFC 6891 §6.1.2): root owner, payload as CLASS
+      q[11] = 1;
+      q.insert(q.end(),
+               {0, 0, 41, uint8_t(edns_payload >> 8), uint8_t(edns_payload), 0, 0, 0, 0, 0, 0});
+    }
     out.push_back(std::move(q));
     ++id;
   }
@@ -55,7 +62,7 @@ double ns_per_query(keel::dns::Server& server, const std::vector<std::vector<uin
   std::size_t sink = 0;
   for (int r = 0; r < rounds; ++r) {
     const auto start = Clock::now();
-    for (const auto& q : queries) sink += server.answer(q, client, {out, 512});
+    for (const auto& q : queries) sink += server.answer(q, client, {out, sizeof out});
     times.push_back(std::chrono::duration<double, std::nano>(Clock::now() - start).count() /
                     double(queries.size()));
   }
@@ -84,14 +91,15 @@ double copy_floor_ns(int rounds) {
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: answer_bench ZONE_NAME ZONE_FILE QUERIES.txt [ROUNDS]\n");
+    std::fprintf(stderr,
+                 "usage: answer_bench ZONE_NAME ZONE_FILE QUERIES.txt [ROUNDS [EDNS_PAYLOAD]]\n");
     return 2;
   }
   const int rounds = argc > 4 ? std::atoi(argv[4]) : 15;
   std::vector<keel::dns::ZoneData> zones(1);
   std::vector<keel::dns::Diagnostic> errors;
   keel::dns::read_zone_file(argv[2], argv[1], zones[0], errors);
-  const auto queries = read_queries(argv[3]);
+  const auto queries = read_queries(argv[3], argc > 5 ? std::atoi(argv[5]) : 0);
   std::printf("queries %zu\n", queries.size());
   for (bool prerender : {true, false}) {
     auto catalog = keel::dns::Catalog::build(zones, errors);

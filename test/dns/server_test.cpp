@@ -244,7 +244,8 @@ TEST_F(ServerTest, PrerenderedAnswersWithoutEdnsEqualComputedOnes) {
     for (uint16_t type : {rr_type::a, rr_type::aaaa, rr_type::ns, rr_type::mx}) {
       for (int edns : {-1, 512, 1232}) {
         const auto q = make_query(name, type, {.edns = edns});
-        EXPECT_EQ(ask(*server, q).bytes, ask(computed, q).bytes) << name << " " << type << " " << edns;
+        EXPECT_EQ(ask(*server, q).bytes, ask(computed, q).bytes)
+            << name << " " << type << " " << edns;
       }
     }
   }
@@ -255,6 +256,43 @@ TEST_F(ServerTest, PrerenderedAnswersWithoutEdnsEqualComputedOnes) {
   Answer big = ask_for("many.example.com", rr_type::a);
   EXPECT_TRUE(big.flag(flag::tc));
   EXPECT_EQ(server->stats().prerendered, before + 2) << "both from the pre-rendered answers";
+}
+
+// Names below a cut that are not in the zone get the referral of their
+// closest ancestor from the pre-rendered answers, pointers moved; the octets
+// are the computed ones, and a referral naming a server below the cut that
+// is not in the zone (no glue) is never shared.
+TEST_F(ServerTest, PrerenderedReferralsServeNamesBelowTheCut) {
+  std::string extra;
+  for (int i = 1; i <= 12; ++i) {
+    const std::string ns = "ns" + std::to_string(i) + ".fat";
+    extra += "fat NS " + ns + "\n" + ns + " A 10.1.0." + std::to_string(i) + "\n";
+  }
+  extra += "noglue NS ns.x.noglue\nnoglue NS ns.other.net.\n";
+  make(ServerOptions{}, extra);
+  ServerOptions off;
+  off.prerender = false;
+  Server computed(catalog_from({zone_from_text("example.com", zone_text + extra)}), off);
+  const char* names[] = {"www.fat.example.com",   "A.B.C.Fat.example.com",
+                         "x.ns3.fat.example.com", "y.x.noglue.example.com",
+                         "z.noglue.example.com",  "deep.x.y.ns.sub.example.com"};
+  for (const char* name : names) {
+    for (uint16_t type : {rr_type::a, rr_type::ds, rr_type::any, rr_type::mx}) {
+      for (int edns : {-1, 1232}) {
+        const auto q = make_query(name, type, {.edns = edns});
+        EXPECT_EQ(ask(*server, q).bytes, ask(computed, q).bytes)
+            << name << " " << type << " " << edns;
+      }
+    }
+  }
+  uint64_t before = server->stats().prerendered;
+  Answer referral = ask_for("www.FAT.example.com", rr_type::a, {.edns = 1232});
+  EXPECT_EQ(referral.message.authority.size(), 12u);
+  EXPECT_EQ(referral.message.additional.size(), 13u) << "the glue and the OPT";
+  EXPECT_EQ(server->stats().prerendered, before + 1);
+  before = server->stats().prerendered;
+  ask_for("y.x.noglue.example.com", rr_type::a);
+  EXPECT_EQ(server->stats().prerendered, before) << "ns.x.noglue is below the cut and not a node";
 }
 
 TEST_F(ServerTest, CountsByRcodeAndType) {

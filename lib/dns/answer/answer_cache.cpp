@@ -6,6 +6,8 @@
 
 #include "answer/query.hpp"
 #include "keel/dns/constants.hpp"
+#include "keel/dns/message.hpp"
+#include "keel/dns/name.hpp"
 #include "keel/dns/server.hpp"
 #include "wire/bytes.hpp"
 
@@ -40,6 +42,53 @@ bool answers_other_types(const Catalog& catalog, uint32_t n) {
   return catalog.find_rrset(n, rr_type::cname) == nullptr;
 }
 
+bool is_referral_node(const Node& node) {
+  return (node.flags & (node_flag::delegation | node_flag::below_delegation)) &&
+         !(node.flags & node_flag::below_dname);
+}
+
+// Whether the referral `response` to a question for node `n` also answers
+// names below n that are not in the zone, with its pointers moved. It does
+// if it holds only NS and address records and every name in it below n is
+// a node: a longer question adds compression targets only for names below n
+// that are not nodes, so no name of the referral can match one.
+bool shareable_referral(const Catalog& catalog, uint32_t n, std::string_view response) {
+  Message message;
+  if (parse_message(response, message) != WireError::none) return false;
+  const std::string_view ancestor = catalog.name(n);
+  auto in_zone = [&](std::string_view name) {
+    return names_equal(name, ancestor) || !is_subdomain(name, ancestor) ||
+           catalog.find(lowercase_name(name)) != no_node;
+  };
+  for (const auto* section : {&message.answers, &message.authority, &message.additional}) {
+    for (const Record& r : *section) {
+      if (r.type == rr_type::opt) continue;
+      if (r.type != rr_type::ns && r.type != rr_type::a && r.type != rr_type::aaaa) return false;
+      if (!in_zone(r.owner) || (r.type == rr_type::ns && !in_zone(r.rdata))) return false;
+    }
+  }
+  return true;
+}
+
+// Moves the pointer ending the name at `pos`; returns the offset after the
+// name, or 0 if the name runs past `end` or a pointer would not fit.
+std::size_t move_name_pointer(uint8_t* p, std::size_t pos, std::size_t end, uint16_t shift) {
+  constexpr uint16_t pointer_bits = 0xc000, max_pointer = 0x3fff;
+  while (pos < end) {
+    const uint8_t len = p[pos];
+    if (len == 0) return pos + 1;
+    if ((len & 0xc0) == 0xc0) {
+      if (pos + 2 > end) return 0;
+      const uint32_t target = (load16(p + pos) & max_pointer) + uint32_t(shift);
+      if (target > max_pointer) return 0;
+      store16(p + pos, uint16_t(pointer_bits | target));
+      return pos + 2;
+    }
+    pos += 1 + len;
+  }
+  return 0;
+}
+
 }  // namespace
 
 namespace {
@@ -72,8 +121,8 @@ bool AnswerCache::render(Server& server, uint32_t n, uint16_t type, uint16_t fla
   Query q;
   const Verdict verdict = parse_query(query, q);
   if (verdict != Verdict::answer) return false;
-  const Server::Outcome out = server.respond(q, verdict, ClientAddress::ipv4(0, 0),
-                                             response.data(), response.size(), false);
+  const Server::Outcome out = server.respond(q, verdict, ClientAddress::ipv4(0, 0), response.data(),
+                                             response.size(), false);
   // A truncated answer is only kept for the 512 octets without EDNS: with
   // EDNS the client's payload size decides what fits.
   if (out.size == 0 || out.extended_error || (out.truncated && edns)) return false;
@@ -81,12 +130,15 @@ bool AnswerCache::render(Server& server, uint32_t n, uint16_t type, uint16_t fla
   CachedAnswer a;
   a.qtype = type;
   a.flags = uint16_t((load16(response.data() + 2) & CachedAnswer::response_flags) | flavour);
+  const std::string_view message(reinterpret_cast<const char*>(response.data()), out.size);
+  if ((flavour & CachedAnswer::other_types) && is_referral_node(server.catalog_->node(n)) &&
+      shareable_referral(*server.catalog_, n, message))
+    a.flags |= CachedAnswer::below_too;
   a.ancount = load16(response.data() + 6);
   a.nscount = load16(response.data() + 8);
   a.arcount = uint16_t(load16(response.data() + 10) - (edns ? 1 : 0));
   a.length = uint16_t(out.size - opt - q.question_end);
-  const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end,
-                         a.length);
+  const std::string body(reinterpret_cast<const char*>(response.data()) + q.question_end, a.length);
   auto [it, fresh] = stored.emplace(body, uint32_t(bodies_.size()));
   if (fresh) bodies_ += body;
   a.offset = it->second;
@@ -134,6 +186,37 @@ const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype, bool withou
   }
   if (exact) return exact;
   return qtype == rr_type::any || qtype == rr_type::ds ? nullptr : other;
+}
+
+const CachedAnswer* AnswerCache::find_below(uint32_t node, bool without_edns) const {
+  const CachedAnswer* found = nullptr;
+  for (uint32_t i = first_[node]; i < first_[node + 1]; ++i) {
+    const CachedAnswer& e = entries_[i];
+    const bool plain = (e.flags & CachedAnswer::without_edns) != 0;
+    if (!(e.flags & CachedAnswer::other_types) || (plain && !without_edns)) continue;
+    if (!found || plain) found = &e;
+  }
+  return found && (found->flags & CachedAnswer::below_too) ? found : nullptr;
+}
+
+bool AnswerCache::move_pointers(uint8_t* sections, const CachedAnswer& a, uint16_t shift) {
+  // The records as render_sections wrote them: owner, TYPE, CLASS, TTL,
+  // RDLENGTH, RDATA; only NS RDATA holds a (compressed) name here.
+  constexpr std::size_t fixed = 10;  // TYPE, CLASS, TTL, RDLENGTH
+  const std::size_t records = std::size_t(a.ancount) + a.nscount + a.arcount;
+  std::size_t pos = 0;
+  for (std::size_t r = 0; r < records; ++r) {
+    pos = move_name_pointer(sections, pos, a.length, shift);
+    if (pos == 0 || pos + fixed > a.length) return false;
+    const uint16_t type = load16(sections + pos);
+    const std::size_t rdlength = load16(sections + pos + 8);
+    pos += fixed;
+    if (pos + rdlength > a.length) return false;
+    if (type == rr_type::ns && move_name_pointer(sections, pos, pos + rdlength, shift) == 0)
+      return false;
+    pos += rdlength;
+  }
+  return pos == a.length;
 }
 
 std::size_t AnswerCache::bytes() const {

@@ -16,6 +16,15 @@
 // rendering as the normal path answers such a query (glue left out, or TC
 // set): referrals with many name servers are where that happens, and most
 // resolvers' retries and many stub queries come without EDNS.
+//
+// A name below a zone cut that is not in the zone (www.child. at the parent,
+// the bulk of a TLD's queries) gets the referral of its closest existing
+// ancestor: the same sections, with every compression pointer moved by the
+// extra labels of the question (all the sections' names point into the
+// question's ancestor or into the sections, both of which move by that much).
+// Only referrals whose names below the ancestor are all in the zone qualify:
+// otherwise one of them could share a suffix with the longer question and
+// compress differently (see shareable_referral).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +41,10 @@ class Server;
 // length are the same octets (the SOA's owner points into the question).
 struct CachedAnswer {
   static constexpr uint16_t other_types = 0x8000;  // in flags: stands for every type the name lacks
-  static constexpr uint16_t without_edns = 0x4000;  // in flags: for a query without EDNS (512 octets)
+  static constexpr uint16_t without_edns =
+      0x4000;  // in flags: for a query without EDNS (512 octets)
+  static constexpr uint16_t below_too =
+      0x2000;  // in flags: a referral that also answers names below
   static constexpr uint16_t response_flags = 0x060f;  // in flags: AA, TC and RCODE of the response
 
   uint16_t qtype = 0;
@@ -51,6 +63,11 @@ class AnswerCache {
   // The answer for `qtype` at `node`, rendered for a query with EDNS or
   // (`without_edns`) one without; nullptr if there is none.
   const CachedAnswer* find(uint32_t node, uint16_t qtype, bool without_edns) const;
+  // The referral for names below `node` that are not in the zone, or nullptr.
+  const CachedAnswer* find_below(uint32_t node, bool without_edns) const;
+  // Moves every compression pointer in `sections` (a copy of body(a)) by
+  // `shift` octets; false if one would not fit in a pointer.
+  static bool move_pointers(uint8_t* sections, const CachedAnswer& a, uint16_t shift);
   std::string_view body(const CachedAnswer& a) const {
     return std::string_view(bodies_).substr(a.offset, a.length);
   }

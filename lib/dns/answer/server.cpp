@@ -136,6 +136,27 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
   return outcome.size;
 }
 
+const CachedAnswer* Server::find_prerendered(const Query& q, uint16_t& shift) const {
+  const bool without_edns = !q.edns.present;
+  const std::string_view lowered = q.lowered_name();
+  if (uint32_t n = catalog_->find(lowered, q.hash); n != no_node) {
+    return catalog_->node(n).flags & node_flag::deepest_zone
+               ? cache_->find(n, q.qtype, without_edns)
+               : nullptr;
+  }
+  // Not in the zone: below a cut, the referral of its closest ancestor.
+  const int labels = label_count(lowered);
+  for (int strip = 1; strip < labels; ++strip) {
+    const std::string_view up = strip_labels(lowered, strip);
+    const uint32_t n = catalog_->find(up, name_hash(up));
+    if (n == no_node) continue;
+    if (!(catalog_->node(n).flags & node_flag::deepest_zone)) return nullptr;
+    shift = uint16_t(lowered.size() - up.size());
+    return cache_->find_below(n, without_edns);
+  }
+  return nullptr;
+}
+
 Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client,
                                 uint8_t* out, std::size_t out_size, bool use_cache) {
   Outcome result;
@@ -202,24 +223,26 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     rcode = is_apex(q) ? rcode::refused : rcode::notauth;
   } else {
     if (use_cache && cache_ && q.qclass == rr_class::in) {
-      const uint32_t n = catalog_->find(q.lowered_name(), q.hash);
-      const CachedAnswer* hit = n != no_node && (catalog_->node(n).flags & node_flag::deepest_zone)
-                                    ? cache_->find(n, q.qtype, !q.edns.present)
-                                    : nullptr;
+      uint16_t shift = 0;  // question octets beyond the node's name
+      const CachedAnswer* hit = find_prerendered(q, shift);
       const bool family_ok =
           hit && (hit->arcount == 0 || client.family == ClientAddress::Family::ipv4);
       const std::size_t opt = q.edns.present ? opt_record_size : 0;
       if (family_ok && q.question_end + hit->length + opt <= limit) {
         w.put_bytes(cache_->body(*hit));
-        if (q.edns.present) write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
-        write_header(out, q.id,
-                     uint16_t(flag::qr | rd | (hit->flags & CachedAnswer::response_flags)), 1,
-                     hit->ancount, hit->nscount, uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
-        result.size = w.position();
-        result.rcode = hit->flags & flag::rcode_mask;  // (the extended bits are never cached)
-        result.truncated = (hit->flags & flag::tc) != 0;
-        result.prerendered = true;
-        return result;
+        if (shift == 0 || AnswerCache::move_pointers(out + q.question_end, *hit, shift)) {
+          if (q.edns.present)
+            write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
+          write_header(
+              out, q.id, uint16_t(flag::qr | rd | (hit->flags & CachedAnswer::response_flags)), 1,
+              hit->ancount, hit->nscount, uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
+          result.size = w.position();
+          result.rcode = hit->flags & flag::rcode_mask;  // (the extended bits are never cached)
+          result.truncated = (hit->flags & flag::tc) != 0;
+          result.prerendered = true;
+          return result;
+        }
+        w.rewind(q.question_end);  // a moved pointer would not fit: the normal path
       }
     }
     Plan plan;

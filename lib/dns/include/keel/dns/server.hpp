@@ -16,6 +16,7 @@
 namespace keel::dns {
 
 class AnswerCache;
+struct CachedAnswer;
 struct Query;
 enum class Verdict : uint8_t;
 
@@ -90,6 +91,10 @@ class Server {
     bool extended_error = false;
   };
   bool is_apex(const Query& query) const;
+  // The pre-rendered answer for `query`, or nullptr; `shift` is set to the
+  // question's octets beyond the name it was rendered for (a referral that
+  // also serves names below it).
+  const CachedAnswer* find_prerendered(const Query& query, uint16_t& shift) const;
   // The response to a parsed query; `use_cache` off while the cache is built.
   Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
                   std::size_t size, bool use_cache);

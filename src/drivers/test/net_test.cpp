@@ -1,5 +1,7 @@
 // virtio::Net against a fake transport and a test playing the device: feature
 // negotiation, zero-copy receive, batching, and a device that lies.
+#include "drivers/virtio/net.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -7,7 +9,6 @@
 #include <kernel/timers.hpp>
 #include <os>
 
-#include "drivers/virtio/net.hpp"
 #include "drivers/virtio/net_header.hpp"
 
 using namespace keel::drivers::virtio;
@@ -15,6 +16,7 @@ using namespace keel::drivers::virtio;
 // The kernel pieces Net uses, reduced to what a test can drive.
 namespace {
 os::Events::handler_t event_handler;
+os::Timers::handler_t reap_handler;  // the one timer Net creates
 int triggered = 0;
 }  // namespace
 namespace os {
@@ -26,7 +28,10 @@ void Events::subscribe(int, handler_t handler) { event_handler = std::move(handl
 void Events::trigger(int) { ++triggered; }
 Timers::id_t Timers::oneshot(duration_t, handler_t) { return 1; }
 Timers::id_t Timers::periodic(duration_t, duration_t, handler_t) { return 1; }
-Timers::id_t Timers::create(handler_t) { return 1; }
+Timers::id_t Timers::create(handler_t handler) {
+  reap_handler = std::move(handler);
+  return 1;
+}
 void Timers::arm(id_t, duration_t) {}
 void Timers::disarm(id_t) {}
 void Timers::stop(id_t) {}
@@ -104,8 +109,8 @@ struct NetTest : ::testing::Test {
 };
 
 TEST_F(NetTest, NegotiatesWhatItUsesOnly) {
-  EXPECT_EQ(transport->accepted, feature::version_1 | net_feature::mac | net_feature::csum |
-                                     net_feature::guest_csum);
+  EXPECT_EQ(transport->accepted,
+            feature::version_1 | net_feature::mac | net_feature::csum | net_feature::guest_csum);
   EXPECT_TRUE(transport->status_byte & status::driver_ok);
   EXPECT_TRUE(transport->status_byte & status::features_ok);
   EXPECT_EQ(nic->mac().to_string(), "52:54:00:ab:cd:ef");
@@ -136,17 +141,17 @@ TEST_F(NetTest, ReceivesIntoTheBufferItPosted) {
   EXPECT_EQ(received[0]->size(), 60u);
   EXPECT_TRUE(received[0]->flags & net::Packet::checksum_verified);
   EXPECT_EQ(received[0]->headroom() % 4, 2u);  // IPv4 header 4-byte aligned
-  EXPECT_EQ(dev.avail()[1], 17);  // refilled
+  EXPECT_EQ(dev.avail()[1], 17);               // refilled
   EXPECT_EQ(nic->stats().rx_packets, 1u);
 }
 
 TEST_F(NetTest, LyingDeviceIsCountedNotTrusted) {
   DeviceQueue dev = rx();
   uint16_t a = dev.take(), b = dev.take();
-  dev.complete(a, 3);                   // shorter than the header
-  dev.complete(b, 100000);              // longer than the buffer
-  dev.complete(999, 64);                // no such descriptor
-  dev.complete(a, 64);                  // already returned
+  dev.complete(a, 3);       // shorter than the header
+  dev.complete(b, 100000);  // longer than the buffer
+  dev.complete(999, 64);    // no such descriptor
+  dev.complete(a, 64);      // already returned
   event_handler();
   EXPECT_TRUE(received.empty());
   auto s = nic->driver_stats();
@@ -232,6 +237,34 @@ TEST_F(NetTest, FullRingReportsNoRoomAndWakesTheStackWhenFramesFinish) {
   EXPECT_EQ(ready, 1);  // nothing new to say
   EXPECT_EQ(nic->stats().tx_dropped, 0u);
   EXPECT_GE(triggered, triggered_before);
+}
+
+// A notification the device lost must not stop transmission for good: the
+// reap timer notifies again when frames are in flight and none finished
+// since it last ran, and stays quiet while the device makes progress.
+TEST_F(NetTest, ReapTimerNotifiesAgainWhenNothingFinishes) {
+  for (int i = 0; i < 3; ++i) {
+    auto p = nic->allocate_packet();
+    p->append(60);
+    ASSERT_EQ(nic->transmit(std::move(p)), 1u);
+  }
+  ASSERT_TRUE(reap_handler);
+  const int kicked = transport->notifications[transmit_queue];
+  reap_handler(1);
+  EXPECT_EQ(transport->notifications[transmit_queue], kicked + 1);
+  EXPECT_EQ(nic->driver_stats().tx_rekicks, 1u);
+  DeviceQueue dev = tx();
+  dev.complete(dev.take(), 0);
+  reap_handler(1);
+  EXPECT_EQ(transport->notifications[transmit_queue], kicked + 1) << "progress: no notification";
+  EXPECT_EQ(tx().q->in_flight(), 2);
+  reap_handler(1);
+  EXPECT_EQ(transport->notifications[transmit_queue], kicked + 2);
+  dev.complete(dev.take(), 0);
+  dev.complete(dev.take(), 0);
+  reap_handler(1);
+  EXPECT_EQ(tx().q->in_flight(), 0);
+  EXPECT_EQ(nic->driver_stats().tx_rekicks, 2u);
 }
 
 // A frame the host handed over with a partial checksum (NEEDS_CSUM) stays

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <kernel/events.hpp>
-#include <os>
 #include <kernel/timers.hpp>
+#include <os>
 
 #include "net_header.hpp"
 
@@ -110,7 +110,8 @@ bool Net::init() {
     (q == receive_queue ? rx_ : tx_) = std::move(queue);
   }
   std::size_t wanted = std::size_t(rx_->size()) + tx_->size() + extra_buffers;
-  std::size_t affordable = os::total_memory() / pool_share_of_memory / net::Packet::default_buffer_size;
+  std::size_t affordable =
+      os::total_memory() / pool_share_of_memory / net::Packet::default_buffer_size;
   pool_ = std::make_unique<net::PacketPool>(std::clamp(affordable, min_pool_buffers, wanted));
   rx_slots_.resize(rx_->size());
   tx_slots_.resize(tx_->size());
@@ -123,17 +124,13 @@ bool Net::init() {
     return false;
   }
   tx_->suppress_interrupts();  // only while the ring is full (transmit_room)
-  reap_timer_ = os::Timers::create([this](os::Timers::id_t) {
-    reap_armed_ = false;
-    os::Events::trigger(event_);
-  });
+  reap_timer_ = os::Timers::create([this](os::Timers::id_t) { on_reap_timer(); });
   refill_rx();
   if (!interrupt) {
     std::printf("%s: no interrupt, polling every %lld ms\n", name().c_str(),
                 static_cast<long long>(poll_period.count()));
-    os::Timers::periodic(poll_period, [event = event_](os::Timers::id_t) {
-      os::Events::trigger(event);
-    });
+    os::Timers::periodic(poll_period,
+                         [event = event_](os::Timers::id_t) { os::Events::trigger(event); });
   }
   std::printf("%s: %s, mac %s, features %#llx, queues %u/%u\n", name().c_str(),
               t.describe().c_str(), mac_.to_string().c_str(),

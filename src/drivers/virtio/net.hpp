@@ -9,7 +9,10 @@
 // asks, 2.6.7). Finished tx frames are reaped at every event and by a
 // timer while any are in flight (a router's frames are buffers of the
 // receiving NIC's pool: they must come back even when this NIC goes quiet);
-// when the ring is full the tx interrupt is on until room comes back.
+// when the ring is full the tx interrupt is on until room comes back. If
+// that timer finds frames in flight and none finished since it last ran,
+// the device is notified again: a lost notification (seen under floods with
+// EVENT_IDX) must not stop transmission for good.
 //
 // The interrupt only marks the NIC's os::Events event; handle_event(),
 // run by the event loop, acknowledges it, drains the used rings with
@@ -17,10 +20,9 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <vector>
-
 #include <net/nic.hpp>
 #include <net/packet.hpp>
+#include <vector>
 
 #include "transport.hpp"
 #include "virtqueue.hpp"
@@ -31,12 +33,13 @@ class Net final : public net::Nic {
  public:
   // What the driver counts beyond Nic::Stats: device misbehaviour included.
   struct DriverStats {
-    uint64_t events = 0;           // handler runs
+    uint64_t events = 0;  // handler runs
     uint64_t rx_kicks = 0, tx_kicks = 0;
-    uint64_t rx_bad_length = 0;    // shorter than the header or longer than the buffer
-    uint64_t rx_no_buffer = 0;     // refill found the pool empty
+    uint64_t rx_bad_length = 0;  // shorter than the header or longer than the buffer
+    uint64_t rx_no_buffer = 0;   // refill found the pool empty
     uint64_t tx_queue_full = 0;
-    uint64_t tx_full_waits = 0;    // the ring filled: the stack waited for room
+    uint64_t tx_full_waits = 0;  // the ring filled: the stack waited for room
+    uint64_t tx_rekicks = 0;  // frames in flight, none finished for a reap period: notified again
     uint64_t tx_software_checksum = 0;
     Virtqueue::Stats rx_queue, tx_queue;
   };
@@ -73,6 +76,7 @@ class Net final : public net::Nic {
   void refill_rx();
   void kick_tx();
   void arm_tx_reaping();
+  void on_reap_timer();
   void tell_transmit_ready();
   void receive_one(net::PacketPtr packet, const Virtqueue::Completion& c);
 
@@ -93,7 +97,9 @@ class Net final : public net::Nic {
   bool tx_waiting_ = false;  // the ring was full: tell the stack when it is not
   uint32_t reap_timer_ = 0;  // reaps finished frames when no event comes
   bool reap_armed_ = false;
-  bool in_handler_ = false;   // transmit() defers its kick to the end of the batch
+  uint64_t tx_reaped_ = 0;           // frames the device finished, ever
+  uint64_t tx_reaped_at_timer_ = 0;  // ... when the reap timer last ran
+  bool in_handler_ = false;          // transmit() defers its kick to the end of the batch
   bool tx_kick_pending_ = false;
   uint32_t refill_timer_ = 0;  // os::Timers id while a refill retry is armed
   Stats stats_;

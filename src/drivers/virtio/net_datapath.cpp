@@ -130,6 +130,19 @@ void Net::arm_tx_reaping() {
   os::Timers::arm(reap_timer_, tx_reap_period);
 }
 
+void Net::on_reap_timer() {
+  reap_armed_ = false;
+  reap_tx();
+  if (tx_->in_flight() > 0 && tx_reaped_ == tx_reaped_at_timer_) {
+    // Nothing finished for a whole period: notify again. A spurious
+    // notification costs the device one look at the ring.
+    transport_->notify(transmit_queue);
+    ++driver_.tx_rekicks;
+  }
+  tx_reaped_at_timer_ = tx_reaped_;
+  os::Events::trigger(event_);
+}
+
 // The stack waited for room and there is some: say so (once).
 void Net::tell_transmit_ready() {
   if (!tx_waiting_ || tx_free_.empty() || tx_->free_descriptors() == 0) return;
@@ -157,6 +170,7 @@ std::size_t Net::reap_tx() {
     tx_free_.push_back(c->token);
     ++reaped;
   }
+  tx_reaped_ += reaped;
   return reaped;
 }
 

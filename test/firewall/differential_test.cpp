@@ -166,6 +166,41 @@ TEST(Differential, LargeAddressSets) {
           address_set_packet, kSeed + 5, kAddressSetRuleSets);
 }
 
+// Chains that are one exact-value set (a /32 blocklist on the source or the destination, alone
+// or with a condition all its rules share): bursts take the pipelined set path
+// (Classifier::exact_set_burst), which must answer what the single lookups do.
+std::string blocklist_ruleset(std::mt19937& rng, int rules, int variant) {
+  std::string text = "chain f hook forward policy accept {\n";
+  for (int i = 0; i < rules; ++i) {
+    const uint32_t a = 0x0A000000u | (rng() & 0xFFF);
+    const std::string address = std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
+                                std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
+    text += variant == 1 ? "  ip daddr " + address : "  ip saddr " + address;
+    if (variant == 2) text += " ip daddr 10.0.0.0/21";  // a shared check on another field
+    text += i % 3 ? " drop\n" : " accept\n";
+  }
+  return text + "}\n";
+}
+
+TEST(Differential, BlocklistBursts) {
+  for (int variant = 0; variant < 3; ++variant) {
+    std::mt19937 probe_rng(kSeed + 6);
+    CompileResult sample = compile_source(blocklist_ruleset(probe_rng, kAddressSetRules, variant), "random.fw");
+    ASSERT_TRUE(sample.ruleset);
+    const Tables tables = build_tables(*sample.ruleset);
+    const ChainTable& chain = tables.chains[chain_slot(ChainKind::filter, Hook::forward)];
+    ASSERT_EQ(chain.dispatch_count, 0) << "variant " << variant;
+    ASSERT_EQ(tables.probes.size(), 1u) << "variant " << variant;
+    ASSERT_EQ(tables.sets.size(), 1u) << "variant " << variant;
+    EXPECT_EQ(tables.sets[0].kind, SetKind::exact_hash) << "variant " << variant;
+    EXPECT_EQ(tables.sets[0].check_count != 0, variant == 2) << "variant " << variant;
+    compare([variant](std::mt19937& rng) {
+              return blocklist_ruleset(rng, kAddressSetRules + static_cast<int>(rng() % kAddressSetRules), variant);
+            },
+            address_set_packet, kSeed + 6 + static_cast<uint32_t>(variant), kAddressSetRuleSets / 4);
+  }
+}
+
 // Large 5-tuple sets with prefixes and port ranges: partitions this big go to HyperSplit trees
 // (checked, including a /8 group merged into a /16 group's tree), whose splits, copies and
 // pruned leaves must still give the first match.

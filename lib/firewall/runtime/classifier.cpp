@@ -4,6 +4,7 @@
 
 #include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
+#include "runtime/exact_set_probe.hpp"
 #include "runtime/leaf_match.hpp"
 #include "runtime/tree_lookup_avx2.hpp"
 
@@ -46,12 +47,8 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
   switch (set.kind) {
     case SetKind::direct: return tables_.values[set.first + v];
     case SetKind::exact_hash: {
-      const uint32_t* slots = tables_.keys.data() + set.first;  // (key, rule) pairs
-      const uint32_t mask = set.count - 1, empty = set.index_first;
-      for (uint32_t slot = exact_hash(v) & mask;; slot = (slot + 1) & mask) {
-        const uint32_t key = slots[2 * slot];
-        if (key == v || key == empty) return slots[2 * slot + 1];  // an empty slot's rule is kNoRule
-      }
+      const ExactSetView hash(tables_, set);
+      return hash.probe(v, hash.home(v));
     }
     case SetKind::intervals: {
       const uint32_t* pairs = tables_.keys.data() + set.first;  // (start, rule) pairs

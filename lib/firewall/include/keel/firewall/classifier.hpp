@@ -59,6 +59,9 @@ class Classifier {
   uint32_t match_partition(const Partition& partition, const Packet& packet) const;
   // Prefetches what the first probes of `partition` read first for `packet` (burst lookups).
   void prefetch_probes(const Partition& partition, const Packet& packet) const;
+  // Burst lookups of a chain that is one exact-value set (a /32 blocklist), pipelined; false
+  // (nothing done) for any other chain.
+  bool exact_set_burst(const ChainTable& chain, std::span<const Packet> packets, std::span<uint32_t> rules) const;
   uint32_t lookup_set(const SetTable& set, const Packet& packet) const;
   uint32_t lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const;
   // Walks `count` (<= kMaxLockstepTrees) tree probes side by side; returns the better of `best`

@@ -1,6 +1,7 @@
 // Lookup: dispatch to a partition, then probe its set and tuple tables and trees in order of their best
 // rule, stopping as soon as no remaining probe can beat the match already found.
 #include <algorithm>
+#include <cstddef>
 
 #include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
@@ -19,7 +20,18 @@ LoadStatus Classifier::load(std::span<const uint8_t> blob) {
 
 LoadStatus Classifier::adopt(Tables tables) {
   LoadStatus status = validate(tables);
-  if (status == LoadStatus::ok) tables_ = std::move(tables);
+  if (status != LoadStatus::ok) return status;
+  tables_ = std::move(tables);
+  // How many tree probes, from each, are walked together: consecutive trees of a partition, at
+  // most kMaxLockstepTrees (the least over partitions that share the probe).
+  tree_runs_.assign(tables_.probes.size(), kMaxLockstepTrees);
+  for (const Partition& partition : tables_.partitions) {
+    uint32_t run = 0;
+    for (uint32_t p = partition.first_probe + partition.probe_count; p-- > partition.first_probe;) {
+      run = tables_.probes[p].kind == ProbeKind::tree ? std::min(run + 1, kMaxLockstepTrees) : 0;
+      tree_runs_[p] = std::min<uint8_t>(tree_runs_[p], static_cast<uint8_t>(run));
+    }
+  }
   return status;
 }
 
@@ -154,8 +166,13 @@ uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Pac
 const Partition& Classifier::partition_of(const ChainTable& chain, const Packet& packet) const {
   uint32_t part = 0;
   const uint8_t* maps = tables_.class_maps.data() + chain.class_maps_first;
+  // Dispatch fields are the packet's one-byte fields: read at their offset, not through
+  // field_value's switch (an indirect jump per field).
+  static constexpr size_t kOffset[] = {offsetof(Packet, iif), offsetof(Packet, oif), offsetof(Packet, proto),
+                                       offsetof(Packet, ct_state)};
+  const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&packet);
   for (int d = 0; d < chain.dispatch_count; ++d) {
-    const uint32_t v = field_value(packet, static_cast<Field>(chain.dispatch_field[d])) & (kClassMapSize - 1);
+    const uint32_t v = bytes[kOffset[chain.dispatch_field[d]]];
     part = part * chain.class_count[d] + maps[d * kClassMapSize + v];
   }
   return tables_.partitions[chain.first_partition + part];
@@ -169,8 +186,7 @@ uint32_t Classifier::match_partition(const Partition& partition, const Packet& p
     if (probe.best_rule >= best) break;
     if (probe.kind == ProbeKind::tree) {
       // Consecutive trees (a partition's tree groups) are walked together.
-      uint32_t count = 1;
-      while (count < kMaxLockstepTrees && p + count < end && tables_.probes[p + count].kind == ProbeKind::tree) ++count;
+      const uint32_t count = tree_runs_[p];
       best = lookup_trees(&probe, count, packet, best);
       p += count - 1;
       continue;

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "keel/firewall/packet.hpp"
 #include "keel/firewall/tables.hpp"
@@ -73,6 +74,7 @@ class Classifier {
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
   Tables tables_;
+  std::vector<uint8_t> tree_runs_;  // per probe: tree probes walked together from it (adopt)
   bool avx2_ = cpu_has_avx2();  // trees through lookup_trees_avx2 (runtime/tree_lookup_avx2.cpp)
 };
 

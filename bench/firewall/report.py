@@ -18,6 +18,8 @@ FAMILIES = ("acl", "fw", "ipc")
 FAMILY_TARGETS = ((100000, 0.25), (10000, 0.40))
 # Tables at least this big are compared with the machine's random-read ceiling.
 CEILING_MIN_BYTES = 1 << 20
+# The machine's load during the run of record (uptime, sampled while it ran).
+LOAD_NOTE = "3-8 on 2 cores; the 1-rule figures of 16-85 M/s show how it moved"
 # Acceptance targets from issue 4: (mix, rule count, minimum share of the 1-rule throughput).
 TARGETS = {"a": (65536, 0.70), "b": (1000000, 0.70), "c": (1000000, 0.70), "d": (100000, 0.25)}
 
@@ -105,17 +107,24 @@ def main(raw, md, png):
             "  medians of windows instead of the best; burst lookups; the random-read ceiling over a table of",
             "  the row's size. The rows of (a)-(f) are therefore not comparable one to one with the notes",
             "  below, which quote best-of-five windows against a separate 1-rule run.",
-            "- The cores and the L3 cache were shared with other sessions' jobs throughout (load average 2.4-4.7",
-            "  on 2 cores); the ceiling column shows how much: 88-1,251 M reads/s at 100k-1M rows here, ~380-450",
-            "  measured quiet. Memory-bound rows lose most, and the 1-rule figure (cache-resident) hardly, so ratios",
-            "  at 100k-1M rules fall under load. The rows of 100k and 1M rules were measured twice for issue 12;",
-            "  the first run (load 2.4-3.4), realistic families at 100k, seeds 42/7/2024: acl 13/13/10%, fw",
-            "  16/15/9%, ipc 10/11/7% of the 1-rule figure; at 1M: acl 2.9%, fw 3.8%, ipc 2.2%, compile 7.8 s,",
-            "  5.3 s, 10.5 s; (b) at 1M 26% (bursts 30%, 6.2% of the ceiling); (d) 26% at 100k. The table",
-            "  shows the second run.",
-            "- The ceiling reads with addresses from an array, as fast as one core keeps misses in flight",
-            "  (hundreds of M reads/s here); a probe computing each address with a modulo measured ~107 M/s, like",
-            "  the 80-95 M/s the issue quotes: such probes are bound by the address computation (0019).",
+            "- Since 0060: chains that are one exact-value set (mix (b)) take a pipelined burst path (keys",
+            "  hashed and slots prefetched 32 packets ahead, no dispatch per packet), and two ceilings are",
+            "  measured: listed (addresses from an array, 0019's) and generated (addresses from a xorshift",
+            "  PRNG, as the issue's probe). The generated probe is slower not because of cache reuse (the same",
+            "  PRNG sequence repeated runs no faster) nor ALU time, but because ~10 instructions a read keep",
+            "  fewer misses in the reorder window than ~3 (0060). Both shares are shown; the stricter is listed.",
+            "- The cores and the L3 cache were shared with other sessions' jobs during this run (load average",
+            "  " + LOAD_NOTE + "); memory-bound rows lose most and the 1-rule figure (cache-resident) hardly,",
+            "  so ratios at 100k-1M rules fall under load. The rows of (b), acl, fw and ipc were measured after",
+            "  0061 (tree runs computed at load, dispatch bytes read by offset: ~5% fewer instructions a",
+            "  lookup), the others in a run just before it (after 0060). 0061 also profiles the realistic",
+            "  families and records the changes measured against them that did not help.",
+            "- (b) at 1M rules measured again right after the run at lower load (4.9; `taskset -c 0",
+            "  firewall_bench lookup b` on the same 1M-rule file, three runs): bursts 133-152 M/s, one packet",
+            "  a call 20-26 M/s, 1-rule 57-63 M/s; listed ceiling 390-437 M reads/s (bursts 34-37% of it),",
+            "  generated 87-93 (bursts 153-167% of it). The generated figure matches the 83-94 M/s of the",
+            "  issue's probe on its machine. (d) at 100k, in its row 19% (measured at the run's heaviest load),",
+            "  ran at 28-29% of its 1-rule figure in two runs right after (load 3.8, after 0061).",
             "- A 1-rule set has no run to merge, so it goes through one tuple table (five-field hash);",
             "  large runs use a set table, which is cheaper per lookup. That is why (a), (b) and (c) can",
             "  exceed their 1-rule figure: the ratio compares two different paths, both measured.",

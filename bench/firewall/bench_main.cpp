@@ -1,10 +1,12 @@
-// firewall_bench gen MIX N OUT [SEED]      write an N-rule set of mix a|b|c|d|f|acl|fw|ipc (mixes.hpp)
-// firewall_bench lookup MIX RULES [SEED]   lookups/s of the classifier (one packet a call, and in
+// firewall_bench gen MIX N OUT [SEED]      write an N-rule set of mix a|b|c|d|f|acl|fw|ipc
+// (mixes.hpp) firewall_bench lookup MIX RULES [SEED]   lookups/s of the classifier (one packet a
+// call, and in
 //                                          bursts) and of the mix's 1-rule set in the same
 //                                          process, the machine's random-read ceiling over a
 //                                          table of the same size, and the linear evaluator
 //                                          (SEED: the packets')
-// firewall_bench stats MIX N [SEED]        statistics of a generated acl|fw|ipc set (filter_stats.cpp)
+// firewall_bench stats MIX N [SEED]        statistics of a generated acl|fw|ipc set
+// (filter_stats.cpp)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -24,11 +26,13 @@ namespace {
 constexpr size_t kPackets = 1 << 18;
 constexpr double kClassifierSeconds = 1.0;  // per measured path, spread over its windows
 constexpr int kClassifierWindows = 5;
-constexpr size_t kBurstCall = 256;          // packets handed to one first_match_burst call
+constexpr size_t kBurstCall = 256;  // packets handed to one first_match_burst call
 constexpr double kLinearSeconds = 1.0;
 constexpr uint32_t kSeed = 42;
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   CompileResult r = compile_file(path);
@@ -51,7 +55,8 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   const std::string base_text = bench::generate_rules(mix, 1, seed);
   CompileResult base_result = compile_source(base_text, "base.fw");
   Classifier base;
-  if (!base_result.ruleset || base.adopt(build_tables(*base_result.ruleset)) != LoadStatus::ok) return 1;
+  if (!base_result.ruleset || base.adopt(build_tables(*base_result.ruleset)) != LoadStatus::ok)
+    return 1;
   const std::vector<Packet> base_packets = bench::generate_packets(mix, base_text, kPackets, seed);
 
   // The 1-rule set, the classifier one packet a call and in bursts: windows of each in turn
@@ -64,7 +69,8 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   const auto burst_pass = [&] {
     for (size_t at = 0; at < packets.size(); at += kBurstCall) {
       const size_t n = std::min(kBurstCall, packets.size() - at);
-      classifier.first_match_burst(ChainKind::filter, Hook::forward, std::span(packets).subspan(at, n),
+      classifier.first_match_burst(ChainKind::filter, Hook::forward,
+                                   std::span(packets).subspan(at, n),
                                    std::span(burst_rules).subspan(at, n));
     }
   };
@@ -104,7 +110,8 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
   const double classifier_lps = median(single_lps);
   size_t burst_mismatches = 0;
   for (size_t i = 0; i < packets.size(); ++i)
-    burst_mismatches += burst_rules[i] != classifier.first_match(ChainKind::filter, Hook::forward, packets[i]);
+    burst_mismatches +=
+        burst_rules[i] != classifier.first_match(ChainKind::filter, Hook::forward, packets[i]);
   Clock::time_point start;
 
   // Linear first-match on the same packets, also checking the verdicts agree.
@@ -114,25 +121,33 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
     const Packet& p = packets[linear++];
     auto want = testing::linear_first_match(*r.program, ChainKind::filter, Hook::forward, p);
     Verdict got = classifier.classify(ChainKind::filter, Hook::forward, p);
-    uint32_t got_source = got.rule == kNoRule ? kNoRule : classifier.tables().rules[got.rule].source_id;
+    uint32_t got_source =
+        got.rule == kNoRule ? kNoRule : classifier.tables().rules[got.rule].source_id;
     mismatches += want.source_id != got_source || want.action != got.action;
   }
   double linear_lps = linear / seconds_since(start);
-  std::printf("mix=%s rules=%zu classifier_lps=%.0f burst_lps=%.0f base_lps=%.0f ceiling_lps=%.0f ceiling_generated_lps=%.0f burst_mismatches=%zu "
-              "linear_lps=%.0f linear_packets=%zu mismatches=%zu "
-              "table_bytes=%zu blob_bytes=%zu partitions=%zu set_tables=%zu tuple_tables=%zu trees=%zu sink=%llu\n",
-              mix.c_str(), rules, classifier_lps, median(burst_lps), median(base_lps), median(ceiling_lps), median(generated_lps),
-              burst_mismatches, linear_lps, linear, mismatches, bytes, blob, stats.partitions,
-              stats.set_tables, stats.tuple_tables, stats.trees, static_cast<unsigned long long>(sink & 1));
+  std::printf(
+      "mix=%s rules=%zu classifier_lps=%.0f burst_lps=%.0f base_lps=%.0f ceiling_lps=%.0f "
+      "ceiling_generated_lps=%.0f burst_mismatches=%zu "
+      "linear_lps=%.0f linear_packets=%zu mismatches=%zu "
+      "table_bytes=%zu blob_bytes=%zu partitions=%zu set_tables=%zu tuple_tables=%zu trees=%zu "
+      "sink=%llu\n",
+      mix.c_str(), rules, classifier_lps, median(burst_lps), median(base_lps), median(ceiling_lps),
+      median(generated_lps), burst_mismatches, linear_lps, linear, mismatches, bytes, blob,
+      stats.partitions, stats.set_tables, stats.tuple_tables, stats.trees,
+      static_cast<unsigned long long>(sink & 1));
   return mismatches == 0 && burst_mismatches == 0 ? 0 : 3;
 }
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string command = argc > 1 ? argv[1] : "", mix = argc > 2 ? argv[2] : "";
-  const auto seed_at = [&](int i) { return argc > i ? static_cast<uint32_t>(std::stoul(argv[i])) : kSeed; };
+  const auto seed_at = [&](int i) {
+    return argc > i ? static_cast<uint32_t>(std::stoul(argv[i])) : kSeed;
+  };
   if (!bench::known_mix(mix)) {
-    std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N [SEED]\n";
+    std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX "
+                 "N [SEED]\n";
     return 2;
   }
   if ((argc == 5 || argc == 6) && command == "gen") {
@@ -144,6 +159,7 @@ int main(int argc, char** argv) {
   if ((argc == 4 || argc == 5) && command == "stats") {
     return bench::print_filter_stats(mix, std::stoul(argv[3]), seed_at(4));
   }
-  std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N [SEED]\n";
+  std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N "
+               "[SEED]\n";
   return 2;
 }

@@ -7,11 +7,15 @@
 namespace keel::firewall::bench {
 namespace {
 using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 }  // namespace
 
 ReadCeiling::ReadCeiling(size_t table_bytes, size_t reads, uint32_t seed)
-    : table_(std::max<size_t>(1, table_bytes / sizeof(uint64_t))), indices_(reads), state_(seed | 1ull << 63) {
+    : table_(std::max<size_t>(1, table_bytes / sizeof(uint64_t))),
+      indices_(reads),
+      state_(seed | 1ull << 63) {
   std::mt19937_64 rng(seed);
   for (uint64_t& word : table_) word = rng();
   std::uniform_int_distribution<uint32_t> index(0, static_cast<uint32_t>(table_.size() - 1));
@@ -36,7 +40,7 @@ double ReadCeiling::generated_window(double seconds) {
   do {
     for (size_t n = 0; n < indices_.size(); ++n) {
       x ^= x << 13, x ^= x >> 7, x ^= x << 17;  // xorshift64 (Marsaglia 2003)
-      sum += table_[(x >> 32) * words >> 32];    // the top 32 bits scaled to [0, words)
+      sum += table_[(x >> 32) * words >> 32];   // the top 32 bits scaled to [0, words)
     }
     reads += indices_.size();
   } while (seconds_since(start) < seconds);

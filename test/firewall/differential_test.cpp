@@ -14,9 +14,10 @@ namespace {
 constexpr uint32_t kSeed = 20240601;
 constexpr int kRuleSets = 300;
 constexpr int kPacketsPerSet = 400;
-constexpr int kTreeRules = 1500;   // rules per set in the decision-tree test (partitions get trees)
+constexpr int kTreeRules = 1500;  // rules per set in the decision-tree test (partitions get trees)
 constexpr int kTreeRuleSets = 12;
-constexpr int kAddressSetRules = 300;  // per block of the address-set test (sets get hashes and indexes)
+constexpr int kAddressSetRules =
+    300;  // per block of the address-set test (sets get hashes and indexes)
 constexpr int kAddressSetRuleSets = 20;
 // Packets per classify_burst call in the burst check: not a multiple of Classifier::kBurst, so
 // partial bursts are exercised too.
@@ -29,15 +30,22 @@ std::string classbench_ruleset(std::mt19937& rng, int rules) {
   const uint32_t sites[] = {0x0A000000u, 0x0A010000u, 0xC0A80000u, 0xAC100000u};
   auto prefix = [&](int length) {
     uint32_t a = (sites[rng() % 4] | (rng() & 0x3F3F)) & (length ? ~0u << (32 - length) : 0);
-    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 255) + "." + std::to_string(a >> 8 & 255) + "." +
-           std::to_string(a & 255) + "/" + std::to_string(length);
+    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 255) + "." +
+           std::to_string(a >> 8 & 255) + "." + std::to_string(a & 255) + "/" +
+           std::to_string(length);
   };
   auto ports = [&]() -> std::string {
     switch (rng() % 4) {
-      case 0: return "";
-      case 1: return std::to_string(rng() % 8);
-      case 2: return "1024-65535";
-      default: { uint32_t lo = rng() % 10; return std::to_string(lo) + "-" + std::to_string(lo + rng() % 5); }
+      case 0:
+        return "";
+      case 1:
+        return std::to_string(rng() % 8);
+      case 2:
+        return "1024-65535";
+      default: {
+        uint32_t lo = rng() % 10;
+        return std::to_string(lo) + "-" + std::to_string(lo + rng() % 5);
+      }
     }
   };
   std::string text = "chain f hook forward policy accept {\n";
@@ -83,11 +91,14 @@ void compare(MakeRules make_rules, MakePacket make_packet, uint32_t seed, int se
     for (int i = 0; i < kPacketsPerSet; ++i) {
       Packet packet = make_packet(rng);
       packets.push_back(packet);
-      LinearVerdict want = linear_first_match(*result.program, ChainKind::filter, Hook::forward, packet);
+      LinearVerdict want =
+          linear_first_match(*result.program, ChainKind::filter, Hook::forward, packet);
       Verdict got = classifier.classify(ChainKind::filter, Hook::forward, packet);
       ASSERT_EQ(got.rule, sse2.classify(ChainKind::filter, Hook::forward, packet).rule)
-          << "set " << s << " packet " << i << "\n" << text;
-      uint32_t got_source = got.rule == kNoRule ? kNoRule : classifier.tables().rules[got.rule].source_id;
+          << "set " << s << " packet " << i << "\n"
+          << text;
+      uint32_t got_source =
+          got.rule == kNoRule ? kNoRule : classifier.tables().rules[got.rule].source_id;
       ASSERT_EQ(want.action, got.action) << "set " << s << " packet " << i << "\n" << text;
       ASSERT_EQ(want.source_id, got_source) << "set " << s << " packet " << i << "\n" << text;
       ++compared;
@@ -100,24 +111,29 @@ void compare(MakeRules make_rules, MakePacket make_packet, uint32_t seed, int se
                                 std::span(burst).subspan(at, n));
     }
     for (size_t i = 0; i < packets.size(); ++i) {
-      ASSERT_EQ(burst[i], classifier.classify(ChainKind::filter, Hook::forward, packets[i])) << "set " << s << " packet " << i;
+      ASSERT_EQ(burst[i], classifier.classify(ChainKind::filter, Hook::forward, packets[i]))
+          << "set " << s << " packet " << i;
     }
   }
   EXPECT_EQ(compared, static_cast<size_t>(sets) * kPacketsPerSet);
 }
 
 void run(const RandomRulesOptions& options, uint32_t seed, int sets) {
-  compare([&](std::mt19937& rng) { return random_ruleset(rng, options); }, random_packet, seed, sets);
+  compare([&](std::mt19937& rng) { return random_ruleset(rng, options); }, random_packet, seed,
+          sets);
 }
 
 TEST(Differential, SmallRuleSets) { run({.rules = 8, .helper_chains = 1}, kSeed, kRuleSets); }
-TEST(Differential, MediumRuleSets) { run({.rules = 40, .helper_chains = 2}, kSeed + 1, kRuleSets / 2); }
+TEST(Differential, MediumRuleSets) {
+  run({.rules = 40, .helper_chains = 2}, kSeed + 1, kRuleSets / 2);
+}
 TEST(Differential, RunsOfSimilarRules) {
   run({.rules = 80, .helper_chains = 2, .long_runs = true}, kSeed + 2, kRuleSets / 3);
 }
 TEST(Differential, ClassBenchFiveTuples) {
-  compare([](std::mt19937& rng) { return classbench_ruleset(rng, 30 + static_cast<int>(rng() % 300)); },
-          classbench_packet, kSeed + 3, kRuleSets / 5);
+  compare(
+      [](std::mt19937& rng) { return classbench_ruleset(rng, 30 + static_cast<int>(rng() % 300)); },
+      classbench_packet, kSeed + 3, kRuleSets / 5);
 }
 
 // Set tables at sizes where their large forms are chosen: a /32 blocklist (a hash of key/rule
@@ -127,16 +143,21 @@ TEST(Differential, ClassBenchFiveTuples) {
 std::string address_set_ruleset(std::mt19937& rng, int rules) {
   auto prefix = [](uint32_t a, int length) {
     a &= length == 0 ? 0 : ~uint32_t{0} << (32 - length);
-    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." + std::to_string(a >> 8 & 0xFF) + "." +
-           std::to_string(a & 0xFF) + "/" + std::to_string(length);
+    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
+           std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF) + "/" +
+           std::to_string(length);
   };
   auto near = [&] { return 0x0A000000u | (rng() & 0xFFF); };
   std::string text = "chain f hook forward policy accept {\n";
-  for (int i = 0; i < rules; ++i) text += "  ip saddr " + prefix(near(), 32) + (i % 3 ? " drop\n" : " accept\n");
-  for (int i = 0; i < rules; ++i) text += "  ip daddr " + prefix(near(), 20 + static_cast<int>(rng() % 13)) + (i % 2 ? " drop\n" : " accept\n");
+  for (int i = 0; i < rules; ++i)
+    text += "  ip saddr " + prefix(near(), 32) + (i % 3 ? " drop\n" : " accept\n");
+  for (int i = 0; i < rules; ++i)
+    text += "  ip daddr " + prefix(near(), 20 + static_cast<int>(rng() % 13)) +
+            (i % 2 ? " drop\n" : " accept\n");
   // Wide prefixes over the whole address space: index buckets that are leaves (one rule or none).
   for (int i = 0; i < rules; ++i) {
-    text += "  ip daddr " + prefix(0x0B000000u + rng() % 0xC0000000u, 8 + static_cast<int>(rng() % 9)) + " drop\n";
+    text += "  ip daddr " +
+            prefix(0x0B000000u + rng() % 0xC0000000u, 8 + static_cast<int>(rng() % 9)) + " drop\n";
   }
   return text + "}\n";
 }
@@ -153,7 +174,8 @@ Packet address_set_packet(std::mt19937& rng) {
 
 TEST(Differential, LargeAddressSets) {
   std::mt19937 probe_rng(kSeed + 5);
-  CompileResult sample = compile_source(address_set_ruleset(probe_rng, kAddressSetRules), "random.fw");
+  CompileResult sample =
+      compile_source(address_set_ruleset(probe_rng, kAddressSetRules), "random.fw");
   ASSERT_TRUE(sample.ruleset);
   const Tables tables = build_tables(*sample.ruleset);
   bool hash = false, index = false;
@@ -162,8 +184,12 @@ TEST(Differential, LargeAddressSets) {
     index |= set.kind == SetKind::intervals && set.index_bits > 0;
   }
   ASSERT_TRUE(hash && index) << "the rule sets no longer exercise hash and indexed interval sets";
-  compare([](std::mt19937& rng) { return address_set_ruleset(rng, kAddressSetRules + static_cast<int>(rng() % kAddressSetRules)); },
-          address_set_packet, kSeed + 5, kAddressSetRuleSets);
+  compare(
+      [](std::mt19937& rng) {
+        return address_set_ruleset(rng,
+                                   kAddressSetRules + static_cast<int>(rng() % kAddressSetRules));
+      },
+      address_set_packet, kSeed + 5, kAddressSetRuleSets);
 }
 
 // Chains that are one exact-value set (a /32 blocklist on the source or the destination, alone
@@ -173,8 +199,9 @@ std::string blocklist_ruleset(std::mt19937& rng, int rules, int variant) {
   std::string text = "chain f hook forward policy accept {\n";
   for (int i = 0; i < rules; ++i) {
     const uint32_t a = 0x0A000000u | (rng() & 0xFFF);
-    const std::string address = std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
-                                std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
+    const std::string address = std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) +
+                                "." + std::to_string(a >> 8 & 0xFF) + "." +
+                                std::to_string(a & 0xFF);
     text += variant == 1 ? "  ip daddr " + address : "  ip saddr " + address;
     if (variant == 2) text += " ip daddr 10.0.0.0/21";  // a shared check on another field
     text += i % 3 ? " drop\n" : " accept\n";
@@ -185,7 +212,8 @@ std::string blocklist_ruleset(std::mt19937& rng, int rules, int variant) {
 TEST(Differential, BlocklistBursts) {
   for (int variant = 0; variant < 3; ++variant) {
     std::mt19937 probe_rng(kSeed + 6);
-    CompileResult sample = compile_source(blocklist_ruleset(probe_rng, kAddressSetRules, variant), "random.fw");
+    CompileResult sample =
+        compile_source(blocklist_ruleset(probe_rng, kAddressSetRules, variant), "random.fw");
     ASSERT_TRUE(sample.ruleset);
     const Tables tables = build_tables(*sample.ruleset);
     const ChainTable& chain = tables.chains[chain_slot(ChainKind::filter, Hook::forward)];
@@ -194,10 +222,12 @@ TEST(Differential, BlocklistBursts) {
     ASSERT_EQ(tables.sets.size(), 1u) << "variant " << variant;
     EXPECT_EQ(tables.sets[0].kind, SetKind::exact_hash) << "variant " << variant;
     EXPECT_EQ(tables.sets[0].check_count != 0, variant == 2) << "variant " << variant;
-    compare([variant](std::mt19937& rng) {
-              return blocklist_ruleset(rng, kAddressSetRules + static_cast<int>(rng() % kAddressSetRules), variant);
-            },
-            address_set_packet, kSeed + 6 + static_cast<uint32_t>(variant), kAddressSetRuleSets / 4);
+    compare(
+        [variant](std::mt19937& rng) {
+          return blocklist_ruleset(
+              rng, kAddressSetRules + static_cast<int>(rng() % kAddressSetRules), variant);
+        },
+        address_set_packet, kSeed + 6 + static_cast<uint32_t>(variant), kAddressSetRuleSets / 4);
   }
 }
 
@@ -218,7 +248,8 @@ TEST(Differential, DecisionTreesOnLargeRangeSets) {
     for (uint32_t o = tree.octets_first; o < tree.octets_first + tree.octets_count; ++o) {
       const LeafOctet& octet = tables.leaf_octets[o];
       for (int lane = 0; lane < 8 && octet.rule[lane] != kNoRule; ++lane) {
-        const int length = std::popcount(tree.root_field == 0 ? octet.saddr_mask[lane] : octet.daddr_mask[lane]);
+        const int length =
+            std::popcount(tree.root_field == 0 ? octet.saddr_mask[lane] : octet.daddr_mask[lane]);
         long_prefix |= length >= 16;
         short_prefix |= length >= 8 && length < 16;
       }
@@ -226,13 +257,17 @@ TEST(Differential, DecisionTreesOnLargeRangeSets) {
     merged |= long_prefix && short_prefix;
   }
   ASSERT_TRUE(merged) << "the rule sets no longer exercise merged tree groups";
-  compare([](std::mt19937& rng) { return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules)); },
-          classbench_packet, kSeed + 4, kTreeRuleSets);
+  compare(
+      [](std::mt19937& rng) {
+        return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules));
+      },
+      classbench_packet, kSeed + 4, kTreeRuleSets);
 }
 
 // A burst on a hook without a chain gets the default verdict for every packet, like classify.
 TEST(Differential, BurstWithoutChain) {
-  CompileResult result = compile_source("chain f hook forward policy drop { tcp dport 22 accept }\n", "burst.fw");
+  CompileResult result =
+      compile_source("chain f hook forward policy drop { tcp dport 22 accept }\n", "burst.fw");
   ASSERT_TRUE(result.ruleset);
   Classifier classifier;
   ASSERT_EQ(classifier.adopt(build_tables(*result.ruleset)), LoadStatus::ok);

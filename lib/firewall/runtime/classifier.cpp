@@ -1,9 +1,10 @@
-// Lookup: dispatch to a partition, then probe its set and tuple tables and trees in order of their best
-// rule, stopping as soon as no remaining probe can beat the match already found.
+// Lookup: dispatch to a partition, then probe its set and tuple tables and trees in order of their
+// best rule, stopping as soon as no remaining probe can beat the match already found.
+#include "keel/firewall/classifier.hpp"
+
 #include <algorithm>
 #include <cstddef>
 
-#include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
 #include "runtime/exact_set_probe.hpp"
 #include "runtime/leaf_match.hpp"
@@ -44,7 +45,10 @@ bool Classifier::checks_pass(uint32_t first, uint32_t count, const Packet& packe
     uint32_t lo = 0, hi = check.count;
     while (hi - lo > 4) {
       uint32_t mid = (lo + hi) / 2;
-      if (iv[mid].lo <= v) lo = mid; else hi = mid;
+      if (iv[mid].lo <= v)
+        lo = mid;
+      else
+        hi = mid;
     }
     bool hit = false;
     for (uint32_t i = lo; i < hi && iv[i].lo <= v; ++i) hit |= v <= iv[i].hi;
@@ -57,7 +61,8 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
   if (!checks_pass(set.first_check, set.check_count, packet)) return kNoRule;
   const uint32_t v = field_value(packet, static_cast<Field>(set.field));
   switch (set.kind) {
-    case SetKind::direct: return tables_.values[set.first + v];
+    case SetKind::direct:
+      return tables_.values[set.first + v];
     case SetKind::exact_hash: {
       const ExactSetView hash(tables_, set);
       return hash.probe(v, hash.home(v));
@@ -67,7 +72,8 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
       uint32_t lo = 0, hi = set.count;  // find the last start <= v in [lo, hi)
       if (set.index_bits) {
         const uint32_t entry =
-            tables_.keys[set.index_first + (v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits))];
+            tables_.keys[set.index_first +
+                         (v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits))];
         if (entry & kSetIndexLeaf) return set_index_rule(entry);
         // Gallop from the bucket's first segment: most buckets hold a boundary or two.
         lo = entry;
@@ -81,7 +87,10 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
       }
       while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
-        if (pairs[2 * mid] <= v) lo = mid; else hi = mid;
+        if (pairs[2 * mid] <= v)
+          lo = mid;
+        else
+          hi = mid;
       }
       return pairs[2 * lo + 1];
     }
@@ -89,10 +98,11 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
   return kNoRule;
 }
 
-
-uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const {
+uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
+                                  uint32_t best) const {
   const uint64_t h = tuple_hash(tuple_key(packet, table.lengths));
-  const uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
+  const uint32_t bucket =
+      table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
   const uint32_t* offsets = tables_.keys.data() + table.offsets_first;
   if (table.format == TupleFormat::packed) {
     const TupleEntry* entries = tables_.tuple_entries.data() + table.entries_first;
@@ -115,7 +125,8 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
 // The SSE2 walk (CPUs without AVX2; tree_lookup_avx2.cpp is the AVX2 one).
 template <uint32_t kCount>
 uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const {
-  const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
+  const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport,
+                                      packet.proto};
   const TreeLine* lines[kCount];
   const LeafOctet* octets[kCount];
   uint32_t ref[kCount];
@@ -123,8 +134,8 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
     const TreeTable& tree = tables_.trees[probes[t].index];
     lines[t] = tables_.tree_lines.data() + tree.lines_first;
     octets[t] = tables_.leaf_octets.data() + tree.octets_first;
-    const uint32_t slot =
-        leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
+    const uint32_t slot = leading_bits(
+        key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
     ref[t] = tables_.tree_roots[tree.roots_first + slot];
   }
   // Each walk reads one line per three levels until it reaches a leaf; the loader checked that
@@ -136,7 +147,8 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
     while ((ref[t] & kTreeLeafRef) == 0) {
       const TreeLine& line = lines[t][ref[t]];
       uint32_t at = 0;
-      for (int level = 0; level < kLineLevels; ++level) at = 2 * at + 1 + (key[line_field(line, at)] >= line.value[at]);
+      for (int level = 0; level < kLineLevels; ++level)
+        at = 2 * at + 1 + (key[line_field(line, at)] >= line.value[at]);
       ref[t] = line.exit[at - kLineSplits];
     }
   }
@@ -148,18 +160,27 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
   return best;
 }
 
-uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const {
+uint32_t Classifier::lookup_trees(const Probe* probes, uint32_t count, const Packet& packet,
+                                  uint32_t best) const {
   static_assert(kMaxLockstepTrees == 8);
   if (avx2_) return lookup_trees_avx2(tables_, probes, count, packet, best);
   switch (count) {
-    case 1: return walk_trees<1>(probes, packet, best);
-    case 2: return walk_trees<2>(probes, packet, best);
-    case 3: return walk_trees<3>(probes, packet, best);
-    case 4: return walk_trees<4>(probes, packet, best);
-    case 5: return walk_trees<5>(probes, packet, best);
-    case 6: return walk_trees<6>(probes, packet, best);
-    case 7: return walk_trees<7>(probes, packet, best);
-    default: return walk_trees<8>(probes, packet, best);
+    case 1:
+      return walk_trees<1>(probes, packet, best);
+    case 2:
+      return walk_trees<2>(probes, packet, best);
+    case 3:
+      return walk_trees<3>(probes, packet, best);
+    case 4:
+      return walk_trees<4>(probes, packet, best);
+    case 5:
+      return walk_trees<5>(probes, packet, best);
+    case 6:
+      return walk_trees<6>(probes, packet, best);
+    case 7:
+      return walk_trees<7>(probes, packet, best);
+    default:
+      return walk_trees<8>(probes, packet, best);
   }
 }
 
@@ -168,8 +189,8 @@ const Partition& Classifier::partition_of(const ChainTable& chain, const Packet&
   const uint8_t* maps = tables_.class_maps.data() + chain.class_maps_first;
   // Dispatch fields are the packet's one-byte fields: read at their offset, not through
   // field_value's switch (an indirect jump per field).
-  static constexpr size_t kOffset[] = {offsetof(Packet, iif), offsetof(Packet, oif), offsetof(Packet, proto),
-                                       offsetof(Packet, ct_state)};
+  static constexpr size_t kOffset[] = {offsetof(Packet, iif), offsetof(Packet, oif),
+                                       offsetof(Packet, proto), offsetof(Packet, ct_state)};
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&packet);
   for (int d = 0; d < chain.dispatch_count; ++d) {
     const uint32_t v = bytes[kOffset[chain.dispatch_field[d]]];
@@ -191,8 +212,9 @@ uint32_t Classifier::match_partition(const Partition& partition, const Packet& p
       p += count - 1;
       continue;
     }
-    uint32_t r = probe.kind == ProbeKind::set ? lookup_set(tables_.sets[probe.index], packet)
-                                              : lookup_tuple(tables_.tuples[probe.index], packet, best);
+    uint32_t r = probe.kind == ProbeKind::set
+                     ? lookup_set(tables_.sets[probe.index], packet)
+                     : lookup_tuple(tables_.tuples[probe.index], packet, best);
     if (r < best) best = r;
   }
   return best;

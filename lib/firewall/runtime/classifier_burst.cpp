@@ -25,8 +25,8 @@ static_assert((kSetAhead & (kSetAhead - 1)) == 0);
 // The set lookup of every packet, software-pipelined: the home slot of packet i + kSetAhead is
 // prefetched while packet i is probed. `key` reads the set's field, `passes` its shared checks.
 template <typename Key, typename Passes>
-void exact_set_pipeline(const ExactSetView& hash, Key key, Passes passes, std::span<const Packet> packets,
-                        std::span<uint32_t> rules) {
+void exact_set_pipeline(const ExactSetView& hash, Key key, Passes passes,
+                        std::span<const Packet> packets, std::span<uint32_t> rules) {
   const size_t count = packets.size();
   const auto issue = [&](size_t i) { prefetch(&hash.slots[2 * hash.home(key(packets[i]))]); };
   const auto answer = [&](size_t i) {
@@ -44,7 +44,8 @@ bool Classifier::exact_set_burst(const ChainTable& chain, std::span<const Packet
                                  std::span<uint32_t> rules) const {
   if (chain.dispatch_count != 0) return false;
   const Partition& partition = tables_.partitions[chain.first_partition];
-  if (partition.probe_count != 1 || tables_.probes[partition.first_probe].kind != ProbeKind::set) return false;
+  if (partition.probe_count != 1 || tables_.probes[partition.first_probe].kind != ProbeKind::set)
+    return false;
   const SetTable& set = tables_.sets[tables_.probes[partition.first_probe].index];
   if (set.kind != SetKind::exact_hash) return false;
   const ExactSetView hash(tables_, set);
@@ -53,11 +54,18 @@ bool Classifier::exact_set_burst(const ChainTable& chain, std::span<const Packet
   };
   // The field read specialised for addresses (blocklists), so the loop has no switch.
   switch (static_cast<Field>(set.field)) {
-    case Field::saddr: exact_set_pipeline(hash, [](const Packet& p) { return p.saddr; }, passes, packets, rules); break;
-    case Field::daddr: exact_set_pipeline(hash, [](const Packet& p) { return p.daddr; }, passes, packets, rules); break;
+    case Field::saddr:
+      exact_set_pipeline(
+          hash, [](const Packet& p) { return p.saddr; }, passes, packets, rules);
+      break;
+    case Field::daddr:
+      exact_set_pipeline(
+          hash, [](const Packet& p) { return p.daddr; }, passes, packets, rules);
+      break;
     default: {
       const Field field = static_cast<Field>(set.field);
-      exact_set_pipeline(hash, [field](const Packet& p) { return field_value(p, field); }, passes, packets, rules);
+      exact_set_pipeline(
+          hash, [field](const Packet& p) { return field_value(p, field); }, passes, packets, rules);
     }
   }
   return true;
@@ -72,7 +80,8 @@ void Classifier::prefetch_probes(const Partition& partition, const Packet& packe
         const SetTable& set = tables_.sets[probe.index];
         const uint32_t v = field_value(packet, static_cast<Field>(set.field));
         const int bits = field_bits(static_cast<Field>(set.field));
-        if (set.kind == SetKind::exact_hash) prefetch(&tables_.keys[set.first + 2 * (exact_hash(v) & (set.count - 1))]);
+        if (set.kind == SetKind::exact_hash)
+          prefetch(&tables_.keys[set.first + 2 * (exact_hash(v) & (set.count - 1))]);
         if (set.kind == SetKind::intervals && set.index_bits) {
           prefetch(&tables_.keys[set.index_first + (v >> (bits - set.index_bits))]);
         }
@@ -82,15 +91,17 @@ void Classifier::prefetch_probes(const Partition& partition, const Packet& packe
       case ProbeKind::tuple: {
         const TupleTable& table = tables_.tuples[probe.index];
         const uint64_t h = tuple_hash(tuple_key(packet, table.lengths));
-        const uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
+        const uint32_t bucket =
+            table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
         prefetch(&tables_.keys[table.offsets_first + bucket]);
         break;
       }
       case ProbeKind::tree: {
         const TreeTable& tree = tables_.trees[probe.index];
-        const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
-        const uint32_t slot =
-            leading_bits(key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
+        const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport,
+                                            packet.proto};
+        const uint32_t slot = leading_bits(
+            key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
         prefetch(&tables_.tree_roots[tree.roots_first + slot]);
         break;
       }
@@ -126,8 +137,9 @@ void Classifier::classify_burst(ChainKind kind, Hook hook, std::span<const Packe
     const size_t n = std::min({kBurst, packets.size() - at, verdicts.size() - at});
     first_match_burst(kind, hook, packets.subspan(at, n), std::span(rules, n));
     for (size_t i = 0; i < n; ++i) {
-      verdicts[at + i] = rules[i] == kNoRule ? Verdict{chain.present ? chain.policy : Action::accept, kNoRule}
-                                             : Verdict{tables_.rules[rules[i]].action, rules[i]};
+      verdicts[at + i] = rules[i] == kNoRule
+                             ? Verdict{chain.present ? chain.policy : Action::accept, kNoRule}
+                             : Verdict{tables_.rules[rules[i]].action, rules[i]};
     }
   }
 }

@@ -22,7 +22,8 @@ struct ExactSetView {
   uint32_t probe(uint32_t value, uint32_t slot) const {
     for (;; slot = (slot + 1) & mask) {
       const uint32_t key = slots[2 * slot];
-      if (key == value || key == empty) return slots[2 * slot + 1];  // an empty slot's rule is kNoRule
+      if (key == value || key == empty)
+        return slots[2 * slot + 1];  // an empty slot's rule is kNoRule
     }
   }
 };

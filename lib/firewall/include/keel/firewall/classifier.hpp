@@ -47,8 +47,10 @@ class Classifier {
   // the first memory reads of all of them are issued before any is looked up, so their cache
   // misses overlap instead of adding up. `rules` (`verdicts`) must be as long as `packets`.
   static constexpr size_t kBurst = 16;
-  void first_match_burst(ChainKind kind, Hook hook, std::span<const Packet> packets, std::span<uint32_t> rules) const;
-  void classify_burst(ChainKind kind, Hook hook, std::span<const Packet> packets, std::span<Verdict> verdicts) const;
+  void first_match_burst(ChainKind kind, Hook hook, std::span<const Packet> packets,
+                         std::span<uint32_t> rules) const;
+  void classify_burst(ChainKind kind, Hook hook, std::span<const Packet> packets,
+                      std::span<Verdict> verdicts) const;
 
   const Tables& tables() const { return tables_; }
   // Walks trees and tests their leaves with AVX2 where cpu_has_avx2() (the default), else with
@@ -62,12 +64,14 @@ class Classifier {
   void prefetch_probes(const Partition& partition, const Packet& packet) const;
   // Burst lookups of a chain that is one exact-value set (a /32 blocklist), pipelined; false
   // (nothing done) for any other chain.
-  bool exact_set_burst(const ChainTable& chain, std::span<const Packet> packets, std::span<uint32_t> rules) const;
+  bool exact_set_burst(const ChainTable& chain, std::span<const Packet> packets,
+                       std::span<uint32_t> rules) const;
   uint32_t lookup_set(const SetTable& set, const Packet& packet) const;
   uint32_t lookup_tuple(const TupleTable& table, const Packet& packet, uint32_t best) const;
   // Walks `count` (<= kMaxLockstepTrees) tree probes side by side; returns the better of `best`
   // and their matches.
-  uint32_t lookup_trees(const Probe* probes, uint32_t count, const Packet& packet, uint32_t best) const;
+  uint32_t lookup_trees(const Probe* probes, uint32_t count, const Packet& packet,
+                        uint32_t best) const;
   static constexpr uint32_t kMaxLockstepTrees = 8;
   template <uint32_t kCount>
   uint32_t walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const;

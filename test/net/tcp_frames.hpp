@@ -1,0 +1,69 @@
+// Builders and readers of TCP segments for the stack's unit tests: a peer's
+// segment as an IPv4 packet, and what the stack sent as a whole TcpRepr.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <ostream>
+
+#include "frames.hpp"
+#include "net/wire/tcp.hpp"
+
+namespace net::wire {
+inline void PrintTo(TcpError e, std::ostream* os) { *os << "TcpError " << int(e); }
+inline void PrintTo(TcpOptionError e, std::ostream* os) { *os << "TcpOptionError " << int(e); }
+inline void PrintTo(const TcpRepr& t, std::ostream* os) {
+  static constexpr const char* names[] = {"FIN", "SYN", "RST", "PSH", "ACK", "URG", "ECE", "CWR"};
+  *os << "{" << t.src_port << " > " << t.dst_port << ",";
+  for (int i = 0; i < 8; ++i)
+    if (t.flags & (1 << i)) *os << " " << names[i];
+  *os << ", seq " << t.seq << ", ack " << t.ack << ", win " << t.window;
+  if (t.urgent) *os << ", urg " << t.urgent;
+  const TcpOptions& o = t.options;
+  if (o.mss) *os << ", mss " << *o.mss;
+  if (o.window_scale) *os << ", wscale " << int(*o.window_scale);
+  if (o.sack_permitted) *os << ", sackOK";
+  if (o.timestamps) *os << ", TS " << o.timestamps->value << " ecr " << o.timestamps->echo;
+  for (uint32_t i = 0; i < o.sack_count; ++i)
+    *os << ", sack " << o.sack[i].left << "-" << o.sack[i].right;
+  *os << ", len " << t.payload_len << "}";
+}
+}  // namespace net::wire
+
+namespace keel::test {
+
+// The TCP segment `header` + `payload` as bytes, checksummed for src > dst
+// (header.payload_len is set from the payload).
+inline Bytes tcp(Ip src, Ip dst, ::net::wire::TcpRepr header, const Bytes& payload = {}) {
+  header.payload_len = uint32_t(payload.size());
+  Bytes s(header.header_len());
+  s.insert(s.end(), payload.begin(), payload.end());
+  header.emit(s.data(), src, dst);
+  return s;
+}
+
+// A whole IPv4 packet from the peer to the stack carrying it.
+inline Bytes tcp_packet(const ::net::wire::TcpRepr& header, const Bytes& payload = {},
+                        Ip src = peer_ip, Ip dst = stack_ip) {
+  return ip4(src, dst, 6, tcp(src, dst, header, payload));
+}
+
+// A sent frame's TCP header (checked, checksum verified) and payload.
+struct SentSegment {
+  ::net::wire::TcpRepr header;
+  Bytes payload;
+};
+inline SentSegment sent_segment(const Bytes& frame) {
+  Bytes p = sent_payload(frame);
+  ::net::wire::Ip4Repr ip = sent_ip(frame);
+  EXPECT_EQ(ip.protocol, 6);
+  ::net::wire::TcpView<const uint8_t> v(p.data(), p.size());
+  EXPECT_EQ(v.check(ip.src, ip.dst), ::net::wire::TcpError::none);
+  if (v.check(ip.src, ip.dst, false) != ::net::wire::TcpError::none) return {};
+  ::net::wire::TcpOptionError e;
+  auto header = ::net::wire::TcpRepr::parse(v, &e);
+  EXPECT_EQ(e, ::net::wire::TcpOptionError::none);
+  return {header, Bytes(v.payload(), v.payload() + v.payload_len())};
+}
+inline ::net::wire::TcpRepr sent_tcp(const Bytes& frame) { return sent_segment(frame).header; }
+
+}  // namespace keel::test

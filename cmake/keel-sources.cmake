@@ -53,6 +53,23 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/link.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
   ${KEEL_ROOT}/src/net/stack.cpp
+  ${KEEL_ROOT}/src/net/tcp/ack.cpp
+  ${KEEL_ROOT}/src/net/tcp/congestion.cpp
+  ${KEEL_ROOT}/src/net/tcp/connection.cpp
+  ${KEEL_ROOT}/src/net/tcp/connection_handle.cpp
+  ${KEEL_ROOT}/src/net/tcp/dispatch.cpp
+  ${KEEL_ROOT}/src/net/tcp/input.cpp
+  ${KEEL_ROOT}/src/net/tcp/listen.cpp
+  ${KEEL_ROOT}/src/net/tcp/output.cpp
+  ${KEEL_ROOT}/src/net/tcp/receive_buffer.cpp
+  ${KEEL_ROOT}/src/net/tcp/scoreboard.cpp
+  ${KEEL_ROOT}/src/net/tcp/secrets.cpp
+  ${KEEL_ROOT}/src/net/tcp/send_buffer.cpp
+  ${KEEL_ROOT}/src/net/tcp/syn_cookies.cpp
+  ${KEEL_ROOT}/src/net/tcp/tcp_api.cpp
+  ${KEEL_ROOT}/src/net/tcp/tcp_layer.cpp
+  ${KEEL_ROOT}/src/net/tcp/tcp_receive.cpp
+  ${KEEL_ROOT}/src/net/tcp/timers.cpp
   ${KEEL_ROOT}/src/net/udp/udp.cpp
   ${KEEL_ROOT}/src/net/udp/udp_layer.cpp
   ${KEEL_ROOT}/src/net/wire/checksum.cpp)

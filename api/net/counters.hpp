@@ -110,10 +110,51 @@ struct UdpCounters {
   uint64_t drop_tx_failed = 0;
 };
 
+// TCP (host-wide). Segments, connections and every reason a segment was
+// dropped; what a drop was answered with (RST, ACK) is in its comment.
+struct TcpCounters {
+  uint64_t rx = 0, tx = 0;                          // segments
+  uint64_t active_opens = 0, passive_opens = 0;     // connect() calls, SYNs taken by listeners
+  uint64_t established = 0;                         // handshakes completed
+  uint64_t retransmits = 0;                         // segments sent again
+  uint64_t timeouts = 0;                            // retransmission timer expiries
+  uint64_t fast_retransmits = 0;                    // recoveries entered on duplicate ACKs / SACK
+  uint64_t rx_resets = 0, tx_resets = 0;            // RSTs taken, RSTs sent
+  uint64_t challenge_acks = 0;                      // RFC 5961 §3.2, §4.2, §5.2
+  uint64_t syn_cookies_sent = 0, syn_cookies_accepted = 0;
+  uint64_t time_wait_reused = 0;                    // a new SYN took over a TIME_WAIT (RFC 6191)
+  uint64_t time_wait_recycled = 0;                  // TIME_WAIT ended early: table full
+  uint64_t pmtu_updates = 0;                        // RFC 1191: the MSS lowered
+  uint64_t rx_out_of_order = 0;                     // data segments kept for reassembly
+  uint64_t rx_bad_options = 0;                      // malformed options (ignored, segment used)
+  uint64_t connection_timeouts = 0;                 // connections ended as timed_out
+  uint64_t drop_truncated = 0;
+  uint64_t drop_bad_data_offset = 0;
+  uint64_t drop_bad_checksum = 0;
+  uint64_t drop_to_broadcast = 0;    // to a broadcast or multicast address (RFC 1122 §4.2.3.10)
+  uint64_t drop_no_connection = 0;   // no connection or listener (answered with RST)
+  uint64_t drop_listen_not_syn = 0;  // to a listener and no SYN (RST if it had ACK)
+  uint64_t drop_out_of_window = 0;   // unacceptable sequence number (answered with ACK)
+  uint64_t drop_paws = 0;            // an old timestamp, RFC 7323 §5 (answered with ACK)
+  uint64_t drop_bad_ack = 0;         // acknowledges what was never sent (answered with ACK)
+  uint64_t drop_bad_rst = 0;         // RST not at the expected number (challenge ACK) or outside
+  uint64_t drop_bad_syn = 0;         // SYN on a synchronized connection (challenge ACK)
+  uint64_t drop_no_ack = 0;          // no ACK flag on a synchronized connection
+  uint64_t drop_bad_cookie = 0;      // an ACK to a listener that is no valid SYN cookie
+  uint64_t drop_table_full = 0;      // no room for another connection
+  uint64_t drop_memory = 0;          // data not kept: the stack's buffer budget is used up
+  uint64_t drop_too_many_holes = 0;  // out-of-order data past what reassembly tracks
+  uint64_t drop_after_close = 0;     // data for a connection the service closed (RST)
+  uint64_t drop_rate_limited = 0;    // challenge ACKs and RSTs over their rate
+  uint64_t drop_icmp_unmatched = 0;  // an ICMP error quoting no live connection or sequence
+  uint64_t drop_tx_failed = 0;       // a segment not sent (no route, no buffer, filtered)
+};
+
 struct StackCounters {
   Ip4Counters ip4;
   Icmp4Counters icmp4;
   UdpCounters udp;
+  TcpCounters tcp;
 
   void for_each(const CounterVisitor& fn) const;
   uint64_t total_drops() const;

@@ -5,6 +5,7 @@
 //
 //   net::Stack& stack = net::stack();            // the image's stack, on its NICs
 //   auto socket = *stack.udp().bind(53);
+//   auto listener = *stack.tcp().listen(80, [](net::TcpConnection c) { ... });
 //   stack.interface(0).on_config([](net::Interface& i) { ... });
 #pragma once
 #include <cstddef>
@@ -17,6 +18,7 @@
 #include <net/interface.hpp>
 #include <net/nic.hpp>
 #include <net/routes.hpp>
+#include <net/tcp.hpp>
 #include <net/udp.hpp>
 
 namespace net {
@@ -38,6 +40,7 @@ class Stack {
   std::size_t interface_count() const;
 
   Udp& udp();
+  Tcp& tcp();
   Routes& routes();
   Hooks& hooks();
 

@@ -51,6 +51,19 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(icmp4, drop_rate_limited); KEEL_C(icmp4, drop_no_buffer); KEEL_C(icmp4, rx_ignored);
   KEEL_C(udp, rx); KEEL_C(udp, tx); KEEL_C(udp, drop_truncated); KEEL_C(udp, drop_bad_length);
   KEEL_C(udp, drop_bad_checksum); KEEL_C(udp, drop_no_port); KEEL_C(udp, drop_tx_failed);
+  KEEL_C(tcp, rx); KEEL_C(tcp, tx); KEEL_C(tcp, active_opens); KEEL_C(tcp, passive_opens);
+  KEEL_C(tcp, established); KEEL_C(tcp, retransmits); KEEL_C(tcp, timeouts);
+  KEEL_C(tcp, fast_retransmits); KEEL_C(tcp, rx_resets); KEEL_C(tcp, tx_resets);
+  KEEL_C(tcp, challenge_acks); KEEL_C(tcp, syn_cookies_sent); KEEL_C(tcp, syn_cookies_accepted);
+  KEEL_C(tcp, time_wait_reused); KEEL_C(tcp, time_wait_recycled); KEEL_C(tcp, pmtu_updates);
+  KEEL_C(tcp, rx_out_of_order); KEEL_C(tcp, rx_bad_options); KEEL_C(tcp, connection_timeouts);
+  KEEL_C(tcp, drop_truncated); KEEL_C(tcp, drop_bad_data_offset); KEEL_C(tcp, drop_bad_checksum);
+  KEEL_C(tcp, drop_to_broadcast); KEEL_C(tcp, drop_no_connection); KEEL_C(tcp, drop_listen_not_syn);
+  KEEL_C(tcp, drop_out_of_window); KEEL_C(tcp, drop_paws); KEEL_C(tcp, drop_bad_ack);
+  KEEL_C(tcp, drop_bad_rst); KEEL_C(tcp, drop_bad_syn); KEEL_C(tcp, drop_no_ack);
+  KEEL_C(tcp, drop_bad_cookie); KEEL_C(tcp, drop_table_full); KEEL_C(tcp, drop_memory);
+  KEEL_C(tcp, drop_too_many_holes); KEEL_C(tcp, drop_after_close); KEEL_C(tcp, drop_rate_limited);
+  KEEL_C(tcp, drop_icmp_unmatched); KEEL_C(tcp, drop_tx_failed);
 }
 
 #undef KEEL_C

@@ -4,12 +4,15 @@
 //   receive:  Nic → Link (Ethernet) ─┬→ ARP
 //                                    └→ IPv4 ─┬→ [prerouting] ─┬→ [input] → ICMPv4
 //                                             │                │           UDP → sockets, DHCP
+//                                             │                │           TCP → connections, listeners
 //                                             │                └→ [forward] ─┐
-//   send:     UDP, ICMPv4 → IPv4 routing → [output] ───────────────────────┴→ [postrouting]
+//   send:     UDP, TCP, ICMPv4 → IPv4 routing → [output] ───────────────────────┴→ [postrouting]
 //             → fragmentation → Link (ARP, Ethernet, transmit queue) → Nic
 //   errors:   UDP closed port, unknown protocol, TTL, no route, DF → ICMPv4;
-//             reassembly timeout → ICMPv4 time exceeded
-//   time:     Clock → Stack::poll → ARP, DHCP, reassembly, loopback
+//             reassembly timeout → ICMPv4 time exceeded;
+//             ICMPv4 errors quoting a TCP segment → TCP (path MTU, connect)
+//   ready:    an interface's transmit queue drains → UDP and TCP senders resume
+//   time:     Clock → Stack::poll → ARP, DHCP, reassembly, loopback, TCP timers
 #include <net/stack.hpp>
 
 #include <stdexcept>
@@ -20,7 +23,13 @@
 namespace net {
 
 StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
-    : stack(s), time(clock), ip4(*this, config), icmp(*this), udp_layer(*this) {}
+    : stack(s), time(clock), ip4(*this, config), icmp(*this), udp_layer(*this),
+      tcp_layer(*this, config) {}
+
+void StackParts::transmit_ready() {
+  udp_layer.writable();
+  tcp_layer.writable();
+}
 
 Stack::Stack(Clock& clock, const StackConfig& config)
     : parts_(std::make_unique<StackParts>(*this, clock, config)) {
@@ -31,6 +40,12 @@ Stack::Stack(Clock& clock, const StackConfig& config)
   });
   p.ip4.set_protocol(wire::ip_protocol_udp, [&p](const Ip4Received& info, PacketPtr datagram) {
     p.udp_layer.receive(info, std::move(datagram));
+  });
+  p.ip4.set_protocol(wire::ip_protocol_tcp, [&p](const Ip4Received& info, PacketPtr segment) {
+    p.tcp_layer.receive(info, std::move(segment));
+  });
+  p.icmp.set_error_handler(wire::ip_protocol_tcp, [&p](const Icmp4ErrorReport& report) {
+    p.tcp_layer.icmp_error(report);
   });
   p.ip4.reassembly().set_time_exceeded([&p](const uint8_t* ip, std::size_t len) {
     p.icmp.send_error(wire::icmp4::time_exceeded, wire::icmp4::reassembly_time_exceeded, ip, len);
@@ -65,6 +80,7 @@ Interface& Stack::interface(InterfaceId id) {
 }
 std::size_t Stack::interface_count() const { return parts_->interfaces.size(); }
 Udp& Stack::udp() { return parts_->udp; }
+Tcp& Stack::tcp() { return parts_->tcp; }
 Routes& Stack::routes() { return parts_->routes; }
 Hooks& Stack::hooks() { return parts_->hooks; }
 void Stack::set_forwarding(bool on) { parts_->ip4.set_forwarding(on); }
@@ -80,12 +96,13 @@ void Stack::poll() {
   uint64_t now = p.time.now();
   for (std::size_t i = 0; i < p.link_count(); ++i) p.link(InterfaceId(i)).poll(now);
   p.ip4.poll(now);
+  p.tcp_layer.poll(now);
   p.time.wake_by(next_deadline());
 }
 
 uint64_t Stack::next_deadline() const {
   const StackParts& p = *parts_;
-  uint64_t earliest = p.ip4.next_deadline();
+  uint64_t earliest = std::min(p.ip4.next_deadline(), p.tcp_layer.next_deadline());
   for (std::size_t i = 0; i < p.link_count(); ++i)
     earliest = std::min(earliest, p.link(InterfaceId(i)).next_deadline());
   return earliest;

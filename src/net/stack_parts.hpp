@@ -9,11 +9,13 @@
 #include <net/interface.hpp>
 #include <net/routes.hpp>
 #include <net/stack.hpp>
+#include <net/tcp.hpp>
 #include <net/udp.hpp>
 
 #include "ip4/icmp4.hpp"
 #include "ip4/ip4.hpp"
 #include "link/link.hpp"
+#include "tcp/tcp_layer.hpp"
 #include "time.hpp"
 #include "udp/udp_layer.hpp"
 
@@ -25,6 +27,9 @@ struct StackParts {
   Link& link(InterfaceId id) { return *interfaces[id]->link_; }
   const Link& link(InterfaceId id) const { return *interfaces[id]->link_; }
   std::size_t link_count() const { return interfaces.size(); }
+  // An interface's transmit queue has room again: every protocol's
+  // blocked senders resume.
+  void transmit_ready();
 
   Stack& stack;
   StackTime time;
@@ -35,6 +40,8 @@ struct StackParts {
   Icmp4 icmp;
   UdpLayer udp_layer;
   Udp udp{udp_layer};
+  TcpLayer tcp_layer;
+  Tcp tcp{tcp_layer};
   std::vector<std::unique_ptr<Interface>> interfaces;
 };
 

@@ -58,7 +58,7 @@ TEST_F(Ip4Test, BadSourcesAndOtherDestinationsAreDropped) {
   inject_ip(ip4(Ip::broadcast(), stack_ip, 1, icmp_echo(1, 1, {})));
   inject_ip(ip4(Ip{224, 0, 0, 1}, stack_ip, 1, icmp_echo(1, 1, {})));
   inject_ip(ip4(peer_ip, Ip{10, 0, 0, 99}, 1, icmp_echo(1, 1, {})));  // forwarding is off
-  inject_ip(ip4(peer_ip, stack_ip, 6, Bytes(20)));                    // TCP: not here yet
+  inject_ip(ip4(peer_ip, stack_ip, 132, Bytes(20)));                  // SCTP: not here
   EXPECT_EQ(counters().ip4.drop_bad_source, 2u);
   EXPECT_EQ(counters().ip4.drop_not_for_us, 1u);
   EXPECT_EQ(counters().ip4.drop_unknown_protocol, 1u);

@@ -19,6 +19,10 @@ void Icmp4::receive(const Ip4Received& info, PacketPtr message) {
     case wire::Icmp4Error::truncated: ++counters_.drop_truncated; return;
     case wire::Icmp4Error::bad_checksum: ++counters_.drop_bad_checksum; return;
   }
+  if (v.type() == wire::icmp4::unreachable || v.type() == wire::icmp4::time_exceeded) {
+    report_error(v);
+    return;
+  }
   if (v.type() != wire::icmp4::echo_request || v.code() != 0) {
     ++counters_.rx_ignored;
     return;
@@ -41,6 +45,33 @@ void Icmp4::receive(const Ip4Received& info, PacketPtr message) {
   if (!path) return;
   if (parts_.ip4.send(*path, info.header.src, wire::ip_protocol_icmp, std::move(message)) == Status::ok)
     ++counters_.tx_echo_replies;
+}
+
+void Icmp4::set_error_handler(uint8_t protocol, ErrorHandler handler) {
+  for (auto& [p, h] : error_handlers_) {
+    if (p == protocol) {
+      h = std::move(handler);
+      return;
+    }
+  }
+  error_handlers_.emplace_back(protocol, std::move(handler));
+}
+
+void Icmp4::report_error(const wire::Icmp4View<uint8_t>& message) {
+  // RFC 792: the quoted datagram's header and its first 8 bytes at least;
+  // RFC 5927 §4.1: only about what we could have sent.
+  wire::Icmp4View<uint8_t> m = message;
+  wire::Ip4View<const uint8_t> quoted(m.payload(), m.payload_len());
+  bool whole = m.payload_len() >= wire::ip4_header_min && quoted.version() == wire::ip4_version &&
+               quoted.header_len() >= wire::ip4_header_min &&
+               quoted.header_len() + 8 <= m.payload_len();
+  auto handler = std::find_if(error_handlers_.begin(), error_handlers_.end(),
+                              [&](const auto& h) { return whole && h.first == quoted.protocol(); });
+  if (!whole || handler == error_handlers_.end() || !parts_.ip4.is_local_address(quoted.src())) {
+    ++counters_.rx_ignored;
+    return;
+  }
+  handler->second(Icmp4ErrorReport{m.type(), m.code(), m.rest(), m.payload(), m.payload_len()});
 }
 
 bool Icmp4::take_token(uint64_t now) {

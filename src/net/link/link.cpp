@@ -118,7 +118,7 @@ void Link::drain_queue() {
   }
   if (congested_ && queue_.size() <= queue_low) {
     congested_ = false;
-    parts_.udp_layer.writable();
+    parts_.transmit_ready();
   }
 }
 

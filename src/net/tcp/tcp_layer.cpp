@@ -1,0 +1,276 @@
+// The layer's bookkeeping: limits, slots and the table, deadlines, the
+// path of outgoing segments, and the service's handlers run once the
+// stack's work is done.
+#include "tcp_layer.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <sys/random.h>
+
+#include "net/stack_parts.hpp"
+
+namespace net {
+namespace {
+
+// Defaults scaled to the image's memory: a connection per 4 KiB of it, a
+// quarter of it for buffers.
+constexpr std::size_t memory_per_connection = 4096;
+constexpr std::size_t min_connections = 256, max_connections = std::size_t(1) << 20;
+constexpr std::size_t buffer_share = 4;
+constexpr std::size_t min_buffer_memory = std::size_t(1) << 20;
+constexpr std::size_t default_total_memory = std::size_t(64) << 20;
+constexpr std::size_t max_listeners = 1024;
+// RFC 5961 §7: challenge ACKs host-wide per second (Linux's default).
+constexpr uint32_t challenge_acks_per_second = 1000;
+
+Tcp::Limits with_defaults(Tcp::Limits l, std::size_t total_memory) {
+  if (total_memory == 0) total_memory = default_total_memory;
+  if (l.max_connections == 0) {
+    l.max_connections = std::clamp(total_memory / memory_per_connection, min_connections, max_connections);
+  }
+  if (l.memory == 0) l.memory = std::max(total_memory / buffer_share, min_buffer_memory);
+  if (l.backlog == 0) l.backlog = 1;
+  return l;
+}
+
+uint16_t random_port() {
+  uint16_t r = 0;
+  if (getrandom(&r, sizeof r, 0) != ssize_t(sizeof r)) r = 0;
+  return uint16_t(Udp::ephemeral_first + r % (Udp::ephemeral_last - Udp::ephemeral_first + 1));
+}
+
+}  // namespace
+
+TcpLayer::TcpLayer(StackParts& parts, const StackConfig& config)
+    : parts_(parts),
+      counters_(parts.counters.tcp),
+      limits_(with_defaults({}, config.total_memory)),
+      budget_(limits_.memory),
+      table_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
+      listener_ports_(max_listeners),
+      ephemeral_next_(random_port()),
+      challenge_tokens_(challenge_acks_per_second) {}
+
+TcpLayer::~TcpLayer() = default;
+
+uint64_t TcpLayer::now() const { return parts_.time.now(); }
+
+TcpLayer::Work::~Work() {
+  if (layer_.depth_ == 1) {
+    layer_.dispatch();
+    layer_.bury();
+  }
+  --layer_.depth_;
+}
+
+void TcpLayer::set_limits(const Tcp::Limits& limits) {
+  Tcp::Limits next = with_defaults(limits, limits_.memory * buffer_share);
+  next.max_connections = std::max(next.max_connections, table_.size());
+  if (next.max_connections != limits_.max_connections) {
+    keel::util::FlatMap<tcp::ConnectionKey, uint32_t, tcp::ConnectionKeyHash> table(
+        next.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()});
+    table_.for_each([&table](const tcp::ConnectionKey& key, uint32_t& slot) {
+      *table.try_emplace(key).first = slot;
+    });
+    table_ = std::move(table);
+  }
+  limits_ = next;
+  budget_.set_limit(limits_.memory);
+}
+
+tcp::Connection* TcpLayer::create(const tcp::ConnectionKey& key, const TcpOptions& options) {
+  if (table_.full() && !make_room()) {
+    ++counters_.drop_table_full;
+    return nullptr;
+  }
+  auto [entry, inserted] = table_.try_emplace(key);
+  if (!entry || !inserted) return nullptr;
+  uint32_t index;
+  if (!free_slots_.empty()) {
+    index = free_slots_.back();
+    free_slots_.pop_back();
+  } else {
+    index = uint32_t(slots_.size());
+    slots_.emplace_back();
+  }
+  *entry = index;
+  Slot& s = slots_[index];
+  s.connection = std::make_unique<tcp::Connection>(*this, key, options);
+  s.connection->slot = index;
+  s.connection->generation = ++s.generation;
+  return s.connection.get();
+}
+
+bool TcpLayer::make_room() {
+  // The oldest TIME_WAIT goes first (RFC 6191 accepts the risk for a
+  // newer connection; a full table would refuse it anyway).
+  while (!time_waits_.empty()) {
+    auto [slot, generation] = time_waits_.front();
+    time_waits_.pop_front();
+    Slot& s = slots_[slot];
+    if (s.connection && s.generation == generation && s.connection->state == TcpState::time_wait) {
+      ++counters_.time_wait_recycled;
+      s.connection->finish(TcpCloseReason::closed);
+      return true;
+    }
+  }
+  return false;
+}
+
+void TcpLayer::release(tcp::Connection& c) {
+  Slot& s = slots_[c.slot];
+  if (s.connection.get() != &c) return;
+  table_.erase(c.key);
+  deadlines_.set(c.slot, tcp::Deadlines::never);
+  graveyard_.push_back(std::move(s.connection));
+  free_slots_.push_back(c.slot);
+  if (depth_ == 0) parts_.time.wake_by(now());  // bury it (and run on_close) soon
+}
+
+tcp::Connection* TcpLayer::find(uint32_t slot, uint32_t generation) {
+  if (slot >= slots_.size()) return nullptr;
+  Slot& s = slots_[slot];
+  if (!s.connection || s.generation != generation || !s.connection->visible()) return nullptr;
+  return s.connection.get();
+}
+
+const tcp::Connection* TcpLayer::find(uint32_t slot, uint32_t generation) const {
+  return const_cast<TcpLayer*>(this)->find(slot, generation);
+}
+
+const tcp::Connection* TcpLayer::lookup(uint32_t slot, uint32_t generation) const {
+  if (slot >= slots_.size()) return nullptr;
+  const Slot& s = slots_[slot];
+  return s.connection && s.generation == generation ? s.connection.get() : nullptr;
+}
+
+void TcpLayer::schedule(tcp::Connection& c) {
+  if (c.slot >= slots_.size() || slots_[c.slot].connection.get() != &c) return;
+  uint64_t deadline = c.next_deadline();
+  deadlines_.set(c.slot, deadline);
+  parts_.time.wake_by(deadline);
+}
+
+void TcpLayer::poll(uint64_t now) {
+  Work work(*this);
+  // Each connection's timers move its deadline on; the bound only guards
+  // against one that keeps asking for the past.
+  std::size_t budget = 2 * deadlines_.size() + 16;
+  while (!deadlines_.empty() && deadlines_.earliest() <= now && budget-- > 0) {
+    uint32_t slot = deadlines_.earliest_slot();
+    deadlines_.set(slot, tcp::Deadlines::never);
+    tcp::Connection* c = slots_[slot].connection.get();
+    if (!c) continue;
+    c->on_timer(now);
+    schedule(*c);
+  }
+}
+
+void TcpLayer::entered_time_wait(tcp::Connection& c) {
+  time_waits_.emplace_back(c.slot, c.generation);
+  schedule(c);
+}
+
+void TcpLayer::wait_for_link(tcp::Connection& c) {
+  if (c.link_blocked) return;
+  c.link_blocked = true;
+  blocked_.emplace_back(c.slot, c.generation);
+}
+
+void TcpLayer::writable() {
+  Work work(*this);
+  auto blocked = std::move(blocked_);
+  blocked_.clear();
+  uint64_t t = now();
+  for (auto [slot, generation] : blocked) {
+    Slot& s = slots_[slot];
+    if (!s.connection || s.generation != generation) continue;
+    s.connection->link_blocked = false;
+    s.connection->output(t);
+  }
+}
+
+bool TcpLayer::allow_challenge_ack(uint64_t t) {
+  if (t - challenge_refilled_ns_ >= ns_per_second) {
+    challenge_tokens_ = challenge_acks_per_second;
+    challenge_refilled_ns_ = t;
+  }
+  if (challenge_tokens_ == 0) return false;
+  --challenge_tokens_;
+  return true;
+}
+
+Result<Ip4Path> TcpLayer::route(const tcp::ConnectionKey& key) const {
+  return parts_.ip4.route(key.remote, key.local);
+}
+
+bool TcpLayer::congested(const Ip4Path& path) const { return parts_.link(path.interface).congested(); }
+
+uint32_t TcpLayer::mtu(const Ip4Path& path) const { return parts_.link(path.interface).mtu(); }
+
+bool TcpLayer::send(const Ip4Path& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
+                    const tcp::SendBuffer* data, std::size_t offset) {
+  Link& link = parts_.link(path.interface);
+  uint32_t header_len = header.header_len();
+  uint32_t total = header_len + header.payload_len;
+  PacketPtr packet = link.allocate();
+  uint8_t* h = packet ? packet->append(total) : nullptr;
+  bool fits_buffer = h != nullptr;
+  if (!fits_buffer) {
+    packet = allocate_heap_packet(total);
+    h = packet ? packet->append(total) : nullptr;
+    if (!h) {
+      ++counters_.drop_tx_failed;
+      return false;
+    }
+  }
+  if (data && header.payload_len > 0) data->copy(offset, header.payload_len, h + header_len);
+  // The NIC completes the checksum when it can (as UdpLayer::send).
+  bool offload = link.nic().offloads().tx_checksum && fits_buffer &&
+                 wire::ip4_header_min + total <= link.mtu();
+  if (offload) {
+    header.emit(h, key.local, key.remote, wire::TcpRepr::Checksum::pseudo_header_only);
+    packet->flags |= Packet::checksum_partial;
+    packet->csum_start = 0;
+    packet->csum_offset = wire::tcp_checksum_offset;
+  } else {
+    header.emit(h, key.local, key.remote);
+  }
+  // RFC 1191: DF on everything, so routers report a smaller path MTU.
+  Status status = parts_.ip4.send(path, key.remote, wire::ip_protocol_tcp, std::move(packet),
+                                  Ip4SendOptions{.dont_fragment = true});
+  if (status != Status::ok) {
+    ++counters_.drop_tx_failed;
+    return false;
+  }
+  ++counters_.tx;
+  return true;
+}
+
+void TcpLayer::send_reset(const tcp::ConnectionKey& key, const tcp::Segment& s) {
+  // RFC 9293 §3.10.7.1: <SEQ=SEG.ACK><CTL=RST> if it had an ACK, else
+  // <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>.
+  wire::TcpRepr r{key.local_port, key.remote_port, 0, 0, wire::tcp_flag::rst, 0, 0, {}, 0};
+  if (s.has(wire::tcp_flag::ack)) {
+    r.seq = s.header.ack;
+  } else {
+    r.ack = s.seq() + s.len();
+    r.flags |= wire::tcp_flag::ack;
+  }
+  auto path = route(key);
+  if (path && send(*path, key, r)) ++counters_.tx_resets;
+}
+
+void TcpLayer::notify(tcp::Connection& c) {
+  if (c.queued) return;
+  c.queued = true;
+  ready_.push_back(&c);
+  if (depth_ == 0) parts_.time.wake_by(now());
+}
+
+void TcpLayer::deliver_later(tcp::Connection& c, uint8_t events) {
+  c.events |= events;
+  notify(c);
+}
+
+}  // namespace net

@@ -1,0 +1,180 @@
+// TCP in the host stack: the connection table, the listeners, the path of
+// a segment to its connection (or listener, or a RST), the deadlines of all
+// connections, and the service's handlers run after the stack's work.
+// Services use it through net::Tcp, TcpConnection and TcpListener handles
+// (api/net/tcp.hpp); one connection's logic is tcp::Connection.
+//
+//   tcp_layer.cpp  table, slots, deadlines, dispatch of the service's events
+//   tcp_receive.cpp  segment checks, demultiplexing, RSTs for nobody, ICMP errors
+//   listen.cpp     listeners: SYNs, the backlog, SYN cookies, TIME_WAIT reuse
+//   tcp_api.cpp    the handles' calls
+//
+// Connections are found by their 4-tuple in a bounded hash table keyed with
+// a secret (FlatMap + SipHash). A connection lives in a slot with a
+// generation; handles name both, so a stale handle finds nothing. Handlers
+// never run in the middle of a connection's processing: events queue up
+// and run once the segment (or timer, or call) is done, each handler moved
+// out of its connection while it runs; connections that ended stay in a
+// graveyard until then, so nothing a handler does frees what is in use.
+#pragma once
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include <net/config.hpp>
+#include <net/counters.hpp>
+#include <net/packet.hpp>
+#include <net/tcp.hpp>
+
+#include "connection.hpp"
+#include "connection_key.hpp"
+#include "deadlines.hpp"
+#include "net/ip4/icmp4.hpp"
+#include "net/ip4/ip4.hpp"
+#include "secrets.hpp"
+#include "util/flat_map.hpp"
+
+namespace net {
+
+struct StackParts;
+
+class TcpLayer {
+ public:
+  TcpLayer(StackParts& parts, const StackConfig& config);
+  ~TcpLayer();
+
+  // From IPv4: data() at the TCP header.
+  void receive(const Ip4Received& info, PacketPtr packet);
+  // ICMP about a segment we sent (the quoted header is a TCP one's).
+  void icmp_error(const Icmp4ErrorReport& report);
+  // An interface's transmit queue has room again.
+  void writable();
+  void poll(uint64_t now);
+  uint64_t next_deadline() const { return deadlines_.earliest(); }
+
+  // The API behind Tcp and the handles (tcp_api.cpp).
+  Result<TcpListener> listen(const Endpoint& local, Tcp::ConnectHandler on_connect,
+                             const TcpOptions& options);
+  Result<TcpConnection> connect(const Endpoint& remote, Tcp::ConnectHandler on_connect,
+                                const TcpOptions& options, const Endpoint& local);
+  void set_limits(const Tcp::Limits& limits);
+  const Tcp::Limits& limits() const { return limits_; }
+  std::size_t connections() const { return table_.size(); }
+  const TcpCounters& counters() const { return counters_; }
+  // A visible connection (open for the service), or nullptr.
+  tcp::Connection* find(uint32_t slot, uint32_t generation);
+  const tcp::Connection* find(uint32_t slot, uint32_t generation) const;
+  // Any connection in the slot, visible or not (state(), stats()).
+  const tcp::Connection* lookup(uint32_t slot, uint32_t generation) const;
+  bool listener_open(uint32_t slot, uint32_t generation) const;
+  Endpoint listener_local(uint32_t slot, uint32_t generation) const;
+  std::size_t listener_pending(uint32_t slot, uint32_t generation) const;
+  void close_listener(uint32_t slot, uint32_t generation);
+  // Handlers set from outside a handler run from the next poll, not
+  // inside the caller's call.
+  void deliver_later(tcp::Connection& connection, uint8_t events);
+  TcpConnection handle(const tcp::Connection& c) { return TcpConnection(this, c.slot, c.generation); }
+
+  // For connections.
+  StackParts& parts() { return parts_; }
+  TcpCounters& counters() { return counters_; }
+  tcp::Budget& budget() { return budget_; }
+  const tcp::Secrets& secrets() const { return secrets_; }
+  uint64_t now() const;
+  // The connection's deadline moved.
+  void schedule(tcp::Connection& c);
+  // The connection has events for the service.
+  void notify(tcp::Connection& c);
+  // The connection reached CLOSED: out of the table, its slot freed.
+  void release(tcp::Connection& c);
+  void entered_time_wait(tcp::Connection& c);
+  // The interface towards the peer is congested: resume on writable().
+  void wait_for_link(tcp::Connection& c);
+  // RFC 5961 §7: challenge ACKs, at most this many per second host-wide.
+  bool allow_challenge_ack(uint64_t now);
+  // The route to the peer, or a status.
+  Result<Ip4Path> route(const tcp::ConnectionKey& key) const;
+  bool congested(const Ip4Path& path) const;
+  uint32_t mtu(const Ip4Path& path) const;
+  // Sends one segment from key.local to key.remote along `path`, its
+  // payload (header.payload_len bytes) from `data` at `offset`.
+  bool send(const Ip4Path& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
+            const tcp::SendBuffer* data = nullptr, std::size_t offset = 0);
+  // RFC 9293 §3.10.7.1: the RST answering `s` (which is no RST), from
+  // key.local to key.remote.
+  void send_reset(const tcp::ConnectionKey& key, const tcp::Segment& s);
+  // The listener a passive open came from (its on_connect), if still open.
+  bool listener_handler(const tcp::Connection& c, Tcp::ConnectHandler& out) const;
+  void handshake_done(tcp::Connection& c);  // a SYN_RECEIVED one leaves the backlog
+
+ private:
+  friend class Tcp;
+  static constexpr uint32_t none = UINT32_MAX;
+  struct Slot {
+    std::unique_ptr<tcp::Connection> connection;
+    uint32_t generation = 0;
+  };
+  struct Listener {
+    uint32_t generation = 0;
+    bool open = false;
+    ip4::Addr address;  // any(): every address of this host
+    uint16_t port = 0;
+    Tcp::ConnectHandler on_connect;
+    TcpOptions options;
+    uint32_t pending = 0;  // connections in SYN_RECEIVED
+    uint32_t next_on_port = none;
+  };
+  struct PortHash {
+    std::size_t operator()(uint16_t port) const { return port * 0x9e3779b1u; }
+  };
+  // Top-level work (a segment, a poll, a call) runs the service's handlers
+  // and frees ended connections once it is done, not before.
+  class Work {
+   public:
+    explicit Work(TcpLayer& layer) : layer_(layer) { ++layer_.depth_; }
+    ~Work();
+   private:
+    TcpLayer& layer_;
+  };
+
+  // tcp_layer.cpp
+  tcp::Connection* create(const tcp::ConnectionKey& key, const TcpOptions& options);
+  bool make_room();
+  void dispatch();
+  void run_events(tcp::Connection& c);
+  void bury();
+  // listen.cpp
+  uint32_t find_listener(ip4::Addr address, uint16_t port) const;
+  void listen_input(uint32_t listener, const tcp::ConnectionKey& key, const tcp::Segment& s,
+                    uint64_t now);
+  void accept_cookie(uint32_t listener, const tcp::ConnectionKey& key, const tcp::Segment& s,
+                     uint64_t now);
+  void send_cookie(uint32_t listener, const tcp::ConnectionKey& key, const tcp::Segment& syn,
+                   uint64_t now);
+  bool reuse_time_wait(tcp::Connection& c, const tcp::Segment& s, uint64_t now);
+  uint16_t free_port(ip4::Addr local, const Endpoint& remote);
+
+  StackParts& parts_;
+  TcpCounters& counters_;
+  Tcp::Limits limits_;
+  tcp::Secrets secrets_;
+  tcp::Budget budget_;
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> free_slots_;
+  keel::util::FlatMap<tcp::ConnectionKey, uint32_t, tcp::ConnectionKeyHash> table_;
+  tcp::Deadlines deadlines_;
+  std::vector<Listener> listeners_;
+  std::vector<uint32_t> free_listeners_;
+  keel::util::FlatMap<uint16_t, uint32_t, PortHash> listener_ports_;
+  std::deque<std::pair<uint32_t, uint32_t>> time_waits_;  // (slot, generation), oldest first
+  std::vector<std::pair<uint32_t, uint32_t>> blocked_;    // waiting for writable()
+  std::vector<tcp::Connection*> ready_;                   // events to dispatch
+  std::vector<std::unique_ptr<tcp::Connection>> graveyard_;
+  int depth_ = 0;
+  uint16_t ephemeral_next_;
+  uint32_t challenge_tokens_;
+  uint64_t challenge_refilled_ns_ = 0;
+};
+
+}  // namespace net

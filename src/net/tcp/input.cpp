@@ -227,7 +227,10 @@ void Connection::input_text(const Segment& s, uint64_t now) {
   bool had_holes = receive.has_out_of_order();
   uint32_t consumed = receive.next() - receive.held();
   uint32_t limit = std::max(options.receive_buffer, seq_gt(rcv_adv, consumed) ? rcv_adv - consumed : 0);
-  switch (receive.store(s.seq(), s.payload, limit, layer.budget())) {
+  // A service that holds data until it consumes it gets the whole ring at
+  // once: it never has to move under the spans the service keeps.
+  uint32_t at_least = options.auto_consume ? 0 : options.receive_buffer;
+  switch (receive.store(s.seq(), s.payload, limit, layer.budget(), at_least)) {
     case ReceiveBuffer::Stored::ok: break;
     case ReceiveBuffer::Stored::no_memory:
       ++layer.counters().drop_memory;

@@ -19,6 +19,7 @@ uint32_t ReceiveBuffer::highest() const { return ranges_.empty() ? next_ : range
 
 bool ReceiveBuffer::reserve(uint32_t bytes, Budget& budget) {
   if (bytes <= capacity_) return true;
+  if (delivered_ != consumed_) return false;  // the service holds spans into the ring
   uint32_t grown = std::max<uint32_t>(std::bit_ceil(bytes), min_ring);
   if (!budget.take(grown - capacity_)) return false;
   std::unique_ptr<uint8_t[]> ring(new (std::nothrow) uint8_t[grown]);
@@ -71,7 +72,7 @@ void ReceiveBuffer::remember(uint32_t seq) {
 }
 
 ReceiveBuffer::Stored ReceiveBuffer::store(uint32_t seq, std::span<const uint8_t> data,
-                                           uint32_t limit, Budget& budget) {
+                                           uint32_t limit, Budget& budget, uint32_t at_least) {
   // Trim what is already in order, and what lies past the limit.
   if (seq_lt(seq, next_)) {
     uint32_t old = next_ - seq;
@@ -91,7 +92,7 @@ ReceiveBuffer::Stored ReceiveBuffer::store(uint32_t seq, std::span<const uint8_t
     });
     if (!joins && ranges_.size() >= max_ranges) return Stored::too_many_ranges;
   }
-  if (!reserve(end - consumed_, budget)) return Stored::no_memory;
+  if (!reserve(std::max(end - consumed_, at_least), budget)) return Stored::no_memory;
   write(seq, data);
   if (seq != next_) {
     add_range(seq, end);

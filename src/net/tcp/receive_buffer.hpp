@@ -33,11 +33,13 @@ class ReceiveBuffer {
   void start(uint32_t next);
 
   enum class Stored { ok, no_memory, too_many_ranges };
-  // Keeps `data`, which starts at `seq`, at or after next() and ending at
-  // most `limit` bytes after the first unconsumed byte (the caller trims
-  // to the window). Data in order moves next() on, over any ranges it
-  // joins.
-  Stored store(uint32_t seq, std::span<const uint8_t> data, uint32_t limit, Budget& budget);
+  // Keeps what of `data` (starting at `seq`) is new and lies within
+  // `limit` bytes of the first unconsumed byte. Data in order moves next()
+  // on, over any ranges it joins. The ring grows to at least `at_least`
+  // bytes at once; it never moves while delivered bytes wait to be
+  // consumed (the service holds spans of them), so it cannot grow then.
+  Stored store(uint32_t seq, std::span<const uint8_t> data, uint32_t limit, Budget& budget,
+               uint32_t at_least = 0);
 
   uint32_t next() const { return next_; }  // RCV.NXT
   uint32_t held() const { return next_ - consumed_; }           // in order, not consumed

@@ -13,6 +13,10 @@
  * P are fractions (0.01 = 1%). --reorder P: that share of frames leaves
  * without the delay, overtaking the rest (netem's "reorder"), so it needs
  * --delay. Runs until killed; prints its counts on SIGTERM.
+ *
+ * A frame from A may carry a partial checksum (QEMU's TAP takes checksum
+ * offload): the kernel says so (TP_STATUS_CSUMNOTREADY) and impair
+ * completes it, as the device would have, before B's kernel sees it.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -151,6 +155,7 @@ static int open_packet(const char *name) {
 #ifdef PACKET_IGNORE_OUTGOING
   setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof one);
 #endif
+  setsockopt(fd, SOL_PACKET, PACKET_AUXDATA, &one, sizeof one);
   int big = 8 << 20;
   setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &big, sizeof big);
   setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &big, sizeof big);
@@ -177,6 +182,24 @@ static int drain(struct queue *q, int fd, uint64_t now) {
   if (q->size == 0) return -1;
   uint64_t wait = q->items[0].due_ns - now;
   return (int)(wait / 1000000) + 1;
+}
+
+/* Completes the TCP or UDP checksum of an IPv4 frame whose field holds
+ * only the pseudo-header sum (CHECKSUM_PARTIAL). */
+static void complete_checksum(uint8_t *f, uint32_t len) {
+  if (len < 34 || f[12] != 0x08 || f[13] != 0x00) return;
+  uint32_t ihl = (uint32_t)(f[14] & 0x0f) * 4, start = 14 + ihl;
+  uint32_t field = f[23] == 6 ? 16 : f[23] == 17 ? 6 : 0;
+  uint32_t total = (uint32_t)f[16] << 8 | f[17];
+  if (!field || start + field + 2 > len || 14 + total > len || 14 + total < start) return;
+  uint32_t sum = 0;
+  for (uint32_t i = start; i + 1 < 14 + total; i += 2) sum += (uint32_t)f[i] << 8 | f[i + 1];
+  if ((14 + total - start) & 1) sum += (uint32_t)f[14 + total - 1] << 8;
+  while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+  uint16_t c = (uint16_t)~sum;
+  if (f[23] == 17 && c == 0) c = 0xffff;
+  f[start + field] = (uint8_t)(c >> 8);
+  f[start + field + 1] = (uint8_t)c;
 }
 
 static void on_signal(int s) {
@@ -221,10 +244,21 @@ int main(int argc, char **argv) {
     now = now_ns();
     for (int burst = 0; burst < 64 && (fds[0].revents & POLLIN); ++burst) {
       struct sockaddr_ll from;
-      socklen_t from_len = sizeof from;
-      ssize_t n = recvfrom(a, buffer, sizeof buffer, 0, (struct sockaddr *)&from, &from_len);
+      union {
+        struct cmsghdr header;
+        char space[CMSG_SPACE(sizeof(struct tpacket_auxdata))];
+      } control;
+      struct iovec iov = {buffer, sizeof buffer};
+      struct msghdr msg = {&from, sizeof from, &iov, 1, &control, sizeof control, 0};
+      ssize_t n = recvmsg(a, &msg, 0);
       if (n <= 0) break;
       if (from.sll_pkttype == PACKET_OUTGOING) continue; /* our own writes */
+      for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+        if (c->cmsg_level != SOL_PACKET || c->cmsg_type != PACKET_AUXDATA) continue;
+        struct tpacket_auxdata aux;
+        memcpy(&aux, CMSG_DATA(c), sizeof aux);
+        if (aux.tp_status & TP_STATUS_CSUMNOTREADY) complete_checksum(buffer, (uint32_t)n);
+      }
       impair(&to_b, buffer, (uint32_t)n, now);
     }
     for (int burst = 0; burst < 64 && (fds[1].revents & POLLIN); ++burst) {

@@ -141,6 +141,13 @@ void Session::pump(Stream& s) {
 void Session::end() {
   ended_ns_ = now_ns();
   phase_ = Phase::results;
+  // As iperf3's own server: the data connections close first. A client
+  // draining a -R stream reads until the end of it (a blocking read of a
+  // whole block), so the FIN is what lets it go on to the results.
+  for (Stream& s : streams_) {
+    s.retransmits = reverse_ ? s.connection.stats().retransmits : 0;
+    s.connection.close();
+  }
   send_state(exchange_results);
 }
 
@@ -151,7 +158,7 @@ void Session::send_results() {
   for (const Stream& s : streams_) {
     total += s.bytes;
     streams.push_back({{"id", s.id}, {"bytes", s.bytes},
-                       {"retransmits", reverse_ ? s.connection.stats().retransmits : 0},
+                       {"retransmits", s.retransmits},
                        {"jitter", 0}, {"errors", 0}, {"omitted_errors", 0}, {"packets", 0},
                        {"omitted_packets", 0}, {"start_time", 0}, {"end_time", seconds}});
   }

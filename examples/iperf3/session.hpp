@@ -34,6 +34,7 @@ class Session : public std::enable_shared_from_this<Session> {
     net::TcpConnection connection;
     int id = 0;
     uint64_t bytes = 0;
+    uint64_t retransmits = 0;
   };
 
   void on_control(std::span<const uint8_t> data);

@@ -21,6 +21,9 @@ constexpr uint64_t ns_per_us = 1000, us_per_ms = 1000;
 
 bool Connection::input_ack(const Segment& s, uint64_t now) {
   uint32_t ack = s.header.ack;
+  if (probe_end != 0 && seq_gt(ack, snd_nxt) && seq_le(ack, probe_end)) {
+    snd_nxt = ack;  // the peer took a window probe's byte
+  }
   if (seq_gt(ack, snd_nxt)) {
     // It acknowledges what was never sent: an ACK says where we are.
     ++layer.counters().drop_bad_ack;
@@ -54,9 +57,10 @@ bool Connection::input_ack(const Segment& s, uint64_t now) {
     // RFC 5681 §2 (and RFC 6675 §2 with SACK: it must SACK new data).
     duplicate_ack(now);
   }
-  if (snd_wnd > 0 && persist_at != never) {
+  if (snd_wnd > 0 && (persist_at != never || probe_end != 0)) {
     persist_at = never;  // the window opened: probing is over
     persist_backoff = 0;
+    probe_end = 0;
   }
   return state != TcpState::closed;
 }

@@ -244,11 +244,12 @@ void Connection::abort(uint64_t now) {
 void Connection::consume(uint32_t bytes, uint64_t now) {
   receive.consume(bytes);
   if (layer.budget().under_pressure()) receive.release_if_empty(layer.budget());
-  // RFC 9293 §3.8.6.2.2: tell the peer once the window opened by enough.
-  uint32_t before = rcv_adv - rcv_nxt();
+  // Tell the peer when reading opened a window that was closing: it at
+  // least doubled (as Linux), by a useful amount (RFC 9293 §3.8.6.2.2
+  // receiver SWS avoidance). Otherwise the next ACK carries it.
+  uint32_t before = seq_gt(rcv_adv, rcv_nxt()) ? rcv_adv - rcv_nxt() : 0;
   uint32_t space = options.receive_buffer > receive.held() ? options.receive_buffer - receive.held() : 0;
-  if (seq_lt(rcv_adv, rcv_nxt())) before = 0;
-  if (space > before && space - before >= std::min(options.receive_buffer / 2, 2 * mss) &&
+  if (space >= 2 * before && space - before >= std::min(options.receive_buffer / 2, mss) &&
       (state == TcpState::established || state == TcpState::fin_wait_1 ||
        state == TcpState::fin_wait_2)) {
     ack_now = true;

@@ -228,8 +228,9 @@ void Connection::input_text(const Segment& s, uint64_t now) {
   uint32_t consumed = receive.next() - receive.held();
   uint32_t limit = std::max(options.receive_buffer, seq_gt(rcv_adv, consumed) ? rcv_adv - consumed : 0);
   // A service that holds data until it consumes it gets the whole ring at
-  // once: it never has to move under the spans the service keeps.
-  uint32_t at_least = options.auto_consume ? 0 : options.receive_buffer;
+  // once (the buffer, and the window's rounding to its scale): it never
+  // has to move under the spans the service keeps.
+  uint32_t at_least = options.auto_consume ? 0 : options.receive_buffer + (1u << rcv_wscale);
   switch (receive.store(s.seq(), s.payload, limit, layer.budget(), at_least)) {
     case ReceiveBuffer::Stored::ok: break;
     case ReceiveBuffer::Stored::no_memory:

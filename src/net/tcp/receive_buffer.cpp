@@ -17,10 +17,10 @@ void ReceiveBuffer::start(uint32_t next) {
 
 uint32_t ReceiveBuffer::highest() const { return ranges_.empty() ? next_ : ranges_.back().right; }
 
-bool ReceiveBuffer::reserve(uint32_t bytes, Budget& budget) {
+bool ReceiveBuffer::reserve(uint32_t bytes, uint32_t exactly, Budget& budget) {
   if (bytes <= capacity_) return true;
   if (delivered_ != consumed_) return false;  // the service holds spans into the ring
-  uint32_t grown = std::max<uint32_t>(std::bit_ceil(bytes), min_ring);
+  uint32_t grown = exactly >= bytes ? exactly : std::max<uint32_t>(std::bit_ceil(bytes), min_ring);
   if (!budget.take(grown - capacity_)) return false;
   std::unique_ptr<uint8_t[]> ring(new (std::nothrow) uint8_t[grown]);
   if (!ring) {
@@ -42,8 +42,12 @@ bool ReceiveBuffer::reserve(uint32_t bytes, Budget& budget) {
   return true;
 }
 
+uint32_t ReceiveBuffer::wrap(uint32_t index) const {
+  return index >= capacity_ ? index - capacity_ : index;
+}
+
 void ReceiveBuffer::write(uint32_t seq, std::span<const uint8_t> data) {
-  uint32_t at = (head_ + (seq - consumed_)) & (capacity_ - 1);
+  uint32_t at = wrap(head_ + (seq - consumed_));
   auto len = uint32_t(data.size());
   uint32_t first = std::min(len, capacity_ - at);
   std::memcpy(ring_.get() + at, data.data(), first);
@@ -92,7 +96,7 @@ ReceiveBuffer::Stored ReceiveBuffer::store(uint32_t seq, std::span<const uint8_t
     });
     if (!joins && ranges_.size() >= max_ranges) return Stored::too_many_ranges;
   }
-  if (!reserve(std::max(end - consumed_, at_least), budget)) return Stored::no_memory;
+  if (!reserve(end - consumed_, at_least, budget)) return Stored::no_memory;
   write(seq, data);
   if (seq != next_) {
     add_range(seq, end);
@@ -110,14 +114,14 @@ ReceiveBuffer::Stored ReceiveBuffer::store(uint32_t seq, std::span<const uint8_t
 std::span<const uint8_t> ReceiveBuffer::undelivered_span() const {
   uint32_t n = next_ - delivered_;
   if (n == 0) return {};
-  uint32_t at = (head_ + (delivered_ - consumed_)) & (capacity_ - 1);
+  uint32_t at = wrap(head_ + (delivered_ - consumed_));
   return {ring_.get() + at, std::min(n, capacity_ - at)};
 }
 
 void ReceiveBuffer::consume(uint32_t n) {
   n = std::min(n, delivered_ - consumed_);
   if (n == 0) return;
-  head_ = (head_ + n) & (capacity_ - 1);
+  head_ = wrap(head_ + n);
   consumed_ += n;
 }
 

@@ -35,9 +35,10 @@ class ReceiveBuffer {
   enum class Stored { ok, no_memory, too_many_ranges };
   // Keeps what of `data` (starting at `seq`) is new and lies within
   // `limit` bytes of the first unconsumed byte. Data in order moves next()
-  // on, over any ranges it joins. The ring grows to at least `at_least`
-  // bytes at once; it never moves while delivered bytes wait to be
-  // consumed (the service holds spans of them), so it cannot grow then.
+  // on, over any ranges it joins. The ring grows in powers of two, or to
+  // exactly `at_least` bytes at once when that is given; it never moves
+  // while delivered bytes wait to be consumed (the service holds spans of
+  // them), so it cannot grow then.
   Stored store(uint32_t seq, std::span<const uint8_t> data, uint32_t limit, Budget& budget,
                uint32_t at_least = 0);
 
@@ -68,13 +69,14 @@ class ReceiveBuffer {
   struct Range {
     uint32_t left, right;  // [left, right)
   };
-  bool reserve(uint32_t bytes, Budget& budget);
+  bool reserve(uint32_t bytes, uint32_t exactly, Budget& budget);
+  uint32_t wrap(uint32_t index) const;
   void write(uint32_t seq, std::span<const uint8_t> data);
   void add_range(uint32_t left, uint32_t right);
   void remember(uint32_t seq);
 
   std::unique_ptr<uint8_t[]> ring_;
-  uint32_t capacity_ = 0;  // a power of two
+  uint32_t capacity_ = 0;
   uint32_t head_ = 0;      // ring index of `consumed_`
   uint32_t consumed_ = 0, delivered_ = 0, next_ = 0;
   std::vector<Range> ranges_;  // beyond next_, sorted, disjoint, not touching

@@ -122,13 +122,12 @@ void Connection::on_persist(uint64_t now) {
     persist_backoff = 0;
     return;
   }
-  // The probe is the next octet (RFC 9293 §3.8.6.1); the peer acknowledges
-  // it if its window opened, or answers with its window if not.
-  if (snd_una == snd_nxt && seq_gt(end, snd_nxt)) {
-    if (transmit(snd_nxt, 1, 0, now)) ++snd_nxt;
-  } else if (seq_gt(end, snd_una)) {
-    retransmit(snd_una, 1, now);
-  }
+  // The probe is the next octet (RFC 9293 §3.8.6.1): the peer takes it if
+  // its window opened, or answers with its window if not. It does not
+  // count as sent (BSD pulls SND.NXT back the same way): an ACK of it
+  // moves SND.NXT on; otherwise it goes again with the data.
+  uint32_t at = seq_gt(end, snd_nxt) ? snd_nxt : snd_una;
+  if (seq_gt(end, at) && transmit(at, 1, 0, now)) probe_end = at + 1;
   if (persist_backoff < 16) ++persist_backoff;
   uint64_t interval = std::min(rtt.rto_us() << persist_backoff, RttEstimator::max_rto_us);
   persist_at = now + interval * ns_per_us;

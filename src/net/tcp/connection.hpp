@@ -159,7 +159,7 @@ class Connection {
   // ACKs owed.
   bool ack_now = false;
   uint32_t unacked_bytes = 0;
-  uint64_t last_oow_ack_ns = 0;  // the last ACK sent for an out-of-window segment without data
+  uint64_t last_oow_ack_ns = never;  // the last ACK sent for an out-of-window segment without data
 
   // Timers: absolute times in ns, `never` when idle.
   uint64_t retransmit_at = never;
@@ -203,6 +203,7 @@ class Connection {
   void input_fin(uint32_t fin_seq, uint64_t now);
   void apply_fin(uint64_t now);
   void challenge_ack(uint64_t now);
+  bool may_ack_out_of_window(uint64_t now);
   // ack.cpp
   bool input_ack(const Segment& s, uint64_t now);
   void take_rtt_sample(const Segment& s, uint32_t ack, uint64_t now);

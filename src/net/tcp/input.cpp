@@ -147,8 +147,7 @@ bool Connection::acceptable(const Segment& s, uint64_t now) {
   if (ts_ok && ts && !s.has(flag::rst) && now - ts_recent_ns < paws_idle_ns &&
       seq_lt(ts->value, ts_recent)) {
     ++layer.counters().drop_paws;
-    if (!s.payload.empty() || now - last_oow_ack_ns >= out_of_window_ack_interval_ns) {
-      last_oow_ack_ns = now;
+    if (!s.payload.empty() || may_ack_out_of_window(now)) {
       ack_now = true;
       output(now);
     }
@@ -173,14 +172,19 @@ bool Connection::acceptable(const Segment& s, uint64_t now) {
   if (state == TcpState::time_wait && s.has(flag::fin)) {
     linger_at = now + uint64_t(std::chrono::nanoseconds(layer.limits().time_wait).count());
   }
-  if (!s.payload.empty() || now - last_oow_ack_ns >= out_of_window_ack_interval_ns) {
-    last_oow_ack_ns = now;
+  if (!s.payload.empty() || may_ack_out_of_window(now)) {
     ack_now = true;
     output(now);
   } else {
     ++layer.counters().drop_rate_limited;
   }
   return false;
+}
+
+bool Connection::may_ack_out_of_window(uint64_t now) {
+  if (last_oow_ack_ns != never && now - last_oow_ack_ns < out_of_window_ack_interval_ns) return false;
+  last_oow_ack_ns = now;
+  return true;
 }
 
 void Connection::take_timestamp(const Segment& s, uint64_t now) {

@@ -47,6 +47,17 @@ inline Bytes tcp_packet(const ::net::wire::TcpRepr& header, const Bytes& payload
   return ip4(src, dst, 6, tcp(src, dst, header, payload));
 }
 
+// An ICMP error (RFC 792) quoting `quoted` (an IPv4 header and what follows).
+inline Bytes icmp_error(uint8_t type, uint8_t code, uint32_t rest, const Bytes& quoted) {
+  Bytes m(8);
+  m[0] = type;
+  m[1] = code;
+  ::net::wire::store32(&m[4], rest);
+  m.insert(m.end(), quoted.begin(), quoted.end());
+  ::net::wire::store16(&m[2], ::net::wire::checksum(m.data(), m.size()));
+  return m;
+}
+
 // A sent frame's TCP header (checked, checksum verified) and payload.
 struct SentSegment {
   ::net::wire::TcpRepr header;

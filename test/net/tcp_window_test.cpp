@@ -1,0 +1,78 @@
+// Flow control: the peer's zero window and our persist timer with its
+// probes (RFC 9293 §3.8.6.1), and our own window closing while the
+// service holds data, answering probes, and reopening.
+#include "tcp_fixture.hpp"
+
+using namespace std::chrono_literals;
+
+namespace keel::test {
+namespace {
+
+using TcpWindow = TcpTest;
+
+TEST_F(TcpWindow, ZeroWindowIsProbedWithBackoffUntilItOpens) {
+  TcpConnection c = accept();
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 0));  // the peer's window closes
+  ASSERT_EQ(*c.write(pattern(100)), 100u);
+  EXPECT_EQ(sent_count(), 0u);
+  // The persist timer: after one RTO (200 ms), then doubling (400, 800).
+  for (auto interval : {200ms, 400ms, 800ms}) {
+    advance(interval - 1ms);
+    EXPECT_EQ(sent_count(), 0u);
+    advance(1ms);
+    SentSegment probe = next();
+    EXPECT_EQ(probe.header, from_us(flag::ack, iss + 1, peer_isn + 1, full_window, 1));
+    EXPECT_EQ(probe.payload, Bytes{pattern(100)[0]});
+    saw(probe.header);
+    ++peer_ts;
+    inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 0));  // still closed
+  }
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 511));  // open
+  SentSegment data = next();
+  EXPECT_EQ(data.header, from_us(flag::ack | flag::psh, iss + 1, peer_isn + 1, full_window, 100));
+  EXPECT_EQ(data.payload, pattern(100));
+  EXPECT_EQ(c.stats().retransmits, 0u);  // probes are not retransmissions
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 101, 511));
+  advance(5s);
+  EXPECT_EQ(sent_count(), 0u);  // nothing left to probe or resend
+}
+
+TEST_F(TcpWindow, APeerThatTakesTheProbeMovesItOn) {
+  TcpConnection c = accept();
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 0));
+  ASSERT_EQ(*c.write(pattern(100)), 100u);
+  advance(200ms);
+  saw(next_header());
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 2, 511));  // took the byte, and opened
+  SentSegment rest = next();
+  EXPECT_EQ(rest.header, from_us(flag::ack | flag::psh, iss + 2, peer_isn + 1, full_window, 99));
+  Bytes all = pattern(100);
+  EXPECT_EQ(rest.payload, Bytes(all.begin() + 1, all.end()));
+}
+
+TEST_F(TcpWindow, OurWindowClosesWhileTheServiceHoldsDataAndProbesAreAnswered) {
+  TcpOptions o = options();
+  o.auto_consume = false;
+  o.receive_buffer = 4096;
+  TcpConnection c = accept({}, o);
+  c.on_read([](std::span<const uint8_t>) {});
+  for (uint32_t i = 0; i < 4; ++i) {
+    inject(from_peer(flag::ack, peer_isn + 1 + 1024 * i, iss + 1, 511), pattern(1024, uint8_t(i)));
+  }
+  EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1 + 2048, 64));
+  EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1 + 4096, 0));
+  // The peer's probe: a byte past a zero window is not taken; the ACK
+  // says the window is still closed.
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1 + 4096, iss + 1, 511), Bytes{0x55});
+  EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1 + 4096, 0));
+  EXPECT_EQ(c.unconsumed(), 4096u);
+  ASSERT_EQ(c.consumed(4096), Status::ok);
+  EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1 + 4096, 128));
+}
+
+}  // namespace
+}  // namespace keel::test

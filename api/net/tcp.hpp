@@ -75,6 +75,9 @@ struct TcpOptions {
   uint32_t receive_buffer = 256 * 1024;  // the window: bytes not yet consumed
   bool no_delay = false;                 // true: Nagle off (RFC 9293 §3.7.4)
   TcpCongestion congestion = TcpCongestion::cubic;
+  // Offered in the handshake, used if the peer agrees.
+  bool sack = true;        // RFC 2018
+  bool timestamps = true;  // RFC 7323 (window scaling is always offered)
   // Keepalive (RFC 9293 §3.8.4, RFC 1122 §4.2.3.6): off by default.
   bool keepalive = false;
   std::chrono::seconds keepalive_idle{7200};

@@ -54,8 +54,8 @@ void Connection::take_syn_options(const wire::TcpOptions& syn) {
   ws_ok = syn.window_scale.has_value();
   snd_wscale = ws_ok ? *syn.window_scale : 0;
   rcv_wscale = ws_ok ? window_shift_for(options.receive_buffer) : 0;
-  sack_ok = syn.sack_permitted;
-  ts_ok = syn.timestamps.has_value();
+  sack_ok = syn.sack_permitted && options.sack;
+  ts_ok = syn.timestamps.has_value() && options.timestamps;
   if (ts_ok) {
     ts_recent = syn.timestamps->value;
     ts_recent_ns = layer.now();
@@ -108,14 +108,14 @@ void Connection::open_from_cookie(const Segment& ack, uint16_t cookie_mss,
   snd_una = snd_nxt = ack.header.ack;
   recovery_point = snd_una;
   peer_mss = cookie_mss;
-  ts_ok = ack.header.options.timestamps.has_value();
+  ts_ok = ack.header.options.timestamps.has_value() && options.timestamps;
   if (ts_ok) {
     ts_recent = ack.header.options.timestamps->value;
     ts_recent_ns = now;
     ws_ok = cookie.window_scale.has_value();
     snd_wscale = cookie.window_scale.value_or(0);
     rcv_wscale = ws_ok ? window_shift_for(options.receive_buffer) : 0;
-    sack_ok = cookie.sack;
+    sack_ok = cookie.sack && options.sack;
   }
   // The SYN-ACK advertised an unscaled window: rcv_adv is what it said.
   rcv_adv = receive.next() + std::min(options.receive_buffer, max_unscaled_window);

@@ -81,13 +81,13 @@ void TcpLayer::send_cookie(uint32_t index, const tcp::ConnectionKey& key, const 
                   0, {}, 0};
   h.options.mss = our_mss;
   // Window scale and SACK survive only in the timestamp (syn_cookies.hpp).
-  if (offered.timestamps) {
-    tcp::SynCookies::Options carried{offered.window_scale, offered.sack_permitted};
+  if (offered.timestamps && options.timestamps) {
+    tcp::SynCookies::Options carried{offered.window_scale, offered.sack_permitted && options.sack};
     uint32_t clock = uint32_t(t / ns_per_ms) + secrets_.timestamp_offset(key);
     h.options.timestamps =
         wire::TcpTimestamps{tcp::SynCookies::encode_timestamp(clock, carried), offered.timestamps->value};
     if (offered.window_scale) h.options.window_scale = tcp::window_shift_for(options.receive_buffer);
-    h.options.sack_permitted = offered.sack_permitted;
+    h.options.sack_permitted = carried.sack;
   }
   if (send(*path, key, h)) ++counters_.syn_cookies_sent;
 }

@@ -184,8 +184,10 @@ void Connection::send_syn(uint64_t now) {
   h.options.mss = uint16_t(std::min<uint32_t>(layer.mtu(*path) - ip4_tcp_headers, UINT16_MAX));
   // An active open offers everything; an answer only what the peer offered.
   if (!answer || ws_ok) h.options.window_scale = rcv_wscale;
-  if (!answer || sack_ok) h.options.sack_permitted = true;
-  if (!answer || ts_ok) h.options.timestamps = wire::TcpTimestamps{tsval(now), answer ? ts_recent : 0};
+  if (answer ? sack_ok : options.sack) h.options.sack_permitted = true;
+  if (answer ? ts_ok : options.timestamps) {
+    h.options.timestamps = wire::TcpTimestamps{tsval(now), answer ? ts_recent : 0};
+  }
   if (answer) {
     rcv_adv = rcv_nxt() + h.window;  // RFC 7323 §2.2: a SYN's window is not scaled
     last_ack_sent = h.ack;

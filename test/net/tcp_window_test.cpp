@@ -74,5 +74,34 @@ TEST_F(TcpWindow, OurWindowClosesWhileTheServiceHoldsDataAndProbesAreAnswered) {
   EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1 + 4096, 128));
 }
 
+TEST_F(TcpWindow, ATooSmallWindowIsUsedWhenTheOverrideTimerRunsOut) {
+  PeerOffer p;
+  p.window_scale.reset();
+  TcpConnection c = accept(p);
+  our_window_shift = 0;
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 100));  // 100 bytes, of 65535 offered before
+  ASSERT_EQ(*c.write(pattern(1000)), 1000u);
+  EXPECT_EQ(sent_count(), 0u);  // sender SWS avoidance: not worth it...
+  advance(200ms);               // ... until RFC 1122 §4.2.3.4 (d)'s override timeout
+  EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1, 65535, 100));
+}
+
+TEST_F(TcpWindow, AConnectionThatCannotSendAnythingGivesUpAfterTheUserTimeout) {
+  TcpOptions o = options();
+  o.user_timeout = 2s;
+  TcpConnection c = accept({}, o);
+  TcpCloseReason reason = TcpCloseReason::closed;
+  c.on_close([&](TcpCloseReason r) { reason = r; });
+  iface.deconfigure();  // no route to the peer any more: nothing leaves
+  ASSERT_EQ(*c.write(pattern(1000)), 1000u);
+  advance(2s);
+  EXPECT_TRUE(c.is_open());
+  advance(2s);
+  EXPECT_FALSE(c.is_open());
+  EXPECT_EQ(reason, TcpCloseReason::timed_out);
+  EXPECT_EQ(stack.tcp().connections(), 0u);
+  EXPECT_GT(counters().tcp.drop_tx_failed, 0u);
+}
+
 }  // namespace
 }  // namespace keel::test

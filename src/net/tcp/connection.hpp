@@ -166,6 +166,7 @@ class Connection {
   uint64_t persist_at = never;
   uint32_t persist_backoff = 0;
   uint32_t probe_end = 0;  // a window probe's byte ends here (past snd_nxt), while probing
+  uint64_t probing_since_ns = never;  // the first unanswered window probe
   uint64_t delayed_ack_at = never;
   uint64_t keepalive_at = never;
   uint32_t keepalives_unanswered = 0;

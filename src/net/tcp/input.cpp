@@ -28,6 +28,7 @@ void Connection::input(const Segment& s, uint64_t now) {
   ++stats.segments_received;
   last_heard_ns = now;
   keepalives_unanswered = 0;
+  probing_since_ns = never;  // (an answer to a window probe, or anything else)
   if (state == TcpState::syn_sent) {
     input_syn_sent(s, now);
     if (state != TcpState::closed) output(now);

@@ -42,10 +42,12 @@ void Connection::output(uint64_t now) {
   } else if (retransmit_at == never && persist_at == never) {
     arm_retransmit(now);
   }
-  // RFC 9293 §3.8.6.1: a zero window with data waiting starts the persist timer.
+  // Data waits and nothing is in flight to bring an ACK: the window is
+  // zero (RFC 9293 §3.8.6.1), or too small for SWS avoidance to use it
+  // (RFC 1122 §4.2.3.4's override timeout). The persist timer comes back.
   uint32_t end = queued_end();
   bool unsent = seq_gt(end, snd_nxt) || (fin_queued && !fin_sent);
-  if (snd_wnd == 0 && unsent && snd_una == snd_nxt && persist_at == never && sends_data(state)) {
+  if (unsent && snd_una == snd_nxt && persist_at == never && sends_data(state) && !link_blocked) {
     persist_at = now + std::min<uint64_t>(rtt.rto_us(), RttEstimator::max_rto_us) * 1000;
   }
   layer.schedule(*this);

@@ -62,6 +62,12 @@ class TcpLayer {
   const Tcp::Limits& limits() const { return limits_; }
   std::size_t connections() const { return table_.size(); }
   const TcpCounters& counters() const { return counters_; }
+  // Every connection the table holds (diagnostics, tests).
+  template <class Fn>
+  void for_each_connection(Fn&& fn) const {
+    for (const Slot& s : slots_)
+      if (s.connection) fn(*s.connection);
+  }
   // A visible connection (open for the service), or nullptr.
   tcp::Connection* find(uint32_t slot, uint32_t generation);
   const tcp::Connection* find(uint32_t slot, uint32_t generation) const;

@@ -118,10 +118,29 @@ void Connection::on_retransmit_timeout(uint64_t now) {
 void Connection::on_persist(uint64_t now) {
   uint32_t end = queued_end();
   bool waiting = seq_gt(end, snd_una) || (fin_queued && !fin_sent);
-  if (snd_wnd > 0 || !waiting) {
+  if (!waiting) {
     persist_backoff = 0;
     return;
   }
+  // RFC 9293 §3.8.6.1: never give up on a peer that answers its probes;
+  // one that stays silent as long as the user timeout (or that we cannot
+  // even reach) is gone.
+  if (probing_since_ns == never) {
+    probing_since_ns = now;
+  } else if (now - probing_since_ns >= ns(options.user_timeout)) {
+    send_reset();
+    finish(TcpCloseReason::timed_out);
+    return;
+  }
+  if (snd_wnd > 0 && snd_una == snd_nxt && seq_gt(end, snd_nxt)) {
+    // RFC 1122 §4.2.3.4 (d): a window too small to be worth it is used
+    // anyway once this timer ran out.
+    uint32_t len = std::min({end - snd_nxt, snd_wnd, mss});
+    if (transmit(snd_nxt, len, len == end - snd_nxt ? wire::tcp_flag::psh : 0, now)) snd_nxt += len;
+    persist_backoff = 0;
+    return;
+  }
+  if (snd_wnd > 0) return;
   // The probe is the next octet (RFC 9293 §3.8.6.1): the peer takes it if
   // its window opened, or answers with its window if not. It does not
   // count as sent (BSD pulls SND.NXT back the same way): an ACK of it

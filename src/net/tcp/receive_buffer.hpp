@@ -22,7 +22,7 @@ class ReceiveBuffer {
  public:
   // Out-of-order ranges tracked; a segment that would make more is dropped.
   static constexpr std::size_t max_ranges = 32;
-  static constexpr std::size_t min_ring = 4096;
+  static constexpr std::size_t min_ring = 2048;
 
   ReceiveBuffer() = default;
   ReceiveBuffer(const ReceiveBuffer&) = delete;

@@ -80,16 +80,17 @@ void SendBuffer::drop_front(std::size_t n) {
   n = std::min(n, size_);
   front_ += n;
   size_ -= n;
-  while (!chunks_.empty()) {
-    const Chunk& c = chunks_.front();
+  std::size_t drop = 0;
+  for (; drop < chunks_.size(); ++drop) {
+    const Chunk& c = chunks_[drop];
     // Keep a copy chunk that still takes writes (the queue emptied into it).
     bool drained = c.start + c.size <= front_;
-    bool open = c.storage && c.size < c.capacity && chunks_.size() == 1 &&
+    bool open = c.storage && c.size < c.capacity && drop + 1 == chunks_.size() &&
                 !(budget_ && budget_->under_pressure());
     if (!drained || open) break;
     if (budget_) budget_->give(c.capacity);
-    chunks_.pop_front();
   }
+  chunks_.erase(chunks_.begin(), chunks_.begin() + std::ptrdiff_t(drop));
 }
 
 void SendBuffer::clear() {

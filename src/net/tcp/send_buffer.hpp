@@ -6,9 +6,9 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include <net/tcp.hpp>
 
@@ -54,7 +54,9 @@ class SendBuffer {
   // The chunk holding stream position `pos`.
   std::size_t chunk_at(uint64_t pos) const;
 
-  std::deque<Chunk> chunks_;
+  // A vector, not a deque: empty until the first write (an idle connection
+  // holds nothing), and short (a few chunks), so dropping from the front is cheap.
+  std::vector<Chunk> chunks_;
   uint64_t front_ = 0;  // stream position of the first byte queued
   std::size_t size_ = 0;
   Budget* budget_ = nullptr;  // where freed chunks go back to

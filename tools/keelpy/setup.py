@@ -12,6 +12,9 @@ BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-s
 TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "iproute2",
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
                  "procps", "time", "tcpdump",
+                 # TCP against Linux (test/net/test_tcp_linux.py, bench/tcp): clients,
+                 # the SYN flood, and gcc for bench/tcp's relay and load tools
+                 "iperf3", "curl", "netcat-openbsd", "hping3", "gcc",
                  # keel bench --quick: plots, and packing the Linux VM peer's initramfs
                  "python3-matplotlib", "cpio",
                  # test/dns: the reference servers, response comparison, bench/dns load

@@ -3,7 +3,7 @@
 programs, booted with the same QEMU line as a Keel image (see README.md here
 and docs/decisions/0070-linux-vm-peer.md).
 
-  bench/linux-vm/linux_guest.py [--profile echo|peers]   # build, print the two paths
+  bench/linux-vm/linux_guest.py [--profile echo|peers|tcp]   # build, print the two paths
 
 Everything comes from Debian's packages, fetched with `apt-get download` and
 unpacked with `dpkg-deb -x` into build/linux-vm/ (nothing is installed on the
@@ -59,7 +59,11 @@ PROGRAMS = {
 PROFILES = {
     "echo": [],  # hello and udp_echo only: the guest that sits beside Keel's examples
     "peers": sorted(PROGRAMS),
+    "tcp": ["iperf3"],  # bench/tcp: the TCP echo and iperf3
 }
+# The echo servers every guest has (run=udp_echo, run=tcp_echo).
+ECHO_SOURCES = [os.path.join(ROOT, "bench", "net", "udp_echo_server.c"),
+                os.path.join(ROOT, "bench", "tcp", "tcp_echo_server.c")]
 IPTABLES_NAMES = ["iptables", "iptables-save", "iptables-restore"]
 
 
@@ -212,8 +216,8 @@ def stage_initramfs(sysroot, programs, stage):
             os.symlink("/bin/busybox", link)
     shutil.copy(os.path.join(HERE, "init"), os.path.join(stage, "init"))
     os.chmod(os.path.join(stage, "init"), 0o755)
-    compile_static(os.path.join(ROOT, "bench", "net", "udp_echo_server.c"),
-                   os.path.join(stage, "bin", "udp_echo_server"))
+    for source in ECHO_SOURCES:
+        compile_static(source, os.path.join(stage, "bin", os.path.basename(source)[:-2]))
     compile_static(os.path.join(HERE, "debug_exit.c"), os.path.join(stage, "bin", "debug_exit"))
     modules = list(NET_MODULES)
     for name in programs:
@@ -286,7 +290,7 @@ class LinuxGuest:
 
 def inputs_key(profile, pinned):
     digest = hashlib.sha256(repr((profile, sorted(pinned.items()))).encode())
-    sources = [os.path.join(ROOT, "bench", "net", "udp_echo_server.c")]
+    sources = list(ECHO_SOURCES)
     sources += sorted(p for p in glob.glob(os.path.join(HERE, "**"), recursive=True)
                       if os.path.isfile(p) and "__pycache__" not in p)
     for path in sources:

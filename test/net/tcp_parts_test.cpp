@@ -33,7 +33,7 @@ TEST(TcpRtt, FollowsRfc6298) {
   EXPECT_EQ(r.srtt_us(), 100'000u);  // (2.2)
   EXPECT_EQ(r.rttvar_us(), 50'000u);
   EXPECT_EQ(r.rto_us(), 300'000u);  // 100 + 4 × 50 ms
-  r.sample(200'000);                 // (2.3)
+  r.sample(200'000);                // (2.3)
   EXPECT_EQ(r.rttvar_us(), (3 * 50'000u + 100'000u) / 4);
   EXPECT_EQ(r.srtt_us(), (7 * 100'000u + 200'000u) / 8);
   r.back_off();
@@ -60,8 +60,8 @@ TEST(TcpCubic, ReducesToSevenTenthsAndGrowsBackAlongTheCubic) {
     c.on_ack(c.cwnd(), c.cwnd(), now, rtt);  // a window acknowledged per RTT
     if (at_k == 0 && now >= 1'000'000 + 4'220'000) at_k = c.cwnd();
   }
-  EXPECT_NEAR(double(at_k) / mss, 100.0, 5.0);     // the plateau at W_max
-  EXPECT_GT(c.cwnd(), 150u * mss);                 // then probing beyond it
+  EXPECT_NEAR(double(at_k) / mss, 100.0, 5.0);  // the plateau at W_max
+  EXPECT_GT(c.cwnd(), 150u * mss);              // then probing beyond it
   // Fast convergence (§4.7): a loss below the last W_max remembers less.
   Congestion d;
   d.start(TcpCongestion::cubic, mss);
@@ -120,7 +120,9 @@ TEST(TcpReceiveBuffer, KeepsOutOfOrderRangesAndReportsSacksNewestFirst) {
   r.start(1000);
   std::vector<uint8_t> data(300);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = uint8_t(i);
-  auto part = [&](uint32_t from, uint32_t len) { return std::span<const uint8_t>(data).subspan(from, len); };
+  auto part = [&](uint32_t from, uint32_t len) {
+    return std::span<const uint8_t>(data).subspan(from, len);
+  };
   EXPECT_EQ(r.store(1100, part(100, 50), 65536, budget), ReceiveBuffer::Stored::ok);
   EXPECT_EQ(r.store(1200, part(200, 50), 65536, budget), ReceiveBuffer::Stored::ok);
   EXPECT_EQ(r.next(), 1000u);
@@ -167,9 +169,11 @@ TEST(TcpReceiveBuffer, BoundsRangesMemoryAndNeverMovesHeldBytes) {
   std::vector<uint8_t> chunk(100, 1);
   held.store(0, chunk, 65536, plenty);
   held.delivered(100);  // the service keeps a span of these: the ring cannot move
-  EXPECT_EQ(held.store(100, std::vector<uint8_t>(5000, 2), 65536, plenty), ReceiveBuffer::Stored::no_memory);
+  EXPECT_EQ(held.store(100, std::vector<uint8_t>(5000, 2), 65536, plenty),
+            ReceiveBuffer::Stored::no_memory);
   held.consume(100);
-  EXPECT_EQ(held.store(100, std::vector<uint8_t>(5000, 2), 65536, plenty), ReceiveBuffer::Stored::ok);
+  EXPECT_EQ(held.store(100, std::vector<uint8_t>(5000, 2), 65536, plenty),
+            ReceiveBuffer::Stored::ok);
 }
 
 TEST(TcpSendBuffer, CopiesHandsOverAndDropsAcrossChunks) {
@@ -179,7 +183,8 @@ TEST(TcpSendBuffer, CopiesHandsOverAndDropsAcrossChunks) {
   for (std::size_t i = 0; i < a.size(); ++i) a[i] = uint8_t(i * 13);
   EXPECT_EQ(s.append(a, budget), a.size());
   auto shared = std::make_shared<std::vector<uint8_t>>(5000, 0xab);
-  EXPECT_TRUE(s.append(TcpBuffer::from(std::shared_ptr<const std::vector<uint8_t>>(shared)), budget));
+  EXPECT_TRUE(
+      s.append(TcpBuffer::from(std::shared_ptr<const std::vector<uint8_t>>(shared)), budget));
   EXPECT_EQ(s.size(), 45000u);
   std::vector<uint8_t> out(3000);
   s.copy(39000, 3000, out.data());  // across the copy and the handed-over chunk
@@ -193,6 +198,27 @@ TEST(TcpSendBuffer, CopiesHandsOverAndDropsAcrossChunks) {
   EXPECT_EQ(budget.used(), 0u);
   Budget tight(2048);
   EXPECT_LE(s.append(a, tight), 2048u);
+}
+
+// 10,000 connections echoing a byte each in a 64 MiB image: once half the
+// budget is out, a byte costs a small ring and a small chunk, not 2 KiB + 1 KiB.
+TEST(TcpBuffers, UnderPressureSmallDataTakesSmallAllocations) {
+  Budget budget(8192);
+  ASSERT_TRUE(budget.take(5000));  // more than half given out
+  const uint8_t byte = 7;
+  ReceiveBuffer r;
+  r.start(0);
+  EXPECT_EQ(r.store(0, {&byte, 1}, 65536, budget), ReceiveBuffer::Stored::ok);
+  EXPECT_EQ(r.capacity(), ReceiveBuffer::min_ring_under_pressure);
+  SendBuffer s;
+  EXPECT_EQ(s.append({&byte, 1}, budget), 1u);
+  EXPECT_EQ(budget.used(),
+            5000 + ReceiveBuffer::min_ring_under_pressure + SendBuffer::min_chunk_under_pressure);
+  Budget relaxed(1 << 20);
+  ReceiveBuffer roomy;
+  roomy.start(0);
+  EXPECT_EQ(roomy.store(0, {&byte, 1}, 65536, relaxed), ReceiveBuffer::Stored::ok);
+  EXPECT_EQ(roomy.capacity(), ReceiveBuffer::min_ring);
 }
 
 TEST(TcpDeadlines, KeepsTheEarliestAsDeadlinesMove) {
@@ -215,11 +241,11 @@ TEST(TcpSynCookies, RoundTripAndExpire) {
   ConnectionKey key{ip4::Addr{10, 0, 0, 2}, ip4::Addr{10, 0, 0, 1}, 80, 40000};
   uint32_t cookie = SynCookies::make(secrets, key, 777, 1400, 0);
   EXPECT_EQ(SynCookies::check(secrets, key, 777, cookie, 60ull * 1'000'000'000), 1400);
-  EXPECT_FALSE(SynCookies::check(secrets, key, 778, cookie, 0));        // another SYN
-  EXPECT_FALSE(SynCookies::check(secrets, key, 777, cookie ^ 1, 0));    // tampered
+  EXPECT_FALSE(SynCookies::check(secrets, key, 778, cookie, 0));      // another SYN
+  EXPECT_FALSE(SynCookies::check(secrets, key, 777, cookie ^ 1, 0));  // tampered
   ConnectionKey other = key;
   other.remote_port = 40001;
-  EXPECT_FALSE(SynCookies::check(secrets, other, 777, cookie, 0));      // another 4-tuple
+  EXPECT_FALSE(SynCookies::check(secrets, other, 777, cookie, 0));  // another 4-tuple
   EXPECT_FALSE(SynCookies::check(secrets, key, 777, cookie, 128ull * 1'000'000'000));  // too old
   uint32_t ts = SynCookies::encode_timestamp(123456, {uint8_t(9), true});
   EXPECT_LE(ts, 123456u);

@@ -20,7 +20,8 @@ uint32_t ReceiveBuffer::highest() const { return ranges_.empty() ? next_ : range
 bool ReceiveBuffer::reserve(uint32_t bytes, uint32_t exactly, Budget& budget) {
   if (bytes <= capacity_) return true;
   if (delivered_ != consumed_) return false;  // the service holds spans into the ring
-  uint32_t grown = exactly >= bytes ? exactly : std::max<uint32_t>(std::bit_ceil(bytes), min_ring);
+  uint32_t floor = budget.under_pressure() ? min_ring_under_pressure : min_ring;
+  uint32_t grown = exactly >= bytes ? exactly : std::max<uint32_t>(std::bit_ceil(bytes), floor);
   if (!budget.take(grown - capacity_)) return false;
   std::unique_ptr<uint8_t[]> ring(new (std::nothrow) uint8_t[grown]);
   if (!ring) {

@@ -23,6 +23,8 @@ class ReceiveBuffer {
   // Out-of-order ranges tracked; a segment that would make more is dropped.
   static constexpr std::size_t max_ranges = 32;
   static constexpr std::size_t min_ring = 2048;
+  // With the budget under pressure, a ring starts at what the data needs.
+  static constexpr std::size_t min_ring_under_pressure = 64;
 
   ReceiveBuffer() = default;
   ReceiveBuffer(const ReceiveBuffer&) = delete;
@@ -42,9 +44,9 @@ class ReceiveBuffer {
   Stored store(uint32_t seq, std::span<const uint8_t> data, uint32_t limit, Budget& budget,
                uint32_t at_least = 0);
 
-  uint32_t next() const { return next_; }  // RCV.NXT
-  uint32_t held() const { return next_ - consumed_; }           // in order, not consumed
-  uint32_t undelivered() const { return next_ - delivered_; }   // in order, not yet handed out
+  uint32_t next() const { return next_; }                      // RCV.NXT
+  uint32_t held() const { return next_ - consumed_; }          // in order, not consumed
+  uint32_t undelivered() const { return next_ - delivered_; }  // in order, not yet handed out
   uint32_t unconsumed_delivered() const { return delivered_ - consumed_; }
   // The first bytes not yet delivered that lie together in the ring (all
   // of them, unless the ring wraps); delivered() marks them handed out.
@@ -77,7 +79,7 @@ class ReceiveBuffer {
 
   std::unique_ptr<uint8_t[]> ring_;
   uint32_t capacity_ = 0;
-  uint32_t head_ = 0;      // ring index of `consumed_`
+  uint32_t head_ = 0;  // ring index of `consumed_`
   uint32_t consumed_ = 0, delivered_ = 0, next_ = 0;
   std::vector<Range> ranges_;  // beyond next_, sorted, disjoint, not touching
   std::array<uint32_t, wire::tcp_max_sack_blocks> recent_{};  // latest arrivals, newest first

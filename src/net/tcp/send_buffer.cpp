@@ -14,7 +14,8 @@ std::size_t SendBuffer::append(std::span<const uint8_t> data, Budget& budget) {
     if (!last || !last->storage || last->size == last->capacity) {
       // Small writes get small chunks (10,000 idle connections echoing a
       // line each must not hold 16 KiB apiece); large ones the largest.
-      std::size_t want = std::clamp(std::bit_ceil(data.size() - taken), min_chunk, max_chunk);
+      std::size_t floor = budget.under_pressure() ? min_chunk_under_pressure : min_chunk;
+      std::size_t want = std::clamp(std::bit_ceil(data.size() - taken), floor, max_chunk);
       if (!budget.take(want)) break;
       Chunk c;
       c.start = front_ + size_;
@@ -56,8 +57,10 @@ std::size_t SendBuffer::chunk_at(uint64_t pos) const {
   std::size_t lo = 0, hi = chunks_.size();
   while (hi - lo > 1) {
     std::size_t mid = (lo + hi) / 2;
-    if (chunks_[mid].start <= pos) lo = mid;
-    else hi = mid;
+    if (chunks_[mid].start <= pos)
+      lo = mid;
+    else
+      hi = mid;
   }
   return lo;
 }

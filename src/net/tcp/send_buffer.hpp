@@ -7,10 +7,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <net/tcp.hpp>
 #include <span>
 #include <vector>
-
-#include <net/tcp.hpp>
 
 #include "budget.hpp"
 
@@ -21,6 +20,8 @@ class SendBuffer {
   // Copied writes go into chunks of up to this much.
   static constexpr std::size_t max_chunk = 16 * 1024;
   static constexpr std::size_t min_chunk = 1024;
+  // With the budget under pressure, small writes take only what they need.
+  static constexpr std::size_t min_chunk_under_pressure = 64;
 
   SendBuffer() = default;
   SendBuffer(const SendBuffer&) = delete;
@@ -45,11 +46,11 @@ class SendBuffer {
 
  private:
   struct Chunk {
-    uint64_t start = 0;                     // stream position of data[0]
-    std::unique_ptr<uint8_t[]> storage;     // a copy's bytes
-    std::shared_ptr<const void> owner;      // a handed-over buffer's
+    uint64_t start = 0;                  // stream position of data[0]
+    std::unique_ptr<uint8_t[]> storage;  // a copy's bytes
+    std::shared_ptr<const void> owner;   // a handed-over buffer's
     const uint8_t* data = nullptr;
-    uint32_t size = 0, capacity = 0;        // capacity: what the budget gave
+    uint32_t size = 0, capacity = 0;  // capacity: what the budget gave
   };
   // The chunk holding stream position `pos`.
   std::size_t chunk_at(uint64_t pos) const;

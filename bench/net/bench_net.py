@@ -215,12 +215,8 @@ def write_report(out, args, figures):
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", f"UDP load: bench/net/udp_load.c, {WINDOW} datagrams in flight; ping: "
               "requests 5 ms apart. Boot to first ping is in boot.md.", ""]
-    with open(os.path.join(out, "net.md"), "w") as f:
-        f.write("\n".join(lines))
-    bench_report.write_csv(os.path.join(out, "net.csv"), table)
-    bench_report.plot_comparisons(os.path.join(out, "net.png"),
-                                  "Network: Keel beside a Linux guest (microvm, TCG)", table)
-    print(f"net: wrote {out}/net.md, net.csv, net.png", flush=True)
+    bench_report.write_results(out, "net", lines, table,
+                               "Network: Keel beside a Linux guest (microvm, TCG)")
 
 
 if __name__ == "__main__":

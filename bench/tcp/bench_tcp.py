@@ -256,12 +256,8 @@ def write_report(out, args, figures):
     lines += ["", "The Linux-process build and the netns peer share the host's two cores with "
               "the clients; the guests are limited by TCG, which runs each guest on one host "
               "thread.", ""]
-    with open(os.path.join(out, "tcp.md"), "w") as f:
-        f.write("\n".join(lines))
-    bench_report.write_csv(os.path.join(out, "tcp.csv"), table)
-    bench_report.plot_comparisons(os.path.join(out, "tcp.png"),
-                                  "TCP: Keel beside a Linux guest (microvm, TCG)", table)
-    print(f"tcp: wrote {out}/tcp.md, tcp.csv, tcp.png", flush=True)
+    bench_report.write_results(out, "tcp", lines, table,
+                               "TCP: Keel beside a Linux guest (microvm, TCG)")
 
 
 if __name__ == "__main__":

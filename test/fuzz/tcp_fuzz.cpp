@@ -36,9 +36,9 @@
 
 #include "manual_clock.hpp"
 #include "memory_nic.hpp"
+#include "net/stack_parts.hpp"
 #include "net/wire/ethernet.hpp"
 #include "net/wire/ip4.hpp"
-#include "net/stack_parts.hpp"
 #include "net/wire/tcp.hpp"
 
 namespace {
@@ -70,7 +70,8 @@ class Harness {
     std::vector<uint8_t> arp(42, 0);  // the peer asks for us: we learn its MAC
     net::ethernet::Addr::broadcast().write(arp.data());
     peer_mac.write(arp.data() + 6);
-    arp[12] = 0x08, arp[13] = 0x06, arp[15] = 1, arp[16] = 0x08, arp[18] = 6, arp[19] = 4, arp[21] = 1;
+    arp[12] = 0x08, arp[13] = 0x06, arp[15] = 1, arp[16] = 0x08, arp[18] = 6, arp[19] = 4,
+    arp[21] = 1;
     peer_mac.write(arp.data() + 22);
     peer.write(arp.data() + 28);
     ours.write(arp.data() + 38);
@@ -88,8 +89,10 @@ class Harness {
     options_.send_buffer = options_.receive_buffer = 16 * 1024;
     options_.user_timeout = std::chrono::seconds(30);  // so finish() sees everything end
     options_.connect_timeout = std::chrono::seconds(30);
-    listener_ = *stack_.tcp().listen(80, [this](net::TcpConnection c) { adopt(c); }, options_);
-    auto active = stack_.tcp().connect({peer, 9000}, [](net::TcpConnection) {}, options_, {ours, 5555});
+    listener_ = *stack_.tcp().listen(
+        80, [this](net::TcpConnection c) { adopt(c); }, options_);
+    auto active =
+        stack_.tcp().connect({peer, 9000}, [](net::TcpConnection) {}, options_, {ours, 5555});
     CHECK(active.ok());
     adopt(*active);
     drain();
@@ -126,8 +129,10 @@ class Harness {
     bare.emit(s.data(), peer, ours);
     s[12] = uint8_t(((net::wire::tcp_header_min + options) / 4) << 4);
     fix_checksum(s);
-    if (h.flags & flag::syn) who.next = h.seq + 1 + payload;
-    else if (payload) who.next = h.seq + payload + ((h.flags & flag::fin) ? 1 : 0);
+    if (h.flags & flag::syn)
+      who.next = h.seq + 1 + payload;
+    else if (payload)
+      who.next = h.seq + payload + ((h.flags & flag::fin) ? 1 : 0);
     deliver(s);
   }
 
@@ -141,19 +146,33 @@ class Harness {
     if (connections_.empty()) return;
     net::TcpConnection& c = connections_[m % connections_.size()];
     switch ((m >> 4) % 6) {
-      case 0: c.write(std::vector<uint8_t>(std::size_t(m) * 97, m)); break;
-      case 1: c.consumed(c.unconsumed()); break;
-      case 2: c.shutdown(); break;
-      case 3: c.close(); break;
-      case 4: c.abort(); break;
-      case 5: c.set_buffers(2048, 2048); break;
+      case 0:
+        c.write(std::vector<uint8_t>(std::size_t(m) * 97, m));
+        break;
+      case 1:
+        c.consumed(c.unconsumed());
+        break;
+      case 2:
+        c.shutdown();
+        break;
+      case 3:
+        c.close();
+        break;
+      case 4:
+        c.abort();
+        break;
+      case 5:
+        c.set_buffers(2048, 2048);
+        break;
     }
     drain();
   }
 
   void ring(uint8_t r) {
-    if (r == 0) nic_.limit_transmit_room(0);
-    else nic_.free_transmit_room(r);
+    if (r == 0)
+      nic_.limit_transmit_room(0);
+    else
+      nic_.free_transmit_room(r);
     drain();
   }
 
@@ -181,10 +200,14 @@ class Harness {
     listener_.close();
     for (int i = 0; i < 40; ++i) advance(250);
     stack_.parts().tcp_layer.for_each_connection([](const net::tcp::Connection& c) {
-      std::fprintf(stderr, "tcp_fuzz: left: %s, deadline %llu wnd %u una %u nxt %u queued %zu rtx %llu persist %llu fin %d/%d rec %d rp %u hr %u cwnd %u blocked %d mss %u\n",
-                   net::to_string(c.state), static_cast<unsigned long long>(c.next_deadline()), c.snd_wnd,
-                   c.snd_una, c.snd_nxt, c.send.size(), (unsigned long long)c.retransmit_at,
-                   (unsigned long long)c.persist_at, c.fin_queued, c.fin_sent, int(c.recovery), c.recovery_point, c.high_rxt, c.cc.cwnd(), c.link_blocked, c.mss);
+      std::fprintf(stderr,
+                   "tcp_fuzz: left: %s, deadline %llu wnd %u una %u nxt %u queued %zu rtx %llu "
+                   "persist %llu fin %d/%d rec %d rp %u hr %u cwnd %u blocked %d mss %u\n",
+                   net::to_string(c.state), static_cast<unsigned long long>(c.next_deadline()),
+                   c.snd_wnd, c.snd_una, c.snd_nxt, c.send.size(),
+                   (unsigned long long)c.retransmit_at, (unsigned long long)c.persist_at,
+                   c.fin_queued, c.fin_sent, int(c.recovery), c.recovery_point, c.high_rxt,
+                   c.cc.cwnd(), c.link_blocked, c.mss);
     });
     CHECK(stack_.tcp().connections() == 0);
     CHECK(stack_.tcp().memory_used() == 0);
@@ -219,8 +242,10 @@ class Harness {
 
   static void fix_checksum(std::vector<uint8_t>& s) {
     net::wire::store16(s.data() + net::wire::tcp_checksum_offset, 0);
-    uint32_t pseudo = net::wire::pseudo_header_sum(peer, ours, net::wire::ip_protocol_tcp, uint16_t(s.size()));
-    uint16_t sum = uint16_t(~net::wire::checksum_fold(net::wire::checksum_add(pseudo, s.data(), s.size())));
+    uint32_t pseudo =
+        net::wire::pseudo_header_sum(peer, ours, net::wire::ip_protocol_tcp, uint16_t(s.size()));
+    uint16_t sum =
+        uint16_t(~net::wire::checksum_fold(net::wire::checksum_add(pseudo, s.data(), s.size())));
     net::wire::store16(s.data() + net::wire::tcp_checksum_offset, sum);
   }
 
@@ -292,7 +317,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       case 0x00:
         if (p < end) h.advance(*p++);
         break;
-      case 0x01: h.segment(p, end); break;
+      case 0x01:
+        h.segment(p, end);
+        break;
       case 0x02:
         if (p < end) h.service(*p++);
         break;

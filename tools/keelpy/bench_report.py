@@ -115,6 +115,15 @@ def write_csv(path, comparisons):
             writer.writerow(c.row())
 
 
+def write_results(out, name, lines, comparisons, title):
+    """A benchmark's three files in `out`: NAME.md (`lines`), NAME.csv and NAME.png."""
+    with open(os.path.join(out, f"{name}.md"), "w") as f:
+        f.write("\n".join(lines))
+    write_csv(os.path.join(out, f"{name}.csv"), comparisons)
+    plot_comparisons(os.path.join(out, f"{name}.png"), title, comparisons)
+    print(f"{name}: wrote {out}/{name}.md, {name}.csv, {name}.png", flush=True)
+
+
 def read_csv(path):
     with open(path, newline="") as f:
         return [Comparison.from_row(row) for row in csv.DictReader(f)]

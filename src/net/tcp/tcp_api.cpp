@@ -5,34 +5,52 @@
 
 #include "net/stack_parts.hpp"
 #include "tcp_layer.hpp"
+#include "util/slots.hpp"
 
 namespace net {
 
 const char* to_string(TcpState state) {
   switch (state) {
-    case TcpState::closed: return "CLOSED";
-    case TcpState::listen: return "LISTEN";
-    case TcpState::syn_sent: return "SYN-SENT";
-    case TcpState::syn_received: return "SYN-RECEIVED";
-    case TcpState::established: return "ESTABLISHED";
-    case TcpState::fin_wait_1: return "FIN-WAIT-1";
-    case TcpState::fin_wait_2: return "FIN-WAIT-2";
-    case TcpState::close_wait: return "CLOSE-WAIT";
-    case TcpState::closing: return "CLOSING";
-    case TcpState::last_ack: return "LAST-ACK";
-    case TcpState::time_wait: return "TIME-WAIT";
+    case TcpState::closed:
+      return "CLOSED";
+    case TcpState::listen:
+      return "LISTEN";
+    case TcpState::syn_sent:
+      return "SYN-SENT";
+    case TcpState::syn_received:
+      return "SYN-RECEIVED";
+    case TcpState::established:
+      return "ESTABLISHED";
+    case TcpState::fin_wait_1:
+      return "FIN-WAIT-1";
+    case TcpState::fin_wait_2:
+      return "FIN-WAIT-2";
+    case TcpState::close_wait:
+      return "CLOSE-WAIT";
+    case TcpState::closing:
+      return "CLOSING";
+    case TcpState::last_ack:
+      return "LAST-ACK";
+    case TcpState::time_wait:
+      return "TIME-WAIT";
   }
   return "?";
 }
 
 const char* to_string(TcpCloseReason reason) {
   switch (reason) {
-    case TcpCloseReason::closed: return "closed";
-    case TcpCloseReason::reset: return "reset";
-    case TcpCloseReason::refused: return "refused";
-    case TcpCloseReason::unreachable: return "unreachable";
-    case TcpCloseReason::timed_out: return "timed out";
-    case TcpCloseReason::no_memory: return "no memory";
+    case TcpCloseReason::closed:
+      return "closed";
+    case TcpCloseReason::reset:
+      return "reset";
+    case TcpCloseReason::refused:
+      return "refused";
+    case TcpCloseReason::unreachable:
+      return "unreachable";
+    case TcpCloseReason::timed_out:
+      return "timed out";
+    case TcpCloseReason::no_memory:
+      return "no memory";
   }
   return "?";
 }
@@ -46,7 +64,8 @@ TcpBuffer TcpBuffer::from(std::string data) {
   return {owner, {reinterpret_cast<const uint8_t*>(owner->data()), owner->size()}};
 }
 TcpBuffer TcpBuffer::from(std::shared_ptr<const std::vector<uint8_t>> data) {
-  std::span<const uint8_t> bytes = data ? std::span<const uint8_t>(*data) : std::span<const uint8_t>{};
+  std::span<const uint8_t> bytes =
+      data ? std::span<const uint8_t>(*data) : std::span<const uint8_t>{};
   return {std::move(data), bytes};
 }
 
@@ -63,15 +82,8 @@ Result<TcpListener> TcpLayer::listen(const Endpoint& local, Tcp::ConnectHandler 
   for (uint32_t i = first ? *first : none; i != none; i = listeners_[i].next_on_port) {
     if (listeners_[i].address == address) return Status::in_use;
   }
-  uint32_t index;
-  if (!free_listeners_.empty()) {
-    index = free_listeners_.back();
-    free_listeners_.pop_back();
-  } else {
-    if (listener_ports_.full()) return Status::in_use;
-    index = uint32_t(listeners_.size());
-    listeners_.emplace_back();
-  }
+  if (free_listeners_.empty() && listener_ports_.full()) return Status::in_use;
+  uint32_t index = keel::util::take_slot(listeners_, free_listeners_);
   Listener& l = listeners_[index];
   uint32_t generation = l.generation + 1;
   l = Listener{};
@@ -93,8 +105,10 @@ void TcpLayer::close_listener(uint32_t slot, uint32_t generation) {
   Listener& l = listeners_[slot];
   uint32_t* head = listener_ports_.find(l.port);
   if (head && *head == slot) {
-    if (l.next_on_port == none) listener_ports_.erase(l.port);
-    else *head = l.next_on_port;
+    if (l.next_on_port == none)
+      listener_ports_.erase(l.port);
+    else
+      *head = l.next_on_port;
   } else {
     for (uint32_t i = head ? *head : none; i != none; i = listeners_[i].next_on_port) {
       if (listeners_[i].next_on_port == slot) {
@@ -109,7 +123,8 @@ void TcpLayer::close_listener(uint32_t slot, uint32_t generation) {
 }
 
 bool TcpLayer::listener_open(uint32_t slot, uint32_t generation) const {
-  return slot < listeners_.size() && listeners_[slot].open && listeners_[slot].generation == generation;
+  return slot < listeners_.size() && listeners_[slot].open &&
+         listeners_[slot].generation == generation;
 }
 
 Endpoint TcpLayer::listener_local(uint32_t slot, uint32_t generation) const {
@@ -179,7 +194,9 @@ const TcpCounters& Tcp::counters() const { return layer_.counters(); }
 // TcpListener.
 
 bool TcpListener::is_open() const { return layer_ && layer_->listener_open(slot_, generation_); }
-Endpoint TcpListener::local() const { return layer_ ? layer_->listener_local(slot_, generation_) : Endpoint{}; }
+Endpoint TcpListener::local() const {
+  return layer_ ? layer_->listener_local(slot_, generation_) : Endpoint{};
+}
 std::size_t TcpListener::pending() const {
   return layer_ ? layer_->listener_pending(slot_, generation_) : 0;
 }

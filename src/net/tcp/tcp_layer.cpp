@@ -3,11 +3,13 @@
 // stack's work is done.
 #include "tcp_layer.hpp"
 
-#include <algorithm>
-#include <cstring>
 #include <sys/random.h>
 
+#include <algorithm>
+#include <cstring>
+
 #include "net/stack_parts.hpp"
+#include "util/slots.hpp"
 
 namespace net {
 namespace {
@@ -26,7 +28,8 @@ constexpr uint32_t challenge_acks_per_second = 1000;
 Tcp::Limits with_defaults(Tcp::Limits l, std::size_t total_memory) {
   if (total_memory == 0) total_memory = default_total_memory;
   if (l.max_connections == 0) {
-    l.max_connections = std::clamp(total_memory / memory_per_connection, min_connections, max_connections);
+    l.max_connections =
+        std::clamp(total_memory / memory_per_connection, min_connections, max_connections);
   }
   if (l.memory == 0) l.memory = std::max(total_memory / buffer_share, min_buffer_memory);
   if (l.backlog == 0) l.backlog = 1;
@@ -85,14 +88,7 @@ tcp::Connection* TcpLayer::create(const tcp::ConnectionKey& key, const TcpOption
   }
   auto [entry, inserted] = table_.try_emplace(key);
   if (!entry || !inserted) return nullptr;
-  uint32_t index;
-  if (!free_slots_.empty()) {
-    index = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    index = uint32_t(slots_.size());
-    slots_.emplace_back();
-  }
+  uint32_t index = keel::util::take_slot(slots_, free_slots_);
   *entry = index;
   Slot& s = slots_[index];
   s.connection = std::make_unique<tcp::Connection>(*this, key, options);
@@ -204,7 +200,9 @@ Result<Ip4Path> TcpLayer::route(const tcp::ConnectionKey& key) const {
   return parts_.ip4.route(key.remote, key.local);
 }
 
-bool TcpLayer::congested(const Ip4Path& path) const { return parts_.link(path.interface).congested(); }
+bool TcpLayer::congested(const Ip4Path& path) const {
+  return parts_.link(path.interface).congested();
+}
 
 uint32_t TcpLayer::mtu(const Ip4Path& path) const { return parts_.link(path.interface).mtu(); }
 

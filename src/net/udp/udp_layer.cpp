@@ -4,6 +4,7 @@
 #include <sys/random.h>
 
 #include "net/stack_parts.hpp"
+#include "util/slots.hpp"
 #include "net/wire/udp.hpp"
 
 namespace net {
@@ -73,14 +74,7 @@ Result<UdpSocket> UdpLayer::bind(Udp& udp, const Endpoint& local, InterfaceId in
   uint16_t port = local.port ? local.port : free_ephemeral_port();
   if (port == 0 || open_ >= Udp::max_sockets) return Status::in_use;
   if (is_bound(Endpoint{address, port}, interface)) return Status::in_use;
-  uint32_t index;
-  if (!free_slots_.empty()) {
-    index = free_slots_.back();
-    free_slots_.pop_back();
-  } else {
-    index = uint32_t(slots_.size());
-    slots_.emplace_back();
-  }
+  uint32_t index = keel::util::take_slot(slots_, free_slots_);
   Slot& s = slots_[index];
   uint32_t generation = s.generation + 1;
   s = Slot{};

@@ -29,15 +29,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <span>
-#include <string>
-#include <vector>
-
 #include <net/address.hpp>
 #include <net/counters.hpp>
 #include <net/routes.hpp>
 #include <net/status.hpp>
+#include <span>
+#include <string>
 #include <util/delegate.hpp>
+#include <vector>
 
 namespace net {
 
@@ -46,8 +45,17 @@ class TcpLayer;  // the protocol (src/net/tcp/tcp_layer.hpp)
 
 // RFC 9293 §3.3.2.
 enum class TcpState : uint8_t {
-  closed, listen, syn_sent, syn_received, established, fin_wait_1, fin_wait_2, close_wait,
-  closing, last_ack, time_wait,
+  closed,
+  listen,
+  syn_sent,
+  syn_received,
+  established,
+  fin_wait_1,
+  fin_wait_2,
+  close_wait,
+  closing,
+  last_ack,
+  time_wait,
 };
 const char* to_string(TcpState state);
 
@@ -95,18 +103,18 @@ struct TcpOptions {
 // What a connection has done, for the service (and `keel bench`).
 struct TcpStats {
   TcpState state = TcpState::closed;
-  uint32_t mss = 0;             // the largest segment sent now (payload bytes)
+  uint32_t mss = 0;                                 // the largest segment sent now (payload bytes)
   uint32_t srtt_us = 0, rttvar_us = 0, rto_ms = 0;  // RFC 6298
   uint32_t cwnd = 0, ssthresh = 0;                  // bytes
-  uint32_t send_window = 0;     // the peer's, scaled
-  uint32_t receive_window = 0;  // ours, as last advertised
-  uint64_t bytes_sent = 0;      // data bytes put on the wire, retransmissions included
+  uint32_t send_window = 0;                         // the peer's, scaled
+  uint32_t receive_window = 0;                      // ours, as last advertised
+  uint64_t bytes_sent = 0;  // data bytes put on the wire, retransmissions included
   uint64_t bytes_acked = 0;
   uint64_t bytes_received = 0;  // in order, delivered to the buffer
   uint64_t segments_sent = 0, segments_received = 0;
-  uint64_t retransmits = 0;     // segments sent again
+  uint64_t retransmits = 0;                     // segments sent again
   uint64_t fast_retransmits = 0, timeouts = 0;  // recovery episodes by cause
-  uint64_t sack_recoveries = 0; // fast recoveries driven by SACK (RFC 6675)
+  uint64_t sack_recoveries = 0;                 // fast recoveries driven by SACK (RFC 6675)
   uint64_t dup_acks_received = 0;
   uint64_t out_of_order_segments = 0;
   bool timestamps = false, sack = false, window_scale = false;  // negotiated
@@ -228,9 +236,9 @@ class Tcp {
   // Bounds on the whole of TCP (docs/net/tcp.md); 0 fields take defaults
   // scaled to the image's memory.
   struct Limits {
-    std::size_t max_connections = 0;  // every state, TIME_WAIT included
-    std::size_t memory = 0;           // bytes of send and receive buffers, all connections
-    uint32_t backlog = 128;           // per listener: handshakes in progress, then SYN cookies
+    std::size_t max_connections = 0;     // every state, TIME_WAIT included
+    std::size_t memory = 0;              // bytes of send and receive buffers, all connections
+    uint32_t backlog = 128;              // per listener: handshakes in progress, then SYN cookies
     std::chrono::seconds time_wait{60};  // 2·MSL (RFC 9293 §3.4.2 with MSL 30 s, as Linux)
   };
 

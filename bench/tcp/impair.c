@@ -22,10 +22,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <net/if.h>
 #include <linux/if_packet.h>
 #include <linux/if_tun.h>
 #include <net/ethernet.h>
+#include <net/if.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -43,7 +43,7 @@ struct frame {
   uint64_t due_ns;
   uint64_t order; /* ties keep arrival order: only --reorder reorders */
   uint32_t len;
-  uint8_t *data;
+  uint8_t* data;
 };
 
 /* A min-heap of frames by due time: one per direction. */
@@ -59,7 +59,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static volatile sig_atomic_t stop;
 static unsigned long long passed, dropped, duplicated, reordered, overflowed, arrivals;
 
-static int before(const struct frame *a, const struct frame *b) {
+static int before(const struct frame* a, const struct frame* b) {
   return a->due_ns < b->due_ns || (a->due_ns == b->due_ns && a->order < b->order);
 }
 
@@ -76,7 +76,7 @@ static double uniform(void) { /* xorshift64*, reproducible with --seed */
   return (double)((rng_state * 2685821657736338717ull) >> 11) / 9007199254740992.0;
 }
 
-static void push(struct queue *q, uint64_t due, const uint8_t *data, uint32_t len) {
+static void push(struct queue* q, uint64_t due, const uint8_t* data, uint32_t len) {
   if (q->size == queue_capacity) {
     ++overflowed;
     return;
@@ -95,7 +95,7 @@ static void push(struct queue *q, uint64_t due, const uint8_t *data, uint32_t le
   q->items[i] = f;
 }
 
-static struct frame pop(struct queue *q) {
+static struct frame pop(struct queue* q) {
   struct frame top = q->items[0], last = q->items[--q->size];
   int i = 0;
   for (;;) {
@@ -111,7 +111,7 @@ static struct frame pop(struct queue *q) {
 }
 
 /* Decides a frame's fate and queues it (twice if duplicated). */
-static void impair(struct queue *q, const uint8_t *data, uint32_t len, uint64_t now) {
+static void impair(struct queue* q, const uint8_t* data, uint32_t len, uint64_t now) {
   int ip = len >= 14 && data[12] == 0x08 && data[13] == 0x00;
   if (!ip) {
     push(q, now, data, len);
@@ -134,7 +134,7 @@ static void impair(struct queue *q, const uint8_t *data, uint32_t len, uint64_t 
   }
 }
 
-static int open_tap(const char *name) {
+static int open_tap(const char* name) {
   int fd = open("/dev/net/tun", O_RDWR | O_NONBLOCK);
   if (fd < 0) return -1;
   struct ifreq ifr;
@@ -148,7 +148,7 @@ static int open_tap(const char *name) {
   return fd;
 }
 
-static int open_packet(const char *name) {
+static int open_packet(const char* name) {
   int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK, htons(ETH_P_ALL));
   if (fd < 0) return -1;
   int one = 1;
@@ -165,7 +165,7 @@ static int open_packet(const char *name) {
   addr.sll_family = AF_PACKET;
   addr.sll_protocol = htons(ETH_P_ALL);
   addr.sll_ifindex = (int)if_nametoindex(name);
-  if (addr.sll_ifindex == 0 || bind(fd, (struct sockaddr *)&addr, sizeof addr) < 0) {
+  if (addr.sll_ifindex == 0 || bind(fd, (struct sockaddr*)&addr, sizeof addr) < 0) {
     close(fd);
     return -1;
   }
@@ -173,7 +173,7 @@ static int open_packet(const char *name) {
 }
 
 /* Writes the frames that are due; returns ms until the next one (-1: none). */
-static int drain(struct queue *q, int fd, uint64_t now) {
+static int drain(struct queue* q, int fd, uint64_t now) {
   while (q->size > 0 && q->items[0].due_ns <= now) {
     struct frame f = pop(q);
     if (write(fd, f.data, f.len) < 0 && errno != EAGAIN && errno != ENOBUFS) perror("write");
@@ -186,7 +186,7 @@ static int drain(struct queue *q, int fd, uint64_t now) {
 
 /* Completes the TCP or UDP checksum of an IPv4 frame whose field holds
  * only the pseudo-header sum (CHECKSUM_PARTIAL). */
-static void complete_checksum(uint8_t *f, uint32_t len) {
+static void complete_checksum(uint8_t* f, uint32_t len) {
   if (len < 34 || f[12] != 0x08 || f[13] != 0x00) return;
   uint32_t ihl = (uint32_t)(f[14] & 0x0f) * 4, start = 14 + ihl;
   uint32_t field = f[23] == 6 ? 16 : f[23] == 17 ? 6 : 0;
@@ -207,18 +207,24 @@ static void on_signal(int s) {
   stop = 1;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s A B [--loss P] [--delay MS] [--reorder P] [--duplicate P] [--seed N]\n",
+    fprintf(stderr,
+            "usage: %s A B [--loss P] [--delay MS] [--reorder P] [--duplicate P] [--seed N]\n",
             argv[0]);
     return 2;
   }
   for (int i = 3; i + 1 < argc; i += 2) {
-    if (!strcmp(argv[i], "--loss")) loss = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--delay")) delay_ns = (uint64_t)(atof(argv[i + 1]) * 1e6);
-    else if (!strcmp(argv[i], "--reorder")) reorder = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--duplicate")) duplicate = atof(argv[i + 1]);
-    else if (!strcmp(argv[i], "--seed")) rng_state = strtoull(argv[i + 1], 0, 10) | 1;
+    if (!strcmp(argv[i], "--loss"))
+      loss = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--delay"))
+      delay_ns = (uint64_t)(atof(argv[i + 1]) * 1e6);
+    else if (!strcmp(argv[i], "--reorder"))
+      reorder = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--duplicate"))
+      duplicate = atof(argv[i + 1]);
+    else if (!strcmp(argv[i], "--seed"))
+      rng_state = strtoull(argv[i + 1], 0, 10) | 1;
     else {
       fprintf(stderr, "impair: unknown option %s\n", argv[i]);
       return 2;
@@ -231,8 +237,8 @@ int main(int argc, char **argv) {
   }
   signal(SIGTERM, on_signal);
   signal(SIGINT, on_signal);
-  printf("impair: %s <-> %s loss %.3f delay %.1f ms reorder %.3f duplicate %.3f\n", argv[1], argv[2],
-         loss, delay_ns / 1e6, reorder, duplicate);
+  printf("impair: %s <-> %s loss %.3f delay %.1f ms reorder %.3f duplicate %.3f\n", argv[1],
+         argv[2], loss, delay_ns / 1e6, reorder, duplicate);
   fflush(stdout);
   static uint8_t buffer[max_frame];
   while (!stop) {
@@ -253,7 +259,7 @@ int main(int argc, char **argv) {
       ssize_t n = recvmsg(a, &msg, 0);
       if (n <= 0) break;
       if (from.sll_pkttype == PACKET_OUTGOING) continue; /* our own writes */
-      for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+      for (struct cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
         if (c->cmsg_level != SOL_PACKET || c->cmsg_type != PACKET_AUXDATA) continue;
         struct tpacket_auxdata aux;
         memcpy(&aux, CMSG_DATA(c), sizeof aux);
@@ -267,7 +273,7 @@ int main(int argc, char **argv) {
       impair(&to_a, buffer, (uint32_t)n, now);
     }
   }
-  printf("impair: passed %llu dropped %llu duplicated %llu reordered %llu overflowed %llu\n", passed,
-         dropped, duplicated, reordered, overflowed);
+  printf("impair: passed %llu dropped %llu duplicated %llu reordered %llu overflowed %llu\n",
+         passed, dropped, duplicated, reordered, overflowed);
   return 0;
 }

@@ -103,7 +103,8 @@ int main(int argc, char** argv) {
       int fd = events[i].data.fd;
       if (fd != listener) {
         serve(fd, buffer);
-        if (pending[fd].size == 0 && (events[i].events & EPOLLOUT)) watch(fd, EPOLLIN, EPOLL_CTL_MOD);
+        if (pending[fd].size == 0 && (events[i].events & EPOLLOUT))
+          watch(fd, EPOLLIN, EPOLL_CTL_MOD);
         continue;
       }
       int c;

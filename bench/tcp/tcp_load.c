@@ -27,7 +27,7 @@ enum { max_events = 256, max_size = 65536, open_timeout_s = 60 };
 
 struct conn {
   int fd;
-  size_t got;    /* bytes of the current answer */
+  size_t got; /* bytes of the current answer */
   int connected;
 };
 
@@ -72,8 +72,10 @@ static int handle(struct conn* c, unsigned events) {
     if (error || (events & (EPOLLERR | EPOLLHUP))) {
       ++failures;
       close(c->fd);
-      if (closing_each) open_one(c);
-      else c->fd = -1;
+      if (closing_each)
+        open_one(c);
+      else
+        c->fd = -1;
       return 0;
     }
     c->connected = 1;

@@ -3,11 +3,10 @@
 // iperf3's control protocol (protocol.hpp) on port 5201. One test at a
 // time, TCP only; the -R streams send from one shared block without
 // copying it (zero-copy writes). Configure with `ip=10.0.0.2/24`.
-#include <os>
-
 #include <cstdio>
 #include <memory>
 #include <net/stack.hpp>
+#include <os>
 
 #include "protocol.hpp"
 #include "session.hpp"
@@ -29,7 +28,8 @@ void on_connection(net::TcpConnection c) {
     cookie->append(reinterpret_cast<const char*>(data.data()), take);
     if (cookie->size() < iperf3::cookie_size) return;
     auto rest = data.subspan(take);
-    if (current && !current->finished() && current->takes_streams() && *cookie == current->cookie()) {
+    if (current && !current->finished() && current->takes_streams() &&
+        *cookie == current->cookie()) {
       current->add_stream(c);  // replaces this handler
       return;
     }
@@ -54,7 +54,8 @@ void Service::start() {
   options.no_delay = true;  // control messages are small and awaited
   auto listening = stack.tcp().listen(iperf3::port, on_connection, options);
   if (!listening) {
-    std::printf("iperf3: cannot listen on port %u: %s\n", iperf3::port, net::to_string(listening.status));
+    std::printf("iperf3: cannot listen on port %u: %s\n", iperf3::port,
+                net::to_string(listening.status));
     os::shutdown(1);
     return;
   }

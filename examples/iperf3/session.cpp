@@ -1,11 +1,9 @@
 #include "session.hpp"
 
-#include <os>
-
 #include <chrono>
 #include <cstdio>
-
 #include <net/stack.hpp>
+#include <os>
 
 namespace iperf3 {
 namespace {
@@ -54,14 +52,16 @@ void Session::send_json(const nlohmann::json& message) {
 bool Session::next_json(nlohmann::json& out) {
   if (input_.size() < length_size) return false;
   auto* p = reinterpret_cast<const uint8_t*>(input_.data());
-  std::size_t length = std::size_t(p[0]) << 24 | std::size_t(p[1]) << 16 | std::size_t(p[2]) << 8 | p[3];
+  std::size_t length =
+      std::size_t(p[0]) << 24 | std::size_t(p[1]) << 16 | std::size_t(p[2]) << 8 | p[3];
   if (length > max_json) {
     fail("control message too long");
     return false;
   }
   if (input_.size() < length_size + length) return false;
-  out = nlohmann::json::parse(input_.begin() + length_size, input_.begin() + std::ptrdiff_t(length_size + length),
-                              nullptr, false);
+  out =
+      nlohmann::json::parse(input_.begin() + length_size,
+                            input_.begin() + std::ptrdiff_t(length_size + length), nullptr, false);
   input_.erase(0, length_size + length);
   if (out.is_discarded() || !out.is_object()) {
     fail("control message is not a JSON object");
@@ -92,11 +92,14 @@ void Session::on_control(std::span<const uint8_t> data) {
       case Phase::display: {
         auto state = int8_t(input_[0]);
         input_.erase(0, 1);
-        if (state == test_end && phase_ == Phase::running) end();
-        else if (state == iperf_done || state == client_terminate) finish();
+        if (state == test_end && phase_ == Phase::running)
+          end();
+        else if (state == iperf_done || state == client_terminate)
+          finish();
         break;
       }
-      case Phase::finished: return;
+      case Phase::finished:
+        return;
     }
   }
 }
@@ -135,7 +138,8 @@ void Session::start() {
 
 void Session::pump(Stream& s) {
   if (!reverse_ || phase_ != Phase::running) return;
-  while (s.connection.write(net::TcpBuffer::from(block())) == net::Status::ok) s.bytes += block_size;
+  while (s.connection.write(net::TcpBuffer::from(block())) == net::Status::ok)
+    s.bytes += block_size;
 }
 
 void Session::end() {
@@ -157,13 +161,22 @@ void Session::send_results() {
   uint64_t total = 0;
   for (const Stream& s : streams_) {
     total += s.bytes;
-    streams.push_back({{"id", s.id}, {"bytes", s.bytes},
+    streams.push_back({{"id", s.id},
+                       {"bytes", s.bytes},
                        {"retransmits", s.retransmits},
-                       {"jitter", 0}, {"errors", 0}, {"omitted_errors", 0}, {"packets", 0},
-                       {"omitted_packets", 0}, {"start_time", 0}, {"end_time", seconds}});
+                       {"jitter", 0},
+                       {"errors", 0},
+                       {"omitted_errors", 0},
+                       {"packets", 0},
+                       {"omitted_packets", 0},
+                       {"start_time", 0},
+                       {"end_time", seconds}});
   }
-  send_json({{"cpu_util_total", 0}, {"cpu_util_user", 0}, {"cpu_util_system", 0},
-             {"sender_has_retransmits", reverse_ ? 1 : 0}, {"congestion_used", "cubic"},
+  send_json({{"cpu_util_total", 0},
+             {"cpu_util_user", 0},
+             {"cpu_util_system", 0},
+             {"sender_has_retransmits", reverse_ ? 1 : 0},
+             {"congestion_used", "cubic"},
              {"streams", streams}});
   send_state(display_results);
   phase_ = Phase::display;

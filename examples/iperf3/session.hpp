@@ -3,12 +3,11 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <net/tcp.hpp>
+#include <nlohmann/json.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <net/tcp.hpp>
-#include <nlohmann/json.hpp>
 
 #include "protocol.hpp"
 

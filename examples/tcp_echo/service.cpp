@@ -12,12 +12,11 @@
 //   qemu-system-x86_64 -M microvm -kernel tcp_echo -append "ip=10.0.0.2/24" \
 //     -netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
 //     -device virtio-net-device,netdev=n0
-#include <os>
-
 #include <cstdio>
 #include <deque>
 #include <memory>
 #include <net/stack.hpp>
+#include <os>
 
 namespace {
 
@@ -51,20 +50,26 @@ void Service::start() {
   net::TcpOptions options;
   options.auto_consume = false;
   options.no_delay = true;  // an echo answers each piece at once
-  auto listening = stack.tcp().listen(echo_port, [](net::TcpConnection c) {
-    auto echo = std::make_shared<Echo>(Echo{c, {}, false});
-    c.on_read([echo](std::span<const uint8_t> data) {
-      if (data.empty()) echo->peer_done = true;
-      else echo->pending.push_back(data);
-      echo->flush();
-    });
-    c.on_writable([echo] { echo->flush(); });
-    // The handlers share `echo`; the stack drops them when the connection
-    // ends, and `echo` with them.
-    c.on_close([echo](net::TcpCloseReason) { echo->pending.clear(); });
-  }, options);
+  auto listening = stack.tcp().listen(
+      echo_port,
+      [](net::TcpConnection c) {
+        auto echo = std::make_shared<Echo>(Echo{c, {}, false});
+        c.on_read([echo](std::span<const uint8_t> data) {
+          if (data.empty())
+            echo->peer_done = true;
+          else
+            echo->pending.push_back(data);
+          echo->flush();
+        });
+        c.on_writable([echo] { echo->flush(); });
+        // The handlers share `echo`; the stack drops them when the connection
+        // ends, and `echo` with them.
+        c.on_close([echo](net::TcpCloseReason) { echo->pending.clear(); });
+      },
+      options);
   if (!listening) {
-    std::printf("tcp_echo: cannot listen on port %u: %s\n", echo_port, net::to_string(listening.status));
+    std::printf("tcp_echo: cannot listen on port %u: %s\n", echo_port,
+                net::to_string(listening.status));
     os::shutdown(1);
     return;
   }

@@ -16,8 +16,10 @@ TEST_F(TcpApi, ListenRefusesWhatIsTakenOrNotOurs) {
   ASSERT_TRUE(first);
   EXPECT_EQ(first->local(), (::net::Endpoint{Ip{}, 80}));
   EXPECT_EQ(stack.tcp().listen(80, [](TcpConnection) {}).status, Status::in_use);
-  EXPECT_TRUE(stack.tcp().listen({stack_ip, 80}, [](TcpConnection) {}));  // one address: another endpoint
-  EXPECT_EQ(stack.tcp().listen({Ip{10, 0, 0, 99}, 80}, [](TcpConnection) {}).status, Status::invalid);
+  EXPECT_TRUE(
+      stack.tcp().listen({stack_ip, 80}, [](TcpConnection) {}));  // one address: another endpoint
+  EXPECT_EQ(stack.tcp().listen({Ip{10, 0, 0, 99}, 80}, [](TcpConnection) {}).status,
+            Status::invalid);
   EXPECT_EQ(stack.tcp().listen(0, [](TcpConnection) {}).status, Status::invalid);
   ::net::ip6::Addr v6;
   v6.bytes[15] = 1;
@@ -33,7 +35,8 @@ TEST_F(TcpApi, ConnectRefusesWhatCannotBeReached) {
   EXPECT_EQ(stack.tcp().connect({Ip{}, 80}, none).status, Status::invalid);
   EXPECT_EQ(stack.tcp().connect({Ip::broadcast(), 80}, none).status, Status::invalid);
   EXPECT_EQ(stack.tcp().connect({Ip{10, 0, 0, 255}, 80}, none).status, Status::invalid);
-  EXPECT_EQ(stack.tcp().connect({peer_ip, 80}, none, {}, {Ip{10, 9, 9, 9}, 0}).status, Status::invalid);
+  EXPECT_EQ(stack.tcp().connect({peer_ip, 80}, none, {}, {Ip{10, 9, 9, 9}, 0}).status,
+            Status::invalid);
   auto a = stack.tcp().connect({peer_ip, 80}, none, {}, {stack_ip, 5555});
   ASSERT_TRUE(a);
   EXPECT_EQ(stack.tcp().connect({peer_ip, 80}, none, {}, {stack_ip, 5555}).status, Status::in_use);
@@ -76,7 +79,9 @@ TEST_F(TcpApi, AHandlerMayReplaceItselfAndTheNewOneTakesWhatFollows) {
   std::string log;
   c.on_read([&, c](std::span<const uint8_t> d) mutable {
     log += "first:" + std::string(d.begin(), d.end()) + ";";
-    c.on_read([&](std::span<const uint8_t> e) { log += "second:" + std::string(e.begin(), e.end()) + ";"; });
+    c.on_read([&](std::span<const uint8_t> e) {
+      log += "second:" + std::string(e.begin(), e.end()) + ";";
+    });
   });
   inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 511), text("a"));
   inject(from_peer(flag::ack, peer_isn + 2, iss + 1, 511), text("b"));
@@ -99,7 +104,8 @@ TEST_F(TcpApi, DataWaitsForAReaderAndArrivesFromTheEventLoop) {
 }
 
 TEST_F(TcpApi, AListenerClosedDuringTheHandshakeResetsTheConnection) {
-  listener = *stack.tcp().listen(80, [this](TcpConnection c) { accepted = c; }, options());
+  listener = *stack.tcp().listen(
+      80, [this](TcpConnection c) { accepted = c; }, options());
   TcpRepr syn{client_port, 80, peer_isn, 0, flag::syn, 65535, 0, {}, 0};
   inject(syn);
   TcpRepr synack = next_header();
@@ -128,7 +134,7 @@ TEST_F(TcpApi, StatisticsCountTheTransfer) {
   EXPECT_EQ(s.bytes_sent, 3000u);
   EXPECT_EQ(s.bytes_acked, 3000u);
   EXPECT_EQ(s.bytes_received, 500u);
-  EXPECT_EQ(s.segments_sent, 4u);  // SYN-ACK and three data segments
+  EXPECT_EQ(s.segments_sent, 4u);      // SYN-ACK and three data segments
   EXPECT_EQ(s.segments_received, 3u);  // the handshake's ACK and two
   EXPECT_EQ(s.retransmits, 0u);
   EXPECT_EQ(s.rto_ms, 200u);
@@ -140,7 +146,8 @@ TEST_F(TcpApi, MemoryComesBackWhenConnectionsEnd) {
   TcpConnection c = accept();
   c.on_read([](std::span<const uint8_t>) {});
   ASSERT_EQ(*c.write(pattern(20000)), 20000u);
-  inject(from_peer(flag::ack, peer_isn + 1 + 1448, iss + 1, 511), pattern(1448));  // out of order: kept
+  inject(from_peer(flag::ack, peer_isn + 1 + 1448, iss + 1, 511),
+         pattern(1448));  // out of order: kept
   EXPECT_GT(stack.tcp().memory_used(), 20000u);
   c.abort();
   advance(0ms);

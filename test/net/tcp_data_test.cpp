@@ -33,7 +33,8 @@ class TcpData : public TcpTest {
   // The data segment we sent next: whole header, and its payload.
   void expect_data(uint32_t offset, uint32_t len, uint8_t flags = flag::ack) {
     SentSegment s = next();
-    EXPECT_EQ(s.header, from_us(flags, iss + 1 + offset, peer_isn + 1 + peer_sent, full_window, len));
+    EXPECT_EQ(s.header,
+              from_us(flags, iss + 1 + offset, peer_isn + 1 + peer_sent, full_window, len));
     EXPECT_EQ(s.payload.size(), len);
     saw(s.header);
   }
@@ -161,8 +162,8 @@ TEST_F(TcpData, ThePeersWindowLimitsWhatIsSent) {
   EXPECT_EQ(sent_count(), 0u);  // the small rest waits for that one (Nagle)
   ++peer_ts;
   inject(from_peer(flag::ack, peer_isn + 1, iss + 1 + 3 * data_mss, 3000));
-  EXPECT_EQ(next_header(),
-            from_us(flag::ack | flag::psh, iss + 1 + 3 * data_mss, peer_isn + 1, 65535, 5000 - 3 * data_mss));
+  EXPECT_EQ(next_header(), from_us(flag::ack | flag::psh, iss + 1 + 3 * data_mss, peer_isn + 1,
+                                   65535, 5000 - 3 * data_mss));
 }
 
 TEST_F(TcpData, ZeroCopyWriteSendsTheBufferItself) {
@@ -176,8 +177,8 @@ TEST_F(TcpData, ZeroCopyWriteSendsTheBufferItself) {
   EXPECT_EQ(sent_count(), 0u);  // the last 104 bytes: Nagle
   peer_acks(2 * data_mss);
   SentSegment tail = next();
-  EXPECT_EQ(tail.header, from_us(flag::ack | flag::psh, iss + 1 + 2 * data_mss, peer_isn + 1, full_window,
-                                 3000 - 2 * data_mss));
+  EXPECT_EQ(tail.header, from_us(flag::ack | flag::psh, iss + 1 + 2 * data_mss, peer_isn + 1,
+                                 full_window, 3000 - 2 * data_mss));
   peer_acks(3000);
   EXPECT_EQ(c.send_queued(), 0u);
 }

@@ -100,18 +100,23 @@ TEST_P(TcpEndToEnd, EveryByteArrivesInOrderAndBothSidesClose) {
   Bytes server_got, client_got;
   std::vector<TcpCloseReason> closes;
   Sender server_tx, client_tx{TcpConnection{}, upload};
-  auto listener = *server.stack.tcp().listen(7, [&](TcpConnection c) {
-    server_tx = Sender{c, download};
-    c.on_read([&, c](std::span<const uint8_t> d) mutable {
-      server_got.insert(server_got.end(), d.begin(), d.end());
-      if (d.empty()) server_tx.pump();  // upload complete: answer
-    });
-    c.on_writable([&] { server_tx.pump(); });
-    c.on_close([&](TcpCloseReason r) { closes.push_back(r); });
-  }, o);
-  auto c = *client.stack.tcp().connect({Ip{10, 0, 0, 2}, 7}, [&](TcpConnection) { client_tx.pump(); }, o);
+  auto listener = *server.stack.tcp().listen(
+      7,
+      [&](TcpConnection c) {
+        server_tx = Sender{c, download};
+        c.on_read([&, c](std::span<const uint8_t> d) mutable {
+          server_got.insert(server_got.end(), d.begin(), d.end());
+          if (d.empty()) server_tx.pump();  // upload complete: answer
+        });
+        c.on_writable([&] { server_tx.pump(); });
+        c.on_close([&](TcpCloseReason r) { closes.push_back(r); });
+      },
+      o);
+  auto c = *client.stack.tcp().connect(
+      {Ip{10, 0, 0, 2}, 7}, [&](TcpConnection) { client_tx.pump(); }, o);
   client_tx.c = c;
-  c.on_read([&](std::span<const uint8_t> d) { client_got.insert(client_got.end(), d.begin(), d.end()); });
+  c.on_read(
+      [&](std::span<const uint8_t> d) { client_got.insert(client_got.end(), d.begin(), d.end()); });
   c.on_writable([&] { client_tx.pump(); });
   c.on_close([&](TcpCloseReason r) { closes.push_back(r); });
 
@@ -136,13 +141,13 @@ TEST_P(TcpEndToEnd, EveryByteArrivesInOrderAndBothSidesClose) {
 
 INSTANTIATE_TEST_SUITE_P(
     Links, TcpEndToEnd,
-    ::testing::Values(Case{"clean", {}}, Case{"loss1", {.loss = 0.01}}, Case{"loss5", {.loss = 0.05}},
-                      Case{"loss5_newreno_nosack", {.loss = 0.05}, false, true, ::net::TcpCongestion::newreno},
-                      Case{"loss5_no_timestamps", {.loss = 0.05}, true, false},
-                      Case{"delay20_loss1", {.loss = 0.01, .delay = 20ms}},
-                      Case{"reorder", {.reorder = 0.05, .delay = 5ms}},
-                      Case{"duplicate", {.duplicate = 0.05}},
-                      Case{"everything", {.loss = 0.02, .duplicate = 0.02, .reorder = 0.02, .delay = 10ms}}),
+    ::testing::Values(
+        Case{"clean", {}}, Case{"loss1", {.loss = 0.01}}, Case{"loss5", {.loss = 0.05}},
+        Case{"loss5_newreno_nosack", {.loss = 0.05}, false, true, ::net::TcpCongestion::newreno},
+        Case{"loss5_no_timestamps", {.loss = 0.05}, true, false},
+        Case{"delay20_loss1", {.loss = 0.01, .delay = 20ms}},
+        Case{"reorder", {.reorder = 0.05, .delay = 5ms}}, Case{"duplicate", {.duplicate = 0.05}},
+        Case{"everything", {.loss = 0.02, .duplicate = 0.02, .reorder = 0.02, .delay = 10ms}}),
     [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace

@@ -44,8 +44,8 @@ class TcpTest : public StackTest {
   static constexpr uint32_t buffer = 64 * 1024;
   static constexpr uint8_t our_shift = 5;
   static constexpr uint16_t full_window = buffer >> our_shift;
-  static constexpr uint32_t mss = 1460;               // ours: 1500 - 40
-  static constexpr uint32_t data_mss = 1460 - 12;     // beside timestamps
+  static constexpr uint32_t mss = 1460;            // ours: 1500 - 40
+  static constexpr uint32_t data_mss = 1460 - 12;  // beside timestamps
 
   using Peer = PeerOffer;
 
@@ -96,7 +96,8 @@ class TcpTest : public StackTest {
     if (o.send_buffer == TcpOptions{}.send_buffer) o = options();
     our_port = server_port;
     their_port = client_port;
-    listener = *stack.tcp().listen(server_port, [this](TcpConnection c) { accepted = c; }, o);
+    listener = *stack.tcp().listen(
+        server_port, [this](TcpConnection c) { accepted = c; }, o);
     TcpRepr syn{client_port, server_port, peer_isn, 0, flag::syn, p.window, 0, {}, 0};
     syn.options.mss = p.mss;
     syn.options.window_scale = p.window_scale;
@@ -107,7 +108,8 @@ class TcpTest : public StackTest {
     handshake = synack;
     iss = synack.seq;
     timestamps = p.timestamps;
-    if (synack.options.timestamps) ts_base = synack.options.timestamps->value - uint32_t(clock.now_ns() / 1'000'000);
+    if (synack.options.timestamps)
+      ts_base = synack.options.timestamps->value - uint32_t(clock.now_ns() / 1'000'000);
     saw(synack);
     peer_shift = p.window_scale.value_or(0);
     our_window_shift = p.window_scale ? our_shift : 0;
@@ -119,7 +121,8 @@ class TcpTest : public StackTest {
   // connect() to the peer's port 80, our SYN, the peer's SYN-ACK, our ACK.
   TcpConnection connect(Peer p = {}, TcpOptions o = {}) {
     if (o.send_buffer == TcpOptions{}.send_buffer) o = options();
-    auto c = stack.tcp().connect({peer_ip, 80}, [this](TcpConnection c) { accepted = c; }, o);
+    auto c = stack.tcp().connect(
+        {peer_ip, 80}, [this](TcpConnection c) { accepted = c; }, o);
     EXPECT_TRUE(c.ok());
     TcpRepr syn = next_header();
     handshake = syn;
@@ -128,7 +131,8 @@ class TcpTest : public StackTest {
     their_port = 80;
     ts_base = syn.options.timestamps->value - uint32_t(clock.now_ns() / 1'000'000);
     saw(syn);
-    TcpRepr synack{80, syn.src_port, peer_isn, iss + 1, uint8_t(flag::syn | flag::ack), p.window, 0, {}, 0};
+    TcpRepr synack{80, syn.src_port, peer_isn, iss + 1, uint8_t(flag::syn | flag::ack), p.window,
+                   0,  {},           0};
     synack.options.mss = p.mss;
     synack.options.window_scale = p.window_scale;
     synack.options.sack_permitted = p.sack;

@@ -21,10 +21,15 @@ class TcpFlood : public TcpTest {
     limits.backlog = backlog;
     limits.max_connections = max_connections;
     stack.tcp().set_limits(limits);
-    listener = *stack.tcp().listen(server_port, [this](TcpConnection c) {
-      accepted = c;
-      c.on_read([this](std::span<const uint8_t> d) { received.insert(received.end(), d.begin(), d.end()); });
-    }, options());
+    listener = *stack.tcp().listen(
+        server_port,
+        [this](TcpConnection c) {
+          accepted = c;
+          c.on_read([this](std::span<const uint8_t> d) {
+            received.insert(received.end(), d.begin(), d.end());
+          });
+        },
+        options());
   }
   TcpRepr syn_from(uint16_t port, bool timestamps = true) {
     TcpRepr syn{port, 80, peer_isn, 0, flag::syn, 65535, 0, {}, 0};
@@ -38,7 +43,8 @@ class TcpFlood : public TcpTest {
   void complete(uint16_t port, const TcpRepr& synack, const Bytes& data = {}) {
     TcpRepr ack{port, 80, peer_isn + 1, synack.seq + 1, flag::ack, 511, 0, {}, 0};
     if (synack.options.timestamps) {
-      ack.options.timestamps = ::net::wire::TcpTimestamps{peer_ts + 1, synack.options.timestamps->value};
+      ack.options.timestamps =
+          ::net::wire::TcpTimestamps{peer_ts + 1, synack.options.timestamps->value};
     }
     inject(ack, data);
   }
@@ -59,11 +65,12 @@ TEST_F(TcpFlood, AFullBacklogAnswersWithSynCookies) {
   expected.options.window_scale = our_shift;
   expected.options.sack_permitted = true;
   ASSERT_TRUE(cookie.options.timestamps);
-  expected.options.timestamps = ::net::wire::TcpTimestamps{cookie.options.timestamps->value, peer_ts};
+  expected.options.timestamps =
+      ::net::wire::TcpTimestamps{cookie.options.timestamps->value, peer_ts};
   EXPECT_EQ(cookie, expected);
-  EXPECT_EQ(cookie.seq >> 24 & 7, 6u);                     // MSS 1460, from the table
+  EXPECT_EQ(cookie.seq >> 24 & 7, 6u);                         // MSS 1460, from the table
   EXPECT_EQ(cookie.options.timestamps->value & 31, 7u | 16u);  // scale 7, SACK
-  EXPECT_EQ(stack.tcp().connections(), 2u);                // nothing kept for it
+  EXPECT_EQ(stack.tcp().connections(), 2u);                    // nothing kept for it
   EXPECT_EQ(counters().tcp.syn_cookies_sent, 1u);
   complete(40003, cookie, text("hi"));
   ASSERT_TRUE(accepted.is_open());
@@ -112,7 +119,8 @@ TEST_F(TcpFlood, AForgedOrStaleCookieIsReset) {
   // A cookie lives two 64-second periods at most.
   advance(128s);
   // (Meanwhile the ARP entry expired: the peer asks for us again.)
-  nic.inject(ethernet(Mac::broadcast(), peer_mac, 0x0806, arp(1, peer_mac, peer_ip, Mac{}, stack_ip)));
+  nic.inject(
+      ethernet(Mac::broadcast(), peer_mac, 0x0806, arp(1, peer_mac, peer_ip, Mac{}, stack_ip)));
   nic.transmitted.clear();  // (the ARP reply, the half-open connection's SYN-ACKs)
   complete(40003, cookie);
   EXPECT_EQ(next_header(), (TcpRepr{80, 40003, cookie.seq + 1, 0, flag::rst, 0, 0, {}, 0}));

@@ -25,7 +25,7 @@ TEST_F(Handshake, PassiveOpenAgreesToEveryOptionOffered) {
   EXPECT_TRUE(s.timestamps && s.sack && s.window_scale);
   EXPECT_EQ(s.mss, data_mss);
   EXPECT_EQ(s.send_window, 511u << 7);  // the final ACK's 65535 >> 7
-  EXPECT_EQ(s.cwnd, 10 * data_mss);  // RFC 6928
+  EXPECT_EQ(s.cwnd, 10 * data_mss);     // RFC 6928
   EXPECT_EQ(sent_count(), 0u);
   EXPECT_EQ(counters().tcp.passive_opens, 1u);
   EXPECT_EQ(counters().tcp.established, 1u);
@@ -67,7 +67,8 @@ TEST_F(Handshake, ActiveOpenOffersEverythingAndCompletesWithAnAck) {
 }
 
 TEST_F(Handshake, DataWrittenBeforeTheHandshakeLeavesAfterIt) {
-  auto c = *stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {}, options());
+  auto c = *stack.tcp().connect(
+      {peer_ip, 80}, [](TcpConnection) {}, options());
   ASSERT_EQ(*c.write(text("early")), 5u);
   TcpRepr syn = next_header();
   EXPECT_EQ(sent_count(), 0u);  // nothing but the SYN yet
@@ -88,8 +89,7 @@ TEST_F(Handshake, DataWrittenBeforeTheHandshakeLeavesAfterIt) {
 TEST_F(Handshake, SimultaneousOpen) {
   // RFC 9293 §3.5 figure 8: both send SYN; each answers the other's SYN
   // with SYN-ACK; the ACKs of the SYNs complete both.
-  auto c = *stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {}, options(),
-                                {stack_ip, 5000});
+  auto c = *stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {}, options(), {stack_ip, 5000});
   TcpRepr syn = next_header();
   iss = syn.seq;
   our_port = 5000;
@@ -144,7 +144,8 @@ TEST_F(Handshake, ClosedPortsAnswerWithReset) {
 
 TEST_F(Handshake, ConnectRefusedByReset) {
   TcpCloseReason reason = TcpCloseReason::closed;
-  auto c = *stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {}, options());
+  auto c = *stack.tcp().connect(
+      {peer_ip, 80}, [](TcpConnection) {}, options());
   c.on_close([&](TcpCloseReason r) { reason = r; });
   TcpRepr syn = next_header();
   // RFC 5961 §3.2: a RST without an acceptable ACK is not taken.

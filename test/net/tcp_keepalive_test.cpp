@@ -71,7 +71,8 @@ TEST_F(TcpKeepalive, IsOffUnlessAskedFor) {
   EXPECT_EQ(c.set_keepalive(true), Status::ok);  // default idle: 2 hours
   advance(std::chrono::hours(2) - 1s);
   // (The peer's ARP entry is long gone: it asks for us again.)
-  nic.inject(ethernet(Mac::broadcast(), peer_mac, 0x0806, arp(1, peer_mac, peer_ip, Mac{}, stack_ip)));
+  nic.inject(
+      ethernet(Mac::broadcast(), peer_mac, 0x0806, arp(1, peer_mac, peer_ip, Mac{}, stack_ip)));
   nic.transmitted.clear();
   advance(1s);
   EXPECT_EQ(next_header(), from_us(flag::ack, iss, peer_isn + 1, full_window));

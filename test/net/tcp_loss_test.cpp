@@ -65,7 +65,7 @@ TEST_F(TcpLoss, ThreeDuplicateAcksRetransmitAndNewRenoRecovers) {
   peer_ack(0);
   expect_segment(11);  // ... for the first two
   peer_ack(0);
-  expect_segment(0);   // the third: fast retransmit
+  expect_segment(0);  // the third: fast retransmit
   EXPECT_EQ(sent_count(), 0u);
   // ssthresh = 12 segments in flight / 2 = 6; cwnd = 6 + 3 (RFC 5681 §3.2).
   EXPECT_EQ(c.stats().ssthresh, 6 * seg);
@@ -78,7 +78,7 @@ TEST_F(TcpLoss, ThreeDuplicateAcksRetransmitAndNewRenoRecovers) {
   expect_segment(13);
   peer_ack(0);
   EXPECT_EQ(sent_count(), 0u);
-  peer_ack(12);  // everything up to the recovery point: recovery ends
+  peer_ack(12);                        // everything up to the recovery point: recovery ends
   EXPECT_EQ(c.stats().cwnd, 3 * seg);  // min(ssthresh, flight + 1 segment) (RFC 6582 §3.2)
   EXPECT_EQ(c.stats().fast_retransmits, 1u);
   EXPECT_EQ(c.stats().retransmits, 1u);
@@ -195,7 +195,8 @@ TEST_F(TcpLoss, KarnKeepsTheBackedOffTimerUntilAFreshSample) {
   inject(from_peer(flag::ack, peer_isn + 1, iss + 101, 511));
   EXPECT_EQ(c.stats().rto_ms, 400u);  // the ACK may be of either copy: no sample
   ASSERT_EQ(*c.write(pattern(100)), 100u);
-  EXPECT_EQ(next_header(), from_us(flag::ack | flag::psh, iss + 101, peer_isn + 1, full_window, 100));
+  EXPECT_EQ(next_header(),
+            from_us(flag::ack | flag::psh, iss + 101, peer_isn + 1, full_window, 100));
   advance(10ms);
   inject(from_peer(flag::ack, peer_isn + 1, iss + 201, 511));
   EXPECT_EQ(c.stats().rto_ms, 200u);

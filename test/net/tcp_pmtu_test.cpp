@@ -50,7 +50,8 @@ TEST_F(TcpPmtu, FragmentationNeededLowersTheMssAndResends) {
   ++peer_ts;
   inject(from_peer(flag::ack, peer_isn + 1, iss + 1 + 2 * data_mss, 511));
   ASSERT_EQ(*c.write(pattern(2000)), 2000u);
-  EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1 + 2 * data_mss, peer_isn + 1, full_window, m));
+  EXPECT_EQ(next_header(),
+            from_us(flag::ack, iss + 1 + 2 * data_mss, peer_isn + 1, full_window, m));
 }
 
 TEST_F(TcpPmtu, ErrorsQuotingNoSegmentInFlightAreIgnored) {
@@ -78,7 +79,8 @@ TEST_F(TcpPmtu, PortUnreachableRefusesAConnectAndHostUnreachableEndsIt) {
   for (auto [code, reason] : {std::pair{uint8_t(3), TcpCloseReason::refused},
                               std::pair{uint8_t(1), TcpCloseReason::unreachable}}) {
     TcpCloseReason got = TcpCloseReason::closed;
-    auto c = *stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {}, options());
+    auto c = *stack.tcp().connect(
+        {peer_ip, 80}, [](TcpConnection) {}, options());
     c.on_close([&](TcpCloseReason r) { got = r; });
     Bytes syn = ip_of(nic.pop());
     icmp(code, 0, syn);
@@ -94,7 +96,8 @@ TEST(TcpMss, TheMssOfferedFollowsTheInterfaceMtu) {
   ::net::Stack stack(clock, test_stack_config());
   ::net::Interface& iface = stack.add_interface(nic);
   iface.configure(stack_ip, ::net::ip4::netmask_of(24), Ip{10, 0, 0, 254});
-  nic.inject(ethernet(Mac::broadcast(), peer_mac, 0x0806, arp(1, peer_mac, peer_ip, Mac{}, stack_ip)));
+  nic.inject(
+      ethernet(Mac::broadcast(), peer_mac, 0x0806, arp(1, peer_mac, peer_ip, Mac{}, stack_ip)));
   nic.transmitted.clear();
   auto c = stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {});
   ASSERT_TRUE(c.ok());

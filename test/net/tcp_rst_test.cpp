@@ -14,7 +14,9 @@ class TcpReset : public TcpTest {
  protected:
   TcpConnection open() {
     TcpConnection c = accept();
-    c.on_read([this](std::span<const uint8_t> d) { received.insert(received.end(), d.begin(), d.end()); });
+    c.on_read([this](std::span<const uint8_t> d) {
+      received.insert(received.end(), d.begin(), d.end());
+    });
     c.on_close([this](TcpCloseReason r) { reasons.push_back(r); });
     return c;
   }
@@ -113,7 +115,8 @@ TEST_F(TcpReset, PawsDropsASegmentWithAnOlderTimestamp) {
 }
 
 TEST_F(TcpReset, ResetInSynReceivedLeavesTheListenerListening) {
-  listener = *stack.tcp().listen(80, [](TcpConnection) {}, options());
+  listener = *stack.tcp().listen(
+      80, [](TcpConnection) {}, options());
   TcpRepr syn{client_port, 80, peer_isn, 0, flag::syn, 65535, 0, {}, 0};
   inject(syn);
   TcpRepr synack = next_header();

@@ -108,16 +108,16 @@ TEST(TcpWire, BadLengthsStopOrSkip) {
     TcpOptionError error;
   };
   const Case cases[] = {
-      {{2}, TcpOptionError::bad_length},                      // no length byte
-      {{30, 0, 2, 4, 1, 0}, TcpOptionError::bad_length},      // length 0
-      {{30, 1, 2, 4, 1, 0}, TcpOptionError::bad_length},      // length 1
-      {{2, 4, 1}, TcpOptionError::bad_length},                // past the end
-      {{2, 3, 1, 1}, TcpOptionError::bad_option_length},      // MSS of 3 bytes
-      {{3, 4, 7, 0}, TcpOptionError::bad_option_length},      // window scale of 4
-      {{4, 3, 0, 1}, TcpOptionError::bad_option_length},      // SACK-permitted of 3
-      {{8, 8, 0, 0, 0, 0, 0, 0}, TcpOptionError::bad_option_length},  // timestamps of 8
+      {{2}, TcpOptionError::bad_length},                                 // no length byte
+      {{30, 0, 2, 4, 1, 0}, TcpOptionError::bad_length},                 // length 0
+      {{30, 1, 2, 4, 1, 0}, TcpOptionError::bad_length},                 // length 1
+      {{2, 4, 1}, TcpOptionError::bad_length},                           // past the end
+      {{2, 3, 1, 1}, TcpOptionError::bad_option_length},                 // MSS of 3 bytes
+      {{3, 4, 7, 0}, TcpOptionError::bad_option_length},                 // window scale of 4
+      {{4, 3, 0, 1}, TcpOptionError::bad_option_length},                 // SACK-permitted of 3
+      {{8, 8, 0, 0, 0, 0, 0, 0}, TcpOptionError::bad_option_length},     // timestamps of 8
       {{5, 9, 0, 0, 0, 0, 0, 0, 0}, TcpOptionError::bad_option_length},  // SACK of 9
-      {{5, 2, 1, 1}, TcpOptionError::bad_option_length},      // SACK without blocks
+      {{5, 2, 1, 1}, TcpOptionError::bad_option_length},                 // SACK without blocks
       {{3, 3, 15, 1}, TcpOptionError::window_shift_clamped},
   };
   for (const Case& c : cases) {

@@ -51,9 +51,8 @@ bool Connection::input_ack(const Segment& s, uint64_t now) {
   uint32_t flight = snd_nxt - snd_una;
   if (seq_gt(ack, snd_una)) {
     new_ack(s, ack - snd_una, flight, now);
-  } else if (ack == snd_una && flight > 0 && s.payload.empty() &&
-             !s.has(flag::syn) && !s.has(flag::fin) &&
-             (sack_ok ? newly_sacked > 0 : snd_wnd == window_before)) {
+  } else if (ack == snd_una && flight > 0 && s.payload.empty() && !s.has(flag::syn) &&
+             !s.has(flag::fin) && (sack_ok ? newly_sacked > 0 : snd_wnd == window_before)) {
     // RFC 5681 §2 (and RFC 6675 §2 with SACK: it must SACK new data).
     duplicate_ack(now);
   }
@@ -93,7 +92,9 @@ void Connection::new_ack(const Segment& s, uint32_t acked, uint32_t flight, uint
   dup_acks = 0;
   uint64_t now_us = now / ns_per_us;
   switch (recovery) {
-    case Recovery::none: cc.on_ack(acked, flight, now_us, rtt.srtt_us()); break;
+    case Recovery::none:
+      cc.on_ack(acked, flight, now_us, rtt.srtt_us());
+      break;
     case Recovery::loss:
       cc.on_ack(acked, flight, now_us, rtt.srtt_us());  // slow start again
       if (seq_ge(ack, recovery_point)) recovery = Recovery::none;
@@ -134,9 +135,14 @@ void Connection::after_fin_acked(uint64_t now) {
         linger_at = now + uint64_t(std::chrono::nanoseconds(layer.limits().time_wait).count());
       }
       break;
-    case TcpState::closing: enter_time_wait(now); break;
-    case TcpState::last_ack: finish(TcpCloseReason::closed); break;
-    default: break;
+    case TcpState::closing:
+      enter_time_wait(now);
+      break;
+    case TcpState::last_ack:
+      finish(TcpCloseReason::closed);
+      break;
+    default:
+      break;
   }
 }
 
@@ -148,8 +154,10 @@ void Connection::duplicate_ack(uint64_t now) {
       cc.set_cwnd(cc.cwnd() + mss);  // RFC 6582 §3.2 step 4: inflate
       return;
     case Recovery::fast:
-    case Recovery::loss: return;  // the pipe says what to send
-    case Recovery::none: break;
+    case Recovery::loss:
+      return;  // the pipe says what to send
+    case Recovery::none:
+      break;
   }
   bool lost = sack_ok && seq_gt(scoreboard.lost_boundary(snd_una, mss), snd_una);
   // RFC 6582 §3.2 step 2: not again for the window a recovery (or a

@@ -7,7 +7,6 @@
 // connection's (recovery.cpp); this class owns cwnd and ssthresh.
 #pragma once
 #include <cstdint>
-
 #include <net/tcp.hpp>
 
 namespace net::tcp {
@@ -52,9 +51,9 @@ class Congestion {
   uint32_t cwnd_ = 0, ssthresh_ = UINT32_MAX;
   uint32_t acked_in_avoidance_ = 0;  // NewReno: bytes toward the next +1 segment
   // CUBIC (RFC 9438 §4), in bytes and microseconds.
-  double w_max_ = 0;          // window before the last reduction
-  double w_est_ = 0;          // the Reno-friendly estimate (§4.3)
-  double k_seconds_ = 0;      // time to climb back to w_max
+  double w_max_ = 0;             // window before the last reduction
+  double w_est_ = 0;             // the Reno-friendly estimate (§4.3)
+  double k_seconds_ = 0;         // time to climb back to w_max
   uint64_t epoch_start_us_ = 0;  // 0: a new epoch starts with the next ACK
 };
 

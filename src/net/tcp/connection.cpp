@@ -199,8 +199,10 @@ void Connection::shutdown(uint64_t now) {
   if (fin_queued) return;
   fin_queued = true;
   // RFC 9293 §3.10.4 CLOSE: the FIN follows the queued data.
-  if (state == TcpState::established) state = TcpState::fin_wait_1;
-  else if (state == TcpState::close_wait) state = TcpState::last_ack;
+  if (state == TcpState::established)
+    state = TcpState::fin_wait_1;
+  else if (state == TcpState::close_wait)
+    state = TcpState::last_ack;
   output(now);
 }
 
@@ -217,13 +219,17 @@ void Connection::close(uint64_t now) {
     return;
   }
   switch (state) {
-    case TcpState::syn_sent: finish(TcpCloseReason::closed); return;
+    case TcpState::syn_sent:
+      finish(TcpCloseReason::closed);
+      return;
     case TcpState::fin_wait_2:
       // Orphaned: the peer gets a while to finish (Linux's tcp_fin_timeout).
       linger_at = now + uint64_t(std::chrono::nanoseconds(layer.limits().time_wait).count());
       layer.schedule(*this);
       return;
-    default: shutdown(now); return;
+    default:
+      shutdown(now);
+      return;
   }
 }
 
@@ -248,7 +254,8 @@ void Connection::consume(uint32_t bytes, uint64_t now) {
   // least doubled (as Linux), by a useful amount (RFC 9293 §3.8.6.2.2
   // receiver SWS avoidance). Otherwise the next ACK carries it.
   uint32_t before = seq_gt(rcv_adv, rcv_nxt()) ? rcv_adv - rcv_nxt() : 0;
-  uint32_t space = options.receive_buffer > receive.held() ? options.receive_buffer - receive.held() : 0;
+  uint32_t space =
+      options.receive_buffer > receive.held() ? options.receive_buffer - receive.held() : 0;
   if (space >= 2 * before && space - before >= std::min(options.receive_buffer / 2, mss) &&
       (state == TcpState::established || state == TcpState::fin_wait_1 ||
        state == TcpState::fin_wait_2)) {

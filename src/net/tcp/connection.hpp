@@ -11,9 +11,8 @@
 // keeps their deadlines and runs the service's handlers afterwards.
 #pragma once
 #include <cstdint>
-#include <span>
-
 #include <net/tcp.hpp>
+#include <span>
 
 #include "congestion.hpp"
 #include "connection_key.hpp"
@@ -120,7 +119,7 @@ class Connection {
   SendBuffer send;
   bool fin_queued = false;  // shutdown()/close(): FIN after the queued data
   bool fin_sent = false;
-  uint32_t fin_seq = 0;     // our FIN's sequence number, once sent
+  uint32_t fin_seq = 0;  // our FIN's sequence number, once sent
 
   // Receive sequence space.
   uint32_t irs = 0;
@@ -140,7 +139,7 @@ class Connection {
   uint16_t peer_mss = default_mss;
   uint32_t mss = default_mss;  // payload bytes per segment, options subtracted
   uint32_t path_mtu_bytes = 0;
-  uint32_t rcv_mss = 0;        // the largest segment the peer sent (delayed ACKs)
+  uint32_t rcv_mss = 0;  // the largest segment the peer sent (delayed ACKs)
 
   // Reliability and congestion.
   RttEstimator rtt;
@@ -179,13 +178,13 @@ class Connection {
   TcpConnection::WritableHandler on_writable;
   TcpConnection::CloseHandler on_close;
   uint32_t read_version = 0, writable_version = 0, close_version = 0;
-  uint8_t events = 0;             // to dispatch (event::*)
-  bool queued = false;            // in the layer's dispatch queue
+  uint8_t events = 0;   // to dispatch (event::*)
+  bool queued = false;  // in the layer's dispatch queue
   TcpCloseReason close_reason = TcpCloseReason::closed;
-  bool user_closed = false;       // close()/abort(): no handler runs again
-  bool ended = false;             // on_close is due or ran: the handle is closed
-  bool wants_writable = false;    // a write() came up short
-  bool link_blocked = false;      // waiting for the interface's queue
+  bool user_closed = false;     // close()/abort(): no handler runs again
+  bool ended = false;           // on_close is due or ran: the handle is closed
+  bool wants_writable = false;  // a write() came up short
+  bool link_blocked = false;    // waiting for the interface's queue
   TcpStats stats;
 
  private:

@@ -5,7 +5,6 @@
 #pragma once
 #include <cstdint>
 #include <cstring>
-
 #include <net/ip4_addr.hpp>
 
 #include "util/siphash.hpp"

@@ -29,12 +29,14 @@ class Deadlines {
     }
     uint64_t before = heap_[at].deadline;
     heap_[at].deadline = deadline;
-    if (deadline < before) up(at);
-    else down(at);
+    if (deadline < before)
+      up(at);
+    else
+      down(at);
   }
   uint64_t get(uint32_t slot) const {
     return slot < position_.size() && position_[slot] != absent ? heap_[position_[slot]].deadline
-                                                                 : never;
+                                                                : never;
   }
   uint64_t earliest() const { return heap_.empty() ? never : heap_.front().deadline; }
   // The slot whose deadline is earliest; only when not empty().

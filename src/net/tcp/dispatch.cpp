@@ -4,9 +4,8 @@
 // handler runs moved out of its connection, so it may replace itself,
 // close or abort its connection, or open others; the connection object
 // stays alive (in the graveyard, if it ended) until every handler returned.
-#include "tcp_layer.hpp"
-
 #include "net/stack_parts.hpp"
+#include "tcp_layer.hpp"
 
 namespace net {
 namespace {

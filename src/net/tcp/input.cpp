@@ -39,8 +39,8 @@ void Connection::input(const Segment& s, uint64_t now) {
   // again means our SYN-ACK was lost: send it again.
   if (s.has(flag::syn) && !s.has(flag::rst)) {
     if (state == TcpState::syn_received && s.seq() == irs) {
-      bool acks_our_syn = s.has(flag::ack) && seq_lt(snd_una, s.header.ack) &&
-                          seq_le(s.header.ack, snd_nxt);
+      bool acks_our_syn =
+          s.has(flag::ack) && seq_lt(snd_una, s.header.ack) && seq_le(s.header.ack, snd_nxt);
       if (!acks_our_syn) {
         send_syn(now);
         return;
@@ -183,7 +183,8 @@ bool Connection::acceptable(const Segment& s, uint64_t now) {
 }
 
 bool Connection::may_ack_out_of_window(uint64_t now) {
-  if (last_oow_ack_ns != never && now - last_oow_ack_ns < out_of_window_ack_interval_ns) return false;
+  if (last_oow_ack_ns != never && now - last_oow_ack_ns < out_of_window_ack_interval_ns)
+    return false;
   last_oow_ack_ns = now;
   return true;
 }
@@ -213,7 +214,8 @@ void Connection::input_rst(const Segment& s) {
   }
   ++layer.counters().rx_resets;
   bool active = listener_slot == UINT32_MAX;
-  finish(state == TcpState::syn_received && active ? TcpCloseReason::refused : TcpCloseReason::reset);
+  finish(state == TcpState::syn_received && active ? TcpCloseReason::refused
+                                                   : TcpCloseReason::reset);
 }
 
 void Connection::input_text(const Segment& s, uint64_t now) {
@@ -231,13 +233,15 @@ void Connection::input_text(const Segment& s, uint64_t now) {
   uint32_t before = receive.next();
   bool had_holes = receive.has_out_of_order();
   uint32_t consumed = receive.next() - receive.held();
-  uint32_t limit = std::max(options.receive_buffer, seq_gt(rcv_adv, consumed) ? rcv_adv - consumed : 0);
+  uint32_t limit =
+      std::max(options.receive_buffer, seq_gt(rcv_adv, consumed) ? rcv_adv - consumed : 0);
   // A service that holds data until it consumes it gets the whole ring at
   // once (the buffer, and the window's rounding to its scale): it never
   // has to move under the spans the service keeps.
   uint32_t at_least = options.auto_consume ? 0 : options.receive_buffer + (1u << rcv_wscale);
   switch (receive.store(s.seq(), s.payload, limit, layer.budget(), at_least)) {
-    case ReceiveBuffer::Stored::ok: break;
+    case ReceiveBuffer::Stored::ok:
+      break;
     case ReceiveBuffer::Stored::no_memory:
       ++layer.counters().drop_memory;
       ack_now = true;
@@ -293,13 +297,20 @@ void Connection::apply_fin(uint64_t now) {
   notify(event::readable);  // the end of the stream
   switch (state) {
     case TcpState::syn_received:
-    case TcpState::established: state = TcpState::close_wait; break;
-    case TcpState::fin_wait_1:
-      if (fin_sent && seq_gt(snd_una, fin_seq)) enter_time_wait(now);
-      else state = TcpState::closing;  // simultaneous close
+    case TcpState::established:
+      state = TcpState::close_wait;
       break;
-    case TcpState::fin_wait_2: enter_time_wait(now); break;
-    default: break;
+    case TcpState::fin_wait_1:
+      if (fin_sent && seq_gt(snd_una, fin_seq))
+        enter_time_wait(now);
+      else
+        state = TcpState::closing;  // simultaneous close
+      break;
+    case TcpState::fin_wait_2:
+      enter_time_wait(now);
+      break;
+    default:
+      break;
   }
 }
 

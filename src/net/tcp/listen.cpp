@@ -74,19 +74,24 @@ void TcpLayer::send_cookie(uint32_t index, const tcp::ConnectionKey& key, const 
   uint16_t our_mss = uint16_t(std::min<uint32_t>(mtu(*path) - tcp::ip4_tcp_headers, UINT16_MAX));
   const wire::TcpOptions& offered = syn.header.options;
   uint16_t peer_mss = std::min(offered.mss.value_or(tcp::default_mss), our_mss);
-  wire::TcpRepr h{key.local_port, key.remote_port,
-                  tcp::SynCookies::make(secrets_, key, syn.seq(), peer_mss, t), syn.seq() + 1,
+  wire::TcpRepr h{key.local_port,
+                  key.remote_port,
+                  tcp::SynCookies::make(secrets_, key, syn.seq(), peer_mss, t),
+                  syn.seq() + 1,
                   uint8_t(flag::syn | flag::ack),
                   uint16_t(std::min<uint32_t>(options.receive_buffer, max_unscaled_window)),
-                  0, {}, 0};
+                  0,
+                  {},
+                  0};
   h.options.mss = our_mss;
   // Window scale and SACK survive only in the timestamp (syn_cookies.hpp).
   if (offered.timestamps && options.timestamps) {
     tcp::SynCookies::Options carried{offered.window_scale, offered.sack_permitted && options.sack};
     uint32_t clock = uint32_t(t / ns_per_ms) + secrets_.timestamp_offset(key);
-    h.options.timestamps =
-        wire::TcpTimestamps{tcp::SynCookies::encode_timestamp(clock, carried), offered.timestamps->value};
-    if (offered.window_scale) h.options.window_scale = tcp::window_shift_for(options.receive_buffer);
+    h.options.timestamps = wire::TcpTimestamps{tcp::SynCookies::encode_timestamp(clock, carried),
+                                               offered.timestamps->value};
+    if (offered.window_scale)
+      h.options.window_scale = tcp::window_shift_for(options.receive_buffer);
     h.options.sack_permitted = carried.sack;
   }
   if (send(*path, key, h)) ++counters_.syn_cookies_sent;
@@ -101,7 +106,8 @@ void TcpLayer::accept_cookie(uint32_t index, const tcp::ConnectionKey& key, cons
     return;
   }
   tcp::SynCookies::Options carried;
-  if (const auto& ts = s.header.options.timestamps) carried = tcp::SynCookies::decode_timestamp(ts->echo);
+  if (const auto& ts = s.header.options.timestamps)
+    carried = tcp::SynCookies::decode_timestamp(ts->echo);
   Listener& l = listeners_[index];
   tcp::Connection* c = create(key, l.options);
   if (!c) return;  // counted; the peer's retransmission may find room
@@ -115,7 +121,8 @@ void TcpLayer::accept_cookie(uint32_t index, const tcp::ConnectionKey& key, cons
 
 bool TcpLayer::reuse_time_wait(tcp::Connection& c, const tcp::Segment& s, uint64_t t) {
   const auto& ts = s.header.options.timestamps;
-  bool newer = c.ts_ok && ts ? tcp::seq_gt(ts->value, c.ts_recent) : tcp::seq_gt(s.seq(), c.rcv_nxt());
+  bool newer =
+      c.ts_ok && ts ? tcp::seq_gt(ts->value, c.ts_recent) : tcp::seq_gt(s.seq(), c.rcv_nxt());
   if (!newer || find_listener(c.key.local, c.key.local_port) == none) return false;
   ++counters_.time_wait_reused;
   c.finish(TcpCloseReason::closed);

@@ -31,8 +31,10 @@ void Connection::output(uint64_t now) {
   }
   uint64_t sent_before = stats.segments_sent;
   if (sends_data(state) && !link_blocked) {
-    if (recovery == Recovery::fast || recovery == Recovery::loss) send_recovery(now);
-    else send_new_data(now);
+    if (recovery == Recovery::fast || recovery == Recovery::loss)
+      send_recovery(now);
+    else
+      send_new_data(now);
   }
   if (ack_now && stats.segments_sent == sent_before && !link_blocked) {
     transmit(snd_nxt, 0, 0, now);  // every segment carries the ACK; none went
@@ -152,8 +154,15 @@ bool Connection::transmit(uint32_t seq, uint32_t len, uint8_t flags, uint64_t no
     layer.wait_for_link(*this);
     return false;
   }
-  wire::TcpRepr h{key.local_port, key.remote_port, seq, rcv_nxt(), uint8_t(flags | flag::ack),
-                  advertise_window(), 0, {}, len};
+  wire::TcpRepr h{key.local_port,
+                  key.remote_port,
+                  seq,
+                  rcv_nxt(),
+                  uint8_t(flags | flag::ack),
+                  advertise_window(),
+                  0,
+                  {},
+                  len};
   if (ts_ok) h.options.timestamps = wire::TcpTimestamps{tsval(now), ts_recent};
   if (sack_ok && receive.has_out_of_order()) {
     receive.sack_blocks(h.options, ts_ok ? sack_blocks_with_timestamps : wire::tcp_max_sack_blocks);
@@ -180,9 +189,15 @@ void Connection::send_syn(uint64_t now) {
     return;
   }
   bool answer = state == TcpState::syn_received;
-  wire::TcpRepr h{key.local_port, key.remote_port, iss, answer ? rcv_nxt() : 0,
+  wire::TcpRepr h{key.local_port,
+                  key.remote_port,
+                  iss,
+                  answer ? rcv_nxt() : 0,
                   uint8_t(wire::tcp_flag::syn | (answer ? flag::ack : 0)),
-                  uint16_t(std::min(options.receive_buffer, max_unscaled_window)), 0, {}, 0};
+                  uint16_t(std::min(options.receive_buffer, max_unscaled_window)),
+                  0,
+                  {},
+                  0};
   h.options.mss = uint16_t(std::min<uint32_t>(layer.mtu(*path) - ip4_tcp_headers, UINT16_MAX));
   // An active open offers everything; an answer only what the peer offered.
   if (!answer || ws_ok) h.options.window_scale = rcv_wscale;

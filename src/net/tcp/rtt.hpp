@@ -36,7 +36,8 @@ class RttEstimator {
   void reset_backoff() { backoff_ = 0; }
 
   uint64_t rto_us() const {
-    uint64_t base = measured_ ? srtt_us_ + std::max(granularity_us, 4 * rttvar_us_) : initial_rto_us;
+    uint64_t base =
+        measured_ ? srtt_us_ + std::max(granularity_us, 4 * rttvar_us_) : initial_rto_us;
     base = std::clamp(base, min_rto_us, max_rto_us);
     return std::min(base << std::min<uint32_t>(backoff_, 16), max_rto_us);
   }

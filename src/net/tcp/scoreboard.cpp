@@ -80,7 +80,8 @@ uint32_t Scoreboard::lost_boundary(uint32_t una, uint32_t mss) const {
   return una;
 }
 
-uint32_t Scoreboard::pipe(uint32_t una, uint32_t max, uint32_t high_rxt, uint32_t lost_below) const {
+uint32_t Scoreboard::pipe(uint32_t una, uint32_t max, uint32_t high_rxt,
+                          uint32_t lost_below) const {
   auto unsacked = [this](uint32_t left, uint32_t right) -> uint32_t {
     if (!seq_lt(left, right)) return 0;
     return (right - left) - sacked_in(left, right);

@@ -15,13 +15,15 @@ keel::util::SipKey random_key() {
   uint8_t bytes[16] = {};
   // getrandom never fails for 16 bytes once the pool is up; if it does,
   // the key is still distinct per field below but not secret.
-  if (getrandom(bytes, sizeof bytes, 0) != ssize_t(sizeof bytes)) std::memset(bytes, 0x5a, sizeof bytes);
+  if (getrandom(bytes, sizeof bytes, 0) != ssize_t(sizeof bytes))
+    std::memset(bytes, 0x5a, sizeof bytes);
   std::memcpy(&k.k0, bytes, 8);
   std::memcpy(&k.k1, bytes + 8, 8);
   return k;
 }
 
-uint64_t hash24(const keel::util::SipKey& key, const ConnectionKey& c, uint32_t a = 0, uint32_t b = 0) {
+uint64_t hash24(const keel::util::SipKey& key, const ConnectionKey& c, uint32_t a = 0,
+                uint32_t b = 0) {
   uint8_t buffer[20];
   c.bytes(buffer);
   std::memcpy(buffer + 12, &a, 4);

@@ -34,7 +34,8 @@ std::optional<uint16_t> SynCookies::check(const Secrets& secrets, const Connecti
   uint32_t t = cookie >> counter_shift & counter_mask;
   uint32_t age = (counter(now_ns) - t) & counter_mask;
   if (age >= periods_valid) return std::nullopt;
-  if ((secrets.cookie_hash(key, t, peer_isn) & hash_mask) != (cookie & hash_mask)) return std::nullopt;
+  if ((secrets.cookie_hash(key, t, peer_isn) & hash_mask) != (cookie & hash_mask))
+    return std::nullopt;
   return mss_table[cookie >> mss_shift & mss_mask];
 }
 

@@ -20,12 +20,11 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <vector>
-
 #include <net/config.hpp>
 #include <net/counters.hpp>
 #include <net/packet.hpp>
 #include <net/tcp.hpp>
+#include <vector>
 
 #include "connection.hpp"
 #include "connection_key.hpp"
@@ -80,7 +79,9 @@ class TcpLayer {
   // Handlers set from outside a handler run from the next poll, not
   // inside the caller's call.
   void deliver_later(tcp::Connection& connection, uint8_t events);
-  TcpConnection handle(const tcp::Connection& c) { return TcpConnection(this, c.slot, c.generation); }
+  TcpConnection handle(const tcp::Connection& c) {
+    return TcpConnection(this, c.slot, c.generation);
+  }
 
   // For connections.
   StackParts& parts() { return parts_; }
@@ -140,6 +141,7 @@ class TcpLayer {
    public:
     explicit Work(TcpLayer& layer) : layer_(layer) { ++layer_.depth_; }
     ~Work();
+
    private:
     TcpLayer& layer_;
   };

@@ -31,10 +31,17 @@ void TcpLayer::receive(const Ip4Received& info, PacketPtr packet) {
   wire::TcpView<uint8_t> v(packet->data(), packet->size());
   bool verified = packet->flags & Packet::checksum_verified;
   switch (v.check(ip.src, ip.dst, !verified)) {
-    case wire::TcpError::none: break;
-    case wire::TcpError::truncated: ++counters_.drop_truncated; return;
-    case wire::TcpError::bad_data_offset: ++counters_.drop_bad_data_offset; return;
-    case wire::TcpError::bad_checksum: ++counters_.drop_bad_checksum; return;
+    case wire::TcpError::none:
+      break;
+    case wire::TcpError::truncated:
+      ++counters_.drop_truncated;
+      return;
+    case wire::TcpError::bad_data_offset:
+      ++counters_.drop_bad_data_offset;
+      return;
+    case wire::TcpError::bad_checksum:
+      ++counters_.drop_bad_checksum;
+      return;
   }
   wire::TcpOptionError option_error;
   tcp::Segment s{wire::TcpRepr::parse(v, &option_error), {v.payload(), v.payload_len()}};

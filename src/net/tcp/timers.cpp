@@ -100,8 +100,10 @@ void Connection::on_retransmit_timeout(uint64_t now) {
   ++stats.timeouts;
   // RFC 5681 §3.1 eqn (4): ssthresh falls on the first expiry only; the
   // window restarts from one segment.
-  if (rtt.backoff() == 0) cc.on_timeout(snd_nxt - snd_una, now / ns_per_us);
-  else cc.set_cwnd(mss);
+  if (rtt.backoff() == 0)
+    cc.on_timeout(snd_nxt - snd_una, now / ns_per_us);
+  else
+    cc.set_cwnd(mss);
   rtt.back_off();  // RFC 6298 (5.5)
   // RFC 6675 §5.1: a second expiry may mean the receiver dropped what it
   // SACKed; forget the SACKs and send everything again.

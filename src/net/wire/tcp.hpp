@@ -6,9 +6,8 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <optional>
-
 #include <net/ip4_addr.hpp>
+#include <optional>
 
 #include "checksum.hpp"
 #include "ip4.hpp"
@@ -28,8 +27,8 @@ inline constexpr uint8_t fin = 0x01, syn = 0x02, rst = 0x04, psh = 0x08, ack = 0
 
 // Option kinds and their lengths (IANA "TCP Option Kind Numbers").
 namespace tcp_option {
-inline constexpr uint8_t end = 0, nop = 1, mss = 2, window_scale = 3, sack_permitted = 4,
-                         sack = 5, timestamps = 8;
+inline constexpr uint8_t end = 0, nop = 1, mss = 2, window_scale = 3, sack_permitted = 4, sack = 5,
+                         timestamps = 8;
 inline constexpr uint8_t mss_len = 4, window_scale_len = 3, sack_permitted_len = 2,
                          timestamps_len = 10, sack_base_len = 2, sack_block_len = 8;
 }  // namespace tcp_option
@@ -65,7 +64,8 @@ class TcpView : public View<Byte> {
     if (header_len() < tcp_header_min || header_len() > size_) return TcpError::bad_data_offset;
     if (verify_checksum) {
       uint32_t pseudo = pseudo_header_sum(src, dst, ip_protocol_tcp, uint16_t(size_));
-      if (checksum_fold(checksum_add(pseudo, data_, size_)) != 0xffff) return TcpError::bad_checksum;
+      if (checksum_fold(checksum_add(pseudo, data_, size_)) != 0xffff)
+        return TcpError::bad_checksum;
     }
     return TcpError::none;
   }
@@ -114,8 +114,10 @@ struct TcpOptions {
   uint32_t length() const {
     uint32_t n = 0;
     if (mss) n += tcp_option::mss_len;
-    if (timestamps) n += 2 + tcp_option::timestamps_len;  // NOP NOP or SACK-permitted before it
-    else if (sack_permitted) n += 2 + tcp_option::sack_permitted_len;
+    if (timestamps)
+      n += 2 + tcp_option::timestamps_len;  // NOP NOP or SACK-permitted before it
+    else if (sack_permitted)
+      n += 2 + tcp_option::sack_permitted_len;
     if (window_scale) n += 1 + tcp_option::window_scale_len;
     if (uint32_t blocks = sack_blocks_that_fit(n)) {
       n += 2 + tcp_option::sack_base_len + blocks * tcp_option::sack_block_len;
@@ -200,8 +202,10 @@ struct TcpOptions {
       const uint8_t* value = p + i + 2;
       switch (kind) {
         case tcp_option::mss:
-          if (size == mss_len) out.mss = load16(value);
-          else note(TcpOptionError::bad_option_length);
+          if (size == mss_len)
+            out.mss = load16(value);
+          else
+            note(TcpOptionError::bad_option_length);
           break;
         case tcp_option::window_scale:
           if (size != window_scale_len) {
@@ -214,24 +218,31 @@ struct TcpOptions {
           }
           break;
         case tcp_option::sack_permitted:
-          if (size == sack_permitted_len) out.sack_permitted = true;
-          else note(TcpOptionError::bad_option_length);
+          if (size == sack_permitted_len)
+            out.sack_permitted = true;
+          else
+            note(TcpOptionError::bad_option_length);
           break;
         case tcp_option::timestamps:
-          if (size == timestamps_len) out.timestamps = TcpTimestamps{load32(value), load32(value + 4)};
-          else note(TcpOptionError::bad_option_length);
+          if (size == timestamps_len)
+            out.timestamps = TcpTimestamps{load32(value), load32(value + 4)};
+          else
+            note(TcpOptionError::bad_option_length);
           break;
         case tcp_option::sack:
-          if (size < sack_base_len + sack_block_len || (size - sack_base_len) % sack_block_len != 0) {
+          if (size < sack_base_len + sack_block_len ||
+              (size - sack_base_len) % sack_block_len != 0) {
             note(TcpOptionError::bad_option_length);
             break;
           }
           out.sack_count = 0;
           for (uint32_t b = 0; b < uint32_t(size - sack_base_len) / sack_block_len; ++b) {
-            out.add_sack({load32(value + b * sack_block_len), load32(value + b * sack_block_len + 4)});
+            out.add_sack(
+                {load32(value + b * sack_block_len), load32(value + b * sack_block_len + 4)});
           }
           break;
-        default: break;  // unknown: skipped by its length
+        default:
+          break;  // unknown: skipped by its length
       }
       i += size;
     }
@@ -279,8 +290,8 @@ struct TcpRepr {
   // After check(). Option errors go to `option_error` (if given).
   template <class Byte>
   static TcpRepr parse(const TcpView<Byte>& v, TcpOptionError* option_error = nullptr) {
-    TcpRepr r{v.src_port(), v.dst_port(), v.seq(), v.ack(), v.flags(), v.window(), v.urgent(), {},
-              v.payload_len()};
+    TcpRepr r{v.src_port(), v.dst_port(), v.seq(), v.ack(),        v.flags(),
+              v.window(),   v.urgent(),   {},      v.payload_len()};
     TcpOptionError e = TcpOptions::parse(v.options(), v.options_len(), r.options);
     if (option_error) *option_error = e;
     return r;

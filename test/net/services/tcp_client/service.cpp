@@ -5,11 +5,10 @@
 //
 // The pattern: byte i of the stream is block[i % 65536], block[j] =
 // (j * 131 + (j >> 8) * 7) mod 256.
-#include <os>
-
 #include <cstdio>
 #include <cstdlib>
 #include <net/stack.hpp>
+#include <os>
 #include <string>
 
 namespace {
@@ -75,7 +74,8 @@ void Service::start() {
                   static_cast<unsigned long long>(client.received),
                   static_cast<unsigned long long>(client.wrong),
                   static_cast<unsigned long long>(net::stack().tcp().counters().retransmits));
-      bool ok = reason == net::TcpCloseReason::closed && client.wrong == 0 && client.sent == client.to_send;
+      bool ok = reason == net::TcpCloseReason::closed && client.wrong == 0 &&
+                client.sent == client.to_send;
       os::shutdown(ok ? 0 : 1);
     });
   });

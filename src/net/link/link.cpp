@@ -7,6 +7,7 @@
 #include "net/dhcp/dhcp.hpp"
 #include "net/stack_parts.hpp"
 #include "net/wire/ethernet.hpp"
+#include "net/wire/ip4.hpp"
 
 namespace net {
 namespace {
@@ -34,6 +35,19 @@ uint64_t Link::now() const { return parts_.time.now(); }
 void Link::wake_by(uint64_t deadline_ns) { parts_.time.wake_by(deadline_ns); }
 
 PacketPtr Link::allocate() { return nic_.allocate_packet(); }
+
+Link::Outgoing Link::allocate(uint32_t bytes) {
+  Outgoing out{allocate()};
+  out.data = out.packet ? out.packet->append(bytes) : nullptr;
+  if (out.data) {
+    out.offload_checksum = nic_.offloads().tx_checksum && wire::ip4_header_min + bytes <= mtu();
+    return out;
+  }
+  out.packet = allocate_heap_packet(bytes);
+  out.data = out.packet ? out.packet->append(bytes) : nullptr;
+  if (!out.data) out.packet = nullptr;
+  return out;
+}
 
 bool Link::accepts_group(const ethernet::Addr& mac) const {
   if (mac == multicast_mac(all_hosts_group)) return true;

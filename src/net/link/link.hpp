@@ -58,6 +58,17 @@ class Link {
   std::size_t backlog() const { return queue_.size(); }
   // A transmit buffer from the NIC's pool, with headroom for every header.
   PacketPtr allocate();
+  // A transmit buffer holding `bytes` of an IPv4 payload (UDP, TCP): from the
+  // NIC's pool, or, larger than a pool buffer or with the pool empty, a heap
+  // buffer of its own (which IPv4 fragments by copying). `offload_checksum`:
+  // the NIC completes the payload's checksum (a pool buffer, the NIC offers
+  // it, and the packet will not be fragmented: offload cannot span fragments).
+  struct Outgoing {
+    PacketPtr packet;  // null: no memory
+    uint8_t* data = nullptr;
+    bool offload_checksum = false;
+  };
+  Outgoing allocate(uint32_t bytes);
 
   // IPv4 settings.
   void configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway, std::vector<ip4::Addr> dns);

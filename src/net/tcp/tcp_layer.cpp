@@ -211,21 +211,13 @@ bool TcpLayer::send(const Ip4Path& path, const tcp::ConnectionKey& key, const wi
   Link& link = parts_.link(path.interface);
   uint32_t header_len = header.header_len();
   uint32_t total = header_len + header.payload_len;
-  PacketPtr packet = link.allocate();
-  uint8_t* h = packet ? packet->append(total) : nullptr;
-  bool fits_buffer = h != nullptr;
-  if (!fits_buffer) {
-    packet = allocate_heap_packet(total);
-    h = packet ? packet->append(total) : nullptr;
-    if (!h) {
-      ++counters_.drop_tx_failed;
-      return false;
-    }
+  auto [packet, h, offload] = link.allocate(total);
+  if (!packet) {
+    ++counters_.drop_tx_failed;
+    return false;
   }
   if (data && header.payload_len > 0) data->copy(offset, header.payload_len, h + header_len);
-  // The NIC completes the checksum when it can (as UdpLayer::send).
-  bool offload = link.nic().offloads().tx_checksum && fits_buffer &&
-                 wire::ip4_header_min + total <= link.mtu();
+  // The NIC completes the checksum when it can (Link::allocate).
   if (offload) {
     header.emit(h, key.local, key.remote, wire::TcpRepr::Checksum::pseudo_header_only);
     packet->flags |= Packet::checksum_partial;

@@ -215,25 +215,14 @@ Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destin
     return Status::would_block;
   }
   auto total = uint32_t(wire::udp_header_size + payload.size());
-  PacketPtr packet = link.allocate();
-  uint8_t* h = packet ? packet->append(total) : nullptr;
-  bool fits_buffer = h != nullptr;
-  if (!fits_buffer) {
-    // Larger than a pool buffer (or the pool is empty): a heap buffer of its
-    // own, which IPv4 fragments by copying, or sends as it is on a jumbo link.
-    packet = allocate_heap_packet(total);
-    h = packet ? packet->append(total) : nullptr;
-    if (!h) {
-      ++counters_.drop_tx_failed;
-      return Status::no_buffer;
-    }
+  auto [packet, h, offload] = link.allocate(total);
+  if (!packet) {
+    ++counters_.drop_tx_failed;
+    return Status::no_buffer;
   }
   if (!payload.empty()) std::memcpy(h + wire::udp_header_size, payload.data(), payload.size());
   wire::UdpRepr header{s->port, destination.port, uint16_t(payload.size())};
-  // The NIC completes the checksum when it can, and the datagram is not
-  // fragmented (offload cannot span fragments).
-  bool offload = link.nic().offloads().tx_checksum && fits_buffer &&
-                 wire::ip4_header_min + total <= link.mtu();
+  // The NIC completes the checksum when it can (Link::allocate).
   if (offload) {
     header.emit(h, path->source, dst, wire::UdpRepr::Checksum::pseudo_header_only);
     packet->flags |= Packet::checksum_partial;

@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s rr|crr ADDR PORT SECONDS CONNECTIONS SIZE\n", argv[0]);
     return 2;
   }
+  signal(SIGPIPE, SIG_IGN); /* a reset connection is a failed request, not our end */
   closing_each = strcmp(argv[1], "crr") == 0;
   target.sin_family = AF_INET;
   target.sin_port = htons((uint16_t)atoi(argv[3]));

@@ -51,6 +51,12 @@ class Stack {
   // too (what Linux's conntrack does), instead of only those for this host.
   void set_defragment_all(bool on);
 
+  // An ICMP error (RFC 792) about `packet` (data() at its IPv4 header) that
+  // came in on `in` (no_interface: one of this host's own), sent as the
+  // stack sends its own errors: rate limited, never about ICMP errors,
+  // broadcasts or later fragments. For a hook that rejects what it drops.
+  void send_icmp_error(uint8_t type, uint8_t code, const Packet& packet, InterfaceId in = no_interface);
+
   const StackCounters& counters() const;
   Clock& clock();
 

@@ -86,6 +86,9 @@ Hooks& Stack::hooks() { return parts_->hooks; }
 void Stack::set_forwarding(bool on) { parts_->ip4.set_forwarding(on); }
 bool Stack::forwarding() const { return parts_->ip4.forwarding(); }
 void Stack::set_defragment_all(bool on) { parts_->ip4.set_defragment_all(on); }
+void Stack::send_icmp_error(uint8_t type, uint8_t code, const Packet& packet, InterfaceId in) {
+  parts_->icmp.send_error(type, code, packet.data(), packet.size(), in);
+}
 const StackCounters& Stack::counters() const { return parts_->counters; }
 Clock& Stack::clock() { return parts_->time.clock(); }
 StackParts& Stack::parts() { return *parts_; }

@@ -1,0 +1,298 @@
+// Connection tracking in one flat bounded table (conntrack.hpp).
+#include "keel/firewall/conntrack.hpp"
+
+#include <random>
+
+#include "net/wire/checksum.hpp"
+#include "net/wire/ip4.hpp"
+#include "net/wire/tcp.hpp"
+#include "packet_info.hpp"
+#include "tcp_tracking.hpp"
+#include "util/flat_map.hpp"
+#include "util/siphash.hpp"
+
+namespace keel::firewall {
+namespace {
+
+constexpr uint64_t kNsPerSecond = 1'000'000'000;
+constexpr size_t kSweepPerPacket = 2;     // expired flows looked for per tracked packet
+constexpr size_t kEvictionCandidates = 8;  // flows looked at for one that may be evicted
+constexpr uint32_t kIndexRefDirBit = 1;
+
+struct KeyHash {
+  util::SipKey key;
+  uint64_t operator()(const FlowKey& k) const { return util::siphash<1, 3>(key, &k, sizeof k); }
+};
+
+uint32_t ref_of(uint32_t flow, Dir dir) { return flow << 1 | static_cast<uint32_t>(dir); }
+
+bool checksum_matches(const uint8_t* ip, const PacketInfo& info) {
+  net::wire::Ip4View<const uint8_t> v(ip, info.header_len + info.l4_len);
+  const uint8_t* l4 = ip + info.header_len;
+  uint32_t sum = 0;
+  if (info.key.proto == kProtoIcmp) {
+    sum = net::wire::checksum_add(0, l4, info.l4_len);
+  } else {
+    uint16_t len = static_cast<uint16_t>(info.l4_len);
+    if (info.key.proto == kProtoUdp) {
+      if (net::wire::load16(l4 + 6) == 0) return true;  // RFC 768: no checksum sent
+      len = net::wire::load16(l4 + 4);
+    }
+    sum = net::wire::checksum_add(net::wire::pseudo_header_sum(v.src(), v.dst(), info.key.proto, len), l4, len);
+  }
+  return net::wire::checksum_fold(sum) == 0xffff;
+}
+
+}  // namespace
+
+struct Conntrack::Index {
+  util::FlatMap<FlowKey, uint32_t, KeyHash> map;
+  Index(size_t entries, KeyHash hash) : map(entries, hash) {}
+};
+
+Conntrack::Conntrack(const ConntrackConfig& config) : config_(config), flows_(config.max_flows ? config.max_flows : 1) {
+  KeyHash hash;
+  hash.key = {config.hash_key[0], config.hash_key[1]};
+  if (hash.key.k0 == 0 && hash.key.k1 == 0) {
+    std::random_device random;
+    hash.key = {uint64_t{random()} << 32 | random(), uint64_t{random()} << 32 | random()};
+  }
+  index_ = std::make_unique<Index>(2 * flows_.size(), hash);
+  free_.reserve(flows_.size());
+  for (size_t i = flows_.size(); i-- > 0;) free_.push_back(static_cast<uint32_t>(i));
+}
+
+Conntrack::~Conntrack() = default;
+
+uint32_t Conntrack::find(const FlowKey& key, Dir* dir) const {
+  const uint32_t* ref = index_->map.find(key);
+  if (!ref) return kNoFlow;
+  if (dir) *dir = static_cast<Dir>(*ref & kIndexRefDirBit);
+  return *ref >> 1;
+}
+
+bool Conntrack::tuple_in_use(const FlowKey& key, uint32_t except) const {
+  uint32_t f = find(key);
+  return f != kNoFlow && f != except;
+}
+
+void Conntrack::free_flow(uint32_t index) {
+  flows_[index] = Flow{};
+  free_.push_back(index);
+  --used_;
+}
+
+void Conntrack::remove(uint32_t index) {
+  Flow& f = flows_[index];
+  if (f.has(flow_status::confirmed)) {
+    index_->map.erase(f.tuple[0]);
+    index_->map.erase(f.tuple[1]);
+  }
+  free_flow(index);
+}
+
+void Conntrack::expire(uint64_t now_ns, size_t budget) {
+  for (size_t n = 0; n < budget && n < flows_.size(); ++n) {
+    sweep_cursor_ = (sweep_cursor_ + 1) % flows_.size();
+    Flow& f = flows_[sweep_cursor_];
+    if (f.has(flow_status::confirmed) && f.expires_ns <= now_ns) {
+      remove(static_cast<uint32_t>(sweep_cursor_));
+      ++counters_.expired;
+    }
+  }
+}
+
+// A free slot, or one taken from a flow that has expired or never saw a reply (Linux's early
+// drop keeps assured flows: an attacker's half-open flows cannot push out real connections).
+uint32_t Conntrack::allocate(uint64_t now_ns) {
+  if (free_.empty()) {
+    for (size_t n = 0; n < kEvictionCandidates; ++n) {
+      evict_cursor_ = (evict_cursor_ + 1) % flows_.size();
+      Flow& f = flows_[evict_cursor_];
+      if (!f.has(flow_status::confirmed)) continue;  // pending: its packet is on its way
+      if (f.expires_ns <= now_ns || !f.has(flow_status::assured)) {
+        ++(f.expires_ns <= now_ns ? counters_.expired : counters_.evicted);
+        remove(static_cast<uint32_t>(evict_cursor_));
+        break;
+      }
+    }
+    if (free_.empty()) return kNoFlow;
+  }
+  uint32_t index = free_.back();
+  free_.pop_back();
+  ++used_;
+  flows_[index] = Flow{};
+  flows_[index].status = flow_status::in_use;
+  return index;
+}
+
+bool Conntrack::checksum_ok(const PacketInfo& info, const uint8_t* ip) const { return checksum_matches(ip, info); }
+
+void Conntrack::refresh(Flow& f, const PacketInfo& info, Dir dir, uint64_t now_ns) {
+  const ConntrackTimeouts& t = config_.timeouts;
+  uint32_t seconds = t.generic;
+  if (info.key.proto == kProtoUdp) {
+    seconds = f.has(flow_status::seen_reply) || dir == Dir::reply ? t.udp_stream : t.udp;
+    if (dir == Dir::reply) f.status |= flow_status::assured;
+  } else if (info.key.proto == kProtoIcmp) {
+    seconds = t.icmp;
+  }
+  f.expires_ns = now_ns + uint64_t{seconds} * kNsPerSecond;
+}
+
+Tracked Conntrack::track_icmp_error(const PacketInfo& info) {
+  Tracked out;
+  if (!info.inner_ok) {
+    ++counters_.invalid_icmp_error;
+    return out;
+  }
+  // The quoted packet travelled the other way; its reversed tuple is the error's own direction.
+  Dir dir;
+  uint32_t index = find(inverted(info.inner), &dir);
+  // The error must go back to whoever sent the quoted packet.
+  if (index == kNoFlow || info.key.dst != info.inner.src) {
+    ++counters_.invalid_icmp_error;
+    return out;
+  }
+  ++counters_.related;
+  out.state = CtState::related;
+  out.flow = index;
+  out.dir = dir;
+  return out;
+}
+
+Tracked Conntrack::create(const PacketInfo& info, const uint8_t* ip, uint64_t now_ns) {
+  Tracked out;
+  Flow candidate;
+  if (info.key.proto == kProtoTcp) {
+    if (!tcp_start(candidate, info, ip + info.header_len, config_.tcp_loose)) {
+      ++counters_.invalid_tcp_new;
+      return out;
+    }
+  } else if (info.key.proto == kProtoIcmp) {
+    // Only a query starts an ICMP flow (echo, timestamp, information, address mask).
+    int reply = icmp_reply_type(info.fields.icmp_type);
+    if (reply < 0 || info.fields.icmp_type == kIcmpEchoReply || info.fields.icmp_type == kIcmpTimestampReply ||
+        info.fields.icmp_type == kIcmpInfoReply || info.fields.icmp_type == kIcmpAddressMaskReply) {
+      ++counters_.invalid_icmp_new;
+      return out;
+    }
+  }
+  uint32_t index = allocate(now_ns);
+  if (index == kNoFlow) {
+    ++counters_.drop_table_full;
+    out.table_full = true;
+    return out;
+  }
+  Flow& f = flows_[index];
+  f.tcp[0] = candidate.tcp[0];
+  f.tcp[1] = candidate.tcp[1];
+  f.tuple[0] = info.key;
+  f.tuple[1] = inverted(info.key);
+  ++counters_.created;
+  if (info.key.proto == kProtoTcp) {
+    uint32_t timeout = 0;
+    TcpVerdict v = tcp_track(f, Dir::original, info, ip + info.header_len, config_.timeouts, timeout);
+    if (v == TcpVerdict::invalid || v == TcpVerdict::ignore) {
+      ++counters_.invalid_tcp_window;
+      free_flow(index);
+      return out;
+    }
+    f.expires_ns = now_ns + uint64_t{timeout} * kNsPerSecond;
+  } else {
+    refresh(f, info, Dir::original, now_ns);
+  }
+  out.state = CtState::new_;
+  out.flow = index;
+  out.pending = true;
+  return out;
+}
+
+Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_checksum, uint64_t now_ns) {
+  expire(now_ns, kSweepPerPacket);
+  Tracked out;
+  if (info.malformed == Malformed::fragment) {
+    ++counters_.invalid_fragment;
+    return out;
+  }
+  if (info.malformed != Malformed::none) {
+    ++counters_.invalid_malformed;
+    return out;
+  }
+  if (verify_checksum && (has_ports(info.key.proto) || info.key.proto == kProtoIcmp) && !checksum_ok(info, ip)) {
+    ++counters_.invalid_checksum;
+    return out;
+  }
+  if (info.key.proto == kProtoTcp && !tcp_flags_valid(info.fields.tcp_flags)) {
+    ++counters_.invalid_tcp_flags;
+    return out;
+  }
+  if (info.key.proto == kProtoIcmp && info.icmp_error) return track_icmp_error(info);
+
+  Dir dir = Dir::original;
+  uint32_t index = find(info.key, &dir);
+  if (index != kNoFlow && flows_[index].expires_ns <= now_ns) {
+    remove(index);
+    ++counters_.expired;
+    index = kNoFlow;
+  }
+  if (index == kNoFlow) return create(info, ip, now_ns);
+
+  Flow& f = flows_[index];
+  out.flow = index;
+  out.dir = dir;
+  out.state = dir == Dir::reply || f.has(flow_status::seen_reply) ? CtState::established : CtState::new_;
+  if (info.key.proto == kProtoTcp) {
+    uint32_t timeout = 0;
+    switch (tcp_track(f, dir, info, ip + info.header_len, config_.timeouts, timeout)) {
+      case TcpVerdict::accept: f.expires_ns = now_ns + uint64_t{timeout} * kNsPerSecond; break;
+      case TcpVerdict::ignore: ++counters_.tcp_ignored; return out;
+      case TcpVerdict::invalid:
+        ++(info.fields.tcp_flags & net::wire::tcp_flag::rst ? counters_.invalid_tcp_rst : counters_.invalid_tcp_window);
+        return Tracked{};
+      case TcpVerdict::reopen:
+        remove(index);
+        ++counters_.closed;
+        return create(info, ip, now_ns);
+      case TcpVerdict::close:
+        // This packet still belongs to the flow; the flow is gone after it.
+        f.expires_ns = now_ns;
+        ++counters_.closed;
+        break;
+    }
+  } else {
+    refresh(f, info, dir, now_ns);
+  }
+  if (dir == Dir::reply) f.status |= flow_status::seen_reply;
+  return out;
+}
+
+bool Conntrack::confirm(uint32_t index) {
+  Flow& f = flows_[index];
+  if (f.has(flow_status::confirmed)) return true;
+  auto [original, inserted_original] = index_->map.try_emplace(f.tuple[0]);
+  if (!original || !inserted_original) {
+    ++counters_.drop_confirm_clash;
+    free_flow(index);
+    return false;
+  }
+  auto [reply, inserted_reply] = index_->map.try_emplace(f.tuple[1]);
+  if (!reply || !inserted_reply) {
+    index_->map.erase(f.tuple[0]);
+    ++counters_.drop_confirm_clash;
+    free_flow(index);
+    return false;
+  }
+  *original = ref_of(index, Dir::original);
+  *reply = ref_of(index, Dir::reply);
+  f.status |= flow_status::confirmed;
+  ++counters_.confirmed;
+  return true;
+}
+
+void Conntrack::abandon(uint32_t index) {
+  if (index < flows_.size() && flows_[index].has(flow_status::in_use) && !flows_[index].has(flow_status::confirmed))
+    free_flow(index);
+}
+
+}  // namespace keel::firewall

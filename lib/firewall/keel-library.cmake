@@ -9,3 +9,39 @@ keel_library(firewall
   INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR}/include ${CMAKE_CURRENT_LIST_DIR}
   # The lookup is the hot path (decision 0015: -O3 gave +11% over -O2).
   COMPILE_OPTIONS -O3)
+
+# keel_firewall_rules(TARGET RULES.fw): compiles RULES.fw with the host's keel-fw when the
+# service builds and embeds the tables in TARGET's image, where
+# keel::firewall::embedded_rules() (keel/firewall/embedded_rules.hpp) finds them. List files the
+# rules name are looked for beside RULES.fw and rebuild the image when they change.
+function(keel_firewall_rules target rules_file)
+  get_filename_component(rules_file "${rules_file}" ABSOLUTE)
+  get_filename_component(rules_dir "${rules_file}" DIRECTORY)
+  set(tool_dir ${KEEL_ROOT}/build/keel-fw-host)
+  if(NOT EXISTS ${tool_dir}/CMakeCache.txt)
+    execute_process(COMMAND ${CMAKE_COMMAND} -S ${KEEL_ROOT}/lib/firewall/host-tool -B ${tool_dir} -G Ninja
+                            -DCMAKE_BUILD_TYPE=Release
+                    RESULT_VARIABLE configured)
+    if(NOT configured EQUAL 0)
+      message(FATAL_ERROR "keel_firewall_rules: configuring the host keel-fw in ${tool_dir} failed")
+    endif()
+  endif()
+  if(NOT TARGET keel_fw_host)
+    add_custom_target(keel_fw_host COMMAND ${CMAKE_COMMAND} --build ${tool_dir}
+                      BYPRODUCTS ${tool_dir}/keel-fw COMMENT "keel-fw (host)" USES_TERMINAL)
+  endif()
+  file(GLOB list_files CONFIGURE_DEPENDS ${rules_dir}/*.txt)
+  set(blob ${CMAKE_CURRENT_BINARY_DIR}/${target}_rules.bin)
+  add_custom_command(OUTPUT ${blob}
+    COMMAND ${tool_dir}/keel-fw compile ${rules_file} -o ${blob}
+    DEPENDS ${rules_file} ${list_files} keel_fw_host ${tool_dir}/keel-fw
+    COMMENT "Firewall rules ${rules_file}")
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/${target}_rules.S)
+  file(WRITE ${out}
+    ".section .data.rel.ro,\"aw\"\n.global keel_firewall_rules_blob\n.global keel_firewall_rules_size\n"
+    ".p2align 3\nkeel_firewall_rules_blob:\n.quad 1f\nkeel_firewall_rules_size:\n.quad 2f - 1f\n"
+    ".section .rodata.keel_firewall_rules,\"a\"\n.p2align 6\n1:\n.incbin \"${blob}\"\n2:\n"
+    ".section .note.GNU-stack,\"\",@progbits\n")
+  set_source_files_properties(${out} PROPERTIES OBJECT_DEPENDS ${blob})
+  keel_service_sources(${target} ${out})
+endfunction()

@@ -107,8 +107,7 @@ Appliance::Context& Appliance::context_of(net::HookPacket& hp) {
   for (uint32_t n = 1; n <= kContexts; ++n) {
     Context& c = contexts_[(next_context_ - n) % kContexts];
     if (c.packet == &hp.packet) {
-      c.info.fields.iif = rules_interface(hp.in);
-      c.info.fields.oif = rules_interface(hp.out);
+      read(c, hp);  // the stack changed it since (the TTL, forwarding)
       return c;
     }
   }

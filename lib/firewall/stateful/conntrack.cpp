@@ -1,6 +1,8 @@
 // Connection tracking in one flat bounded table (conntrack.hpp).
 #include "keel/firewall/conntrack.hpp"
 
+#include <algorithm>
+#include <iterator>
 #include <random>
 
 #include "net/wire/checksum.hpp"
@@ -64,6 +66,19 @@ Conntrack::Conntrack(const ConntrackConfig& config) : config_(config), flows_(co
 
 Conntrack::~Conntrack() = default;
 
+void Conntrack::add_pending(uint32_t index) {
+  PendingRef& slot = pending_[pending_next_++ % kMaxPending];
+  // The flow this slot held is confirmed or freed by now, unless its packet was lost.
+  if (slot.flow != kNoFlow) {
+    Flow& old = flows_[slot.flow];
+    if (old.serial == slot.serial && old.has(flow_status::in_use) && !old.has(flow_status::confirmed)) {
+      free_flow(slot.flow);
+      ++counters_.pending_lost;
+    }
+  }
+  slot = {index, flows_[index].serial};
+}
+
 uint32_t Conntrack::find(const FlowKey& key, Dir* dir) const {
   const uint32_t* ref = index_->map.find(key);
   if (!ref) return kNoFlow;
@@ -123,6 +138,7 @@ uint32_t Conntrack::allocate(uint64_t now_ns) {
   ++used_;
   flows_[index] = Flow{};
   flows_[index].status = flow_status::in_use;
+  flows_[index].serial = ++next_serial_;
   return index;
 }
 
@@ -205,6 +221,7 @@ Tracked Conntrack::create(const PacketInfo& info, const uint8_t* ip, uint64_t no
   out.state = CtState::new_;
   out.flow = index;
   out.pending = true;
+  add_pending(index);
   return out;
 }
 

@@ -60,6 +60,7 @@ struct Flow {
   uint64_t expires_ns = 0;
   TcpPeer tcp[2];
   uint32_t last_end = 0;
+  uint32_t serial = 0;  // which use of this slot (pending flows are remembered by it)
   uint16_t status = 0;
   TcpState tcp_state = TcpState::none;
   uint8_t last_index = 0;  // TCP: the flag class of the last segment in the window
@@ -85,7 +86,7 @@ struct ConntrackConfig {
 };
 
 struct ConntrackCounters {
-  uint64_t created = 0, confirmed = 0, expired = 0, evicted = 0, closed = 0;
+  uint64_t created = 0, confirmed = 0, pending_lost = 0, expired = 0, evicted = 0, closed = 0;
   uint64_t drop_table_full = 0, drop_confirm_clash = 0;
   uint64_t invalid_malformed = 0, invalid_checksum = 0, invalid_fragment = 0, invalid_tcp_flags = 0,
            invalid_tcp_new = 0, invalid_tcp_window = 0, invalid_tcp_rst = 0, invalid_icmp_new = 0,
@@ -93,7 +94,7 @@ struct ConntrackCounters {
   uint64_t tcp_ignored = 0, related = 0;
   template <class Fn>
   void for_each(Fn&& fn) const {
-    fn("created", created), fn("confirmed", confirmed), fn("expired", expired), fn("evicted", evicted);
+    fn("created", created), fn("confirmed", confirmed), fn("pending_lost", pending_lost), fn("expired", expired), fn("evicted", evicted);
     fn("closed", closed), fn("drop_table_full", drop_table_full), fn("drop_confirm_clash", drop_confirm_clash);
     fn("invalid_malformed", invalid_malformed), fn("invalid_checksum", invalid_checksum);
     fn("invalid_fragment", invalid_fragment), fn("invalid_tcp_flags", invalid_tcp_flags);
@@ -160,6 +161,18 @@ class Conntrack {
   std::vector<uint32_t> free_;
   std::unique_ptr<Index> index_;
   size_t used_ = 0;
+  // Pending flows, oldest first: a packet the stack drops between two hooks (no route, TTL) never
+  // confirms or abandons its flow, so the oldest goes when the ring is full (packets are handled
+  // one at a time; only a few are ever on their way at once).
+  static constexpr size_t kMaxPending = 32;
+  struct PendingRef {
+    uint32_t flow = kNoFlow;
+    uint32_t serial = 0;
+  };
+  PendingRef pending_[kMaxPending];
+  uint32_t next_serial_ = 0;
+  size_t pending_next_ = 0;
+  void add_pending(uint32_t index);
   size_t sweep_cursor_ = 0;
   size_t evict_cursor_ = 0;
   ConntrackCounters counters_;

@@ -1,0 +1,227 @@
+"""The same two-network topology twice, for comparing the firewall appliance with Linux:
+
+  side A (10.0.0.1-15) ── eth0 10.0.0.254 ─ ROUTER ─ 10.1.0.254 eth1 ── side B (10.1.0.1-15)
+
+ROUTER is examples/firewall (as a Linux process or a QEMU image on two TAPs, opened in a
+middle namespace and then moved to each side, as test/integration/test_net_router.py does), or
+a Linux network namespace with veth interfaces named eth0 and eth1 loaded with `keel-fw nft`'s
+export. Packets are written to raw IP sockets on a side and read back with packet sockets on
+both sides; outcomes are compared by IP id."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
+sys.path.insert(0, os.path.join(ROOT, "examples", "firewall"))
+
+from netguest import Guest, Namespace  # noqa: E402
+from nft_helpers import DEBIAN_PYTHON, ip_bytes, keelfw, run  # noqa: E402
+import push_rules  # noqa: E402
+
+FIREWALL = os.path.join(ROOT, "examples", "firewall")
+KEY = "00112233445566778899aabbccddeeff"
+MGMT_PORT = 5555
+SUBNETS = ("10.0.0.", "10.1.0.")
+ROUTER_HOST = 254
+HOSTS = range(1, 16)
+PROTOCOL_UNREACHABLE = (3, 2)
+
+# Reads every IPv4 frame arriving on argv[1] for argv[2] seconds; prints one JSON line each.
+SNIFFER = r"""
+import json, socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.bind((sys.argv[1], 0))
+s.settimeout(0.1)
+end = time.monotonic() + float(sys.argv[2])
+print("ready", flush=True)
+out = []
+while time.monotonic() < end:
+    try:
+        frame, addr = s.recvfrom(65535)
+    except socket.timeout:
+        continue
+    if addr[2] == socket.PACKET_OUTGOING:
+        continue
+    ip = frame[14:]
+    ihl = (ip[0] & 15) * 4
+    rec = {"id": struct.unpack(">H", ip[4:6])[0], "src": socket.inet_ntoa(ip[12:16]),
+           "dst": socket.inet_ntoa(ip[16:20]), "proto": ip[9], "ttl": ip[8]}
+    l4 = ip[ihl:]
+    if ip[9] in (6, 17) and len(l4) >= 4:
+        rec["sport"], rec["dport"] = struct.unpack(">HH", l4[:4])
+        if ip[9] == 6 and len(l4) >= 14:
+            rec["flags"] = l4[13]
+    if ip[9] == 1 and len(l4) >= 8:
+        rec["type"], rec["code"] = l4[0], l4[1]
+        rec["echo_id"] = struct.unpack(">H", l4[4:6])[0]
+        if l4[0] in (3, 4, 5, 11, 12) and len(l4) >= 28:
+            inner = l4[8:]
+            iihl = (inner[0] & 15) * 4
+            rec["quoted_id"] = struct.unpack(">H", inner[4:6])[0]
+            rec["quoted_src"], rec["quoted_dst"] = socket.inet_ntoa(inner[12:16]), socket.inet_ntoa(inner[16:20])
+            if inner[9] in (6, 17) and len(inner) >= iihl + 4:
+                rec["quoted_ports"] = list(struct.unpack(">HH", inner[iihl:iihl + 4]))
+    out.append(rec)
+for rec in out:
+    print(json.dumps(rec))
+"""
+
+# Writes each (destination, hex datagram) line of stdin to a raw IP socket (the header is ours).
+SENDER = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+gap = float(sys.argv[1])
+for line in sys.stdin:
+    dst, data = line.split()
+    s.sendto(bytes.fromhex(data), (dst, 0))
+    time.sleep(gap)
+"""
+
+
+class Side:
+    def __init__(self, name, subnet_index):
+        self.name = name
+        self.subnet = SUBNETS[subnet_index]
+        self.other = SUBNETS[1 - subnet_index]
+        run("ip", "netns", "add", name)
+        self.sh("ip link set lo up")
+        self.dev = None
+
+    def attach(self, dev):
+        """`dev` (already in this namespace) gets the side's hosts and the route across."""
+        self.dev = dev
+        self.sh(f"ip link set {dev} up")
+        for h in HOSTS:
+            self.sh(f"ip addr add {self.subnet}{h}/24 dev {dev}")
+        self.sh(f"ip route add {self.other}0/24 via {self.subnet}{ROUTER_HOST}")
+
+    def sh(self, command, timeout=30, check=True):
+        return subprocess.run(["ip", "netns", "exec", self.name, "sh", "-c", command], capture_output=True,
+                              text=True, timeout=timeout, check=check)
+
+    def sniff(self, seconds):
+        p = subprocess.Popen(["ip", "netns", "exec", self.name, DEBIAN_PYTHON, "-c", SNIFFER, self.dev,
+                              str(seconds)], stdout=subprocess.PIPE, text=True)
+        assert p.stdout.readline().strip() == "ready"
+        return p
+
+    def send(self, packets, gap):
+        lines = "".join(f"{p['dst']} {ip_bytes(p).hex()}\n" for p in packets)
+        subprocess.run(["ip", "netns", "exec", self.name, DEBIAN_PYTHON, "-c", SENDER, str(gap)], input=lines,
+                       text=True, check=True, capture_output=True, timeout=120)
+
+    def close(self):
+        subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
+
+
+class Router:
+    """A router with sides A and B; subclasses load rules."""
+    sides = ()
+
+    def exchange(self, batches, gap=0.004, settle=1.0):
+        """Sends each batch (side index, packets) in turn; returns the frames each side read."""
+        seconds = sum(len(pkts) for _, pkts in batches) * (gap + 0.002) + settle + 1.5
+        sniffers = [side.sniff(seconds) for side in self.sides]
+        for index, pkts in batches:
+            if pkts:
+                self.sides[index].send(pkts, gap)
+        frames = []
+        for p in sniffers:
+            out, _ = p.communicate(timeout=seconds + 30)
+            frames.append([json.loads(line) for line in out.splitlines() if line.startswith("{")])
+        return frames
+
+    def close(self):
+        for side in self.sides:
+            side.close()
+
+
+class KeelRouter(Router):
+    def __init__(self, tag, blob, machine="linux"):
+        self.middle = Namespace(taps=2)
+        for tap in self.middle.taps:
+            self.middle.sh(f"ip addr flush dev {tap}")
+        self.sides = (Side(f"{self.middle.name}-a", 0), Side(f"{self.middle.name}-b", 1))
+        self.guest = None
+        self.generation = 0
+        try:
+            append = (f"ip={SUBNETS[0]}{ROUTER_HOST}/24 ip1={SUBNETS[1]}{ROUTER_HOST}/24 fw_port={MGMT_PORT} "
+                      f"fw_key={KEY} stats={os.environ.get('KEEL_FW_STATS', 0)}")
+            if machine == "linux":
+                append += f" rules={blob}"
+            self.guest = Guest(self.middle, machine=machine, platform="linux" if machine == "linux" else "kvm",
+                               append=append, service=FIREWALL, ready=r"firewall: \d+ rules, forwarding",
+                               ready_count=1)
+            for i, side in enumerate(self.sides):
+                self.middle.sh(f"ip link set tap{i} netns {side.name}")
+                side.attach(f"tap{i}")
+        except BaseException:
+            self.close()
+            raise
+
+    def load(self, blob_path):
+        with open(blob_path, "rb") as f:
+            blob = f.read()
+        self.generation += 1
+        cmd = [DEBIAN_PYTHON, os.path.join(FIREWALL, "push_rules.py"), f"{SUBNETS[0]}{ROUTER_HOST}",
+               str(MGMT_PORT), KEY, blob_path, "--generation", str(self.generation)]
+        result = self.sides[0].sh(" ".join(cmd), check=False, timeout=120)
+        assert result.returncode == 0, result.stdout + result.stderr + self.guest.output()[-3000:]
+        return blob
+
+    def close(self):
+        if self.guest:
+            self.guest.close()
+        super().close()
+        self.middle.close()
+
+
+class LinuxRouter(Router):
+    def __init__(self, tag):
+        self.ns = f"keelfwl-{os.getpid()}-{tag}"
+        self.sides = (Side(f"{self.ns}-a", 0), Side(f"{self.ns}-b", 1))
+        try:
+            run("ip", "netns", "add", self.ns)
+            run("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
+                "net.ipv4.conf.default.rp_filter=0", "net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_burst=10000",
+                "net.ipv4.icmp_msgs_per_sec=10000", "net.ipv4.conf.all.send_redirects=0",
+                "net.ipv4.conf.default.send_redirects=0", ns=self.ns)
+            for i, side in enumerate(self.sides):
+                peer = f"kfw{os.getpid() % 100000}{tag}{i}"
+                run("ip", "link", "add", f"eth{i}", "netns", self.ns, "type", "veth", "peer", "name", peer,
+                    "netns", side.name)
+                run("ip", "addr", "add", f"{SUBNETS[i]}{ROUTER_HOST}/24", "dev", f"eth{i}", ns=self.ns)
+                run("ip", "link", "set", f"eth{i}", "up", ns=self.ns)
+                side.attach(peer)
+        except BaseException:
+            self.close()
+            raise
+
+    def load(self, rules_path):
+        run("nft", "-f", "-", ns=self.ns, input=keelfw("nft", rules_path))
+
+    def close(self):
+        super().close()
+        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
+
+
+def outcomes(sent, frames, sides):
+    """{id: outcome} for each sent (side index, packet): what arrived on the far side (its
+    addresses, ports, TTL) and which ICMP errors about it came back, or "dropped"."""
+    result = {}
+    for index, p in sent:
+        far, near = frames[1 - index], frames[index]
+        got = [f for f in far if f["id"] == p["id"] and f.get("quoted_id") is None]
+        # The sides' own kernels answer what reaches them (a RST for a closed TCP port), and a
+        # TCP segment that ends at the router itself is answered by Linux with a RST and by Keel,
+        # which has no TCP yet, with protocol unreachable (RFC 1122 §3.2.2.1): left out.
+        errors = sorted((f["type"], f["code"], f["src"]) for f in near
+                        if f.get("quoted_id") == p["id"] and (f["type"], f["code"]) != PROTOCOL_UNREACHABLE)
+        arrived = sorted((f["src"], f["dst"], f.get("sport"), f.get("dport"), f.get("echo_id"), f["ttl"])
+                         for f in got)
+        result[p["id"]] = {"arrived": arrived, "errors": errors}
+    return result

@@ -1,0 +1,235 @@
+"""The firewall appliance (examples/firewall) beside a Linux router loaded with `keel-fw nft`'s
+export of the same rules, in the same topology (appliance_net.py): every generated packet must
+meet the same fate on both — forwarded with the same addresses, ports and TTL, dropped, or
+rejected with the same ICMP error — for filter chains on every hook that sees forwarded
+packets, `ct state` with flows in both directions, and NAT (dnat, snat, masquerade) with the
+replies translated back. Rules reach the running appliance through its management port
+(push_rules.py), so every rule set also tests atomic replacement. Run as root:
+/usr/bin/python3 -m pytest test/firewall/test_appliance_differential.py"""
+import os
+import random
+import shutil
+import tempfile
+
+import pytest
+
+import appliance_net as net
+from nft_helpers import KEELFW, Vocabulary, ruleset
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("nft"), reason="needs root and nft")
+
+SEED = 1010
+INTERFACES = ["eth0", "eth1", "lan"]  # lan is declared but never exists
+POOLS = ["10.0.0.", "10.1.0."]
+PORTS = [22, 53, 80, 443, 1024, 8080, 40000]
+MGMT_ACCEPT = {"prerouting": "udp dport 5555 accept", "input": "udp dport 5555 accept",
+               "output": "udp sport 5555 accept", "postrouting": "udp sport 5555 accept"}
+
+
+class Ids:
+    """IP ids and source ports never used twice in a run: no packet meets an earlier flow."""
+
+    def __init__(self):
+        self.next_id, self.next_port = 1, 20000
+
+    def id(self):
+        self.next_id += 1
+        return self.next_id
+
+    def port(self):
+        self.next_port += 1
+        return self.next_port
+
+
+def host(rng, side):
+    return f"{POOLS[side]}{rng.randrange(1, 16)}"
+
+
+def packet(rng, ids, side, proto=None, ttl=None):
+    """A random packet from `side` to the other."""
+    proto = proto or rng.choice(["tcp", "udp", "icmp", "tcp", "udp"])
+    p = {"id": ids.id(), "src": host(rng, side), "dst": host(rng, 1 - side), "proto": proto,
+         "ttl": ttl or rng.choice([64, 64, 64, 2, 16, 100]), "payload": rng.choice([0, 10, 100])}
+    if proto in ("tcp", "udp"):
+        p["sport"], p["dport"] = ids.port(), rng.choice(PORTS)
+    if proto == "tcp":
+        p["flags"], p["seq"], p["ack"] = 0x02, 1000, 0
+    if proto == "icmp":
+        p.update(type=8, code=0, echo_id=ids.port())
+    return p
+
+
+def reply(p, ids):
+    r = {"id": ids.id() if ids else 0, "src": p["dst"], "dst": p["src"], "proto": p["proto"], "ttl": 64, "payload": 0}
+    if p["proto"] in ("tcp", "udp"):
+        r["sport"], r["dport"] = p["dport"], p["sport"]
+    if p["proto"] == "tcp":
+        r.update(flags=0x12, seq=5000, ack=p["seq"] + 1)
+    if p["proto"] == "icmp":
+        r.update(type=0, code=0, echo_id=p["echo_id"])
+    return r
+
+
+def with_management(text, hook):
+    """The rules with an accept for the management port first in the base chain (no generated
+    packet uses that port)."""
+    if hook not in MGMT_ACCEPT:
+        return text
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("chain base"))
+    lines.insert(at + 1, "  " + MGMT_ACCEPT[hook])
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def routers(tmp_path_factory):
+    assert os.path.exists(KEELFW), f"build keel-fw first ({KEELFW})"
+    tmp = tmp_path_factory.mktemp("fwapp")
+    first = tmp / "first.fw"
+    first.write_text("interface eth0 { }\ninterface eth1 { }\n")
+    blob = tmp / "first.bin"
+    net.keelfw("compile", str(first), "-o", str(blob))
+    keel = linux = None
+    try:
+        keel = net.KeelRouter("k", str(blob), machine=os.environ.get("KEEL_FW_MACHINE", "linux"))
+        linux = net.LinuxRouter("l")
+        yield keel, linux
+    finally:
+        for r in (keel, linux):
+            if r:
+                r.close()
+
+
+class Run:
+    def __init__(self, routers, tmp):
+        self.keel, self.linux = routers
+        self.tmp = tmp
+        self.n = 0
+        self.compared = 0
+
+    def load(self, text):
+        self.n += 1
+        path = os.path.join(self.tmp, f"rules{self.n}.fw")
+        with open(path, "w") as f:
+            f.write(text)
+        blob = os.path.join(self.tmp, f"rules{self.n}.bin")
+        net.keelfw("compile", path, "-o", blob)
+        self.keel.load(blob)
+        self.linux.load(path)
+        self.text = text
+
+    def compare(self, batches, linux_batches=None, normalize=lambda outcome: outcome):
+        """Sends the batches through both routers (`linux_batches`: other packets with the same
+        ids for Linux); asserts identical outcomes after `normalize`; returns both."""
+        sent = [(side, p) for side, pkts in batches for p in pkts]
+        linux_batches = linux_batches or batches
+        keel = net.outcomes(sent, self.keel.exchange(batches), self.keel.sides)
+        linux = net.outcomes([(side, p) for side, pkts in linux_batches for p in pkts],
+                             self.linux.exchange(linux_batches), self.linux.sides)
+        for side, p in sent:
+            assert normalize(keel[p["id"]]) == normalize(linux[p["id"]]), (
+                f"rule set {self.n}: packet {p} from side {side}:\n  Keel:  {keel[p['id']]}\n"
+                f"  Linux: {linux[p['id']]}\n--- rules\n{self.text}\n--- Keel's console\n"
+                f"{self.keel.guest.output()[-2000:]}")
+        self.compared += len(sent)
+        return keel, linux
+
+
+def kinds_of(results):
+    kinds = set()
+    for r in results.values():
+        kinds.add("forwarded" if r["arrived"] else "rejected" if r["errors"] else "dropped")
+    return kinds
+
+
+@pytest.mark.parametrize("hook", ["forward", "prerouting", "postrouting"])
+def test_filter_chains(routers, hook, tmp_path):
+    rng = random.Random(f"{SEED}-{hook}")
+    ids = Ids()
+    run = Run(routers, str(tmp_path))
+    oifs = INTERFACES if hook != "prerouting" else []
+    iifs = INTERFACES if hook != "postrouting" else []
+    seen = set()
+    for _ in range(4):
+        text = ruleset(rng, Vocabulary(iifs=iifs, oifs=oifs, addresses=POOLS), hook, INTERFACES, rules=(3, 12))
+        if hook == "forward" and rng.random() < 0.5:
+            text = text.replace(" drop\n", " reject\n", 2)
+        run.load(with_management(text, hook))
+        batches = [(side, [packet(rng, ids, side) for _ in range(25)]) for side in (0, 1)]
+        seen |= kinds_of(run.compare(batches)[0])
+    assert {"forwarded", "dropped"} <= seen
+    assert run.compared == 4 * 50
+
+
+def test_conntrack_states(routers, tmp_path):
+    rng = random.Random(f"{SEED}-ct")
+    ids = Ids()
+    run = Run(routers, str(tmp_path))
+    for _ in range(4):
+        vocab = Vocabulary(iifs=INTERFACES, oifs=INTERFACES, addresses=POOLS, ct=True)
+        run.load(ruleset(rng, vocab, "forward", INTERFACES, rules=(3, 12)))
+        originals = [packet(rng, ids, 0, ttl=64) for _ in range(30)]
+        # Lone packets: an ACK picks a connection up, a bare FIN or an echo reply starts none.
+        lone = [dict(packet(rng, ids, 0, proto="tcp", ttl=64), flags=f) for f in (0x10, 0x01, 0x11)]
+        lone.append(dict(packet(rng, ids, 0, proto="icmp", ttl=64), type=0))
+        run.compare([(0, originals + lone)])
+        # The replies, then more of each original: established only where the original passed.
+        replies = [reply(p, ids) for p in originals]
+        again = [dict(p, id=ids.id(), flags=0x10, seq=1001, ack=5001) if p["proto"] == "tcp" else dict(p, id=ids.id())
+                 for p in originals]
+        run.compare([(1, replies), (0, again)])
+    assert run.compared == 4 * (30 + 4 + 30 + 30)
+
+
+NAT_TARGETS = [
+    ("prerouting", "dnat to 10.1.0.7"), ("prerouting", "dnat to 10.1.0.8:8080"),
+    ("prerouting", "dnat to 10.1.0.9:1000-1010"), ("postrouting", "snat to 10.1.0.254"),
+    ("postrouting", "masquerade"), ("postrouting", "snat to 10.1.0.200:30000-30100"),
+]
+
+
+def in_range_ports(lo, hi):
+    """Source ports a snat range chose at random: any in [lo, hi] is as good (each side's are
+    checked for uniqueness separately)."""
+    def normalize(outcome):
+        arrived = [(src, dst, "range" if sport is not None and lo <= sport <= hi else sport, *rest)
+                   for src, dst, sport, *rest in outcome["arrived"]]
+        return {"arrived": arrived, "errors": outcome["errors"]}
+    return normalize
+
+
+def replies_to(originals, outcome, ids_base):
+    """Each forwarded original's reply, to wherever it arrived from, as it arrived."""
+    out = []
+    for n, p in enumerate(originals):
+        arrived = outcome[p["id"]]["arrived"]
+        if arrived:
+            src, dst, sport, dport, echo_id, _ = arrived[0]
+            r = reply(dict(p, src=src, dst=dst, sport=sport, dport=dport, echo_id=echo_id), None)
+            r["id"] = ids_base + n
+            out.append(r)
+    return out
+
+
+def test_nat(routers, tmp_path):
+    rng = random.Random(f"{SEED}-nat")
+    ids = Ids()
+    run = Run(routers, str(tmp_path))
+    for hook, target in NAT_TARGETS:
+        cond = rng.choice(["", "tcp ", "udp ", "ip saddr 10.0.0.0/28 ", "tcp dport { 80, 443 } ",
+                           "iif eth0 " if hook == "prerouting" else "oif eth1 "])
+        text = ("interface eth0 { }\ninterface eth1 { }\n"
+                f"chain nat_{hook} type nat hook {hook} {{ {MGMT_ACCEPT[hook]}; {cond}{target} }}\n")
+        run.load(text)
+        normalize = in_range_ports(30000, 30100) if "30000" in target else (lambda o: o)
+        originals = [packet(rng, ids, 0, ttl=64) for _ in range(20)]
+        keel, linux = run.compare([(0, originals)], normalize=normalize)
+        for outcome in (keel, linux):  # never one tuple for two flows
+            tuples = [o["arrived"][0][:5] for o in outcome.values() if o["arrived"]]
+            assert len(tuples) == len(set(tuples)), tuples
+        # Replies go to wherever each router's original arrived from, as it arrived.
+        base = ids.id()
+        ids.next_id += len(originals)
+        keel_replies, linux_replies = replies_to(originals, keel, base), replies_to(originals, linux, base)
+        back, _ = run.compare([(1, keel_replies)], [(1, linux_replies)])
+        assert any(r["arrived"] for r in back.values()), "some replies should make it back"

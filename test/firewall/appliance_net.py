@@ -141,7 +141,7 @@ class Router:
 
 
 class KeelRouter(Router):
-    def __init__(self, tag, blob, machine="linux"):
+    def __init__(self, tag, blob, machine="linux", extra=""):
         self.middle = Namespace(taps=2)
         for tap in self.middle.taps:
             self.middle.sh(f"ip addr flush dev {tap}")
@@ -150,7 +150,9 @@ class KeelRouter(Router):
         self.generation = 0
         try:
             append = (f"ip={SUBNETS[0]}{ROUTER_HOST}/24 ip1={SUBNETS[1]}{ROUTER_HOST}/24 fw_port={MGMT_PORT} "
-                      f"fw_key={KEY} stats={os.environ.get('KEEL_FW_STATS', 0)}")
+                      f"fw_key={KEY} {extra}")
+            if os.environ.get("KEEL_FW_STATS") and "stats=" not in extra:
+                append += f" stats={os.environ['KEEL_FW_STATS']}"
             if machine == "linux":
                 append += f" rules={blob}"
             self.guest = Guest(self.middle, machine=machine, platform="linux" if machine == "linux" else "kvm",

@@ -42,7 +42,10 @@ def cmd_test(args):
 
 
 def cmd_demo(args):
-    setup.install(with_tests=False)
+    setup.install(with_tests=args.name == "dmz")
+    if args.name == "dmz":  # the firewall appliance in the CETIC study's DMZ topology
+        return os.spawnv(os.P_WAIT, "/usr/bin/python3",
+                         ["/usr/bin/python3", os.path.join(ROOT, "examples", "firewall", "dmz_demo.py")])
     image = builder.build(os.path.join(ROOT, "examples", "hello"), "kvm")
     return qemu.boot(image, timeout=60)
 
@@ -87,7 +90,9 @@ def parser():
     s.add_argument("pytest_args", nargs="*", help="passed to pytest (e.g. -k hello)")
     s.set_defaults(run=cmd_test)
 
-    s = sub.add_parser("demo", help="set up, build and boot examples/hello")
+    s = sub.add_parser("demo", help="set up, build and boot examples/hello; `demo dmz`: the firewall "
+                                    "appliance between an outside network and a DMZ (root)")
+    s.add_argument("name", nargs="?", choices=("hello", "dmz"), default="hello")
     s.set_defaults(run=cmd_demo)
 
     s = sub.add_parser("bench", help="run every benchmark, or the one in bench/NAME, and "

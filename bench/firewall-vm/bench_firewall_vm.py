@@ -1,0 +1,233 @@
+#!/usr/bin/python3
+"""`keel bench firewall-vm`: the firewall appliance as a router, as the IncludeOS firewall study
+measured it (Kurek et al., 2024), from 1 to 1,000,000 rules: image size, launch time to the
+first forwarded packet, forwarded UDP packets per second (64 and 1400 bytes), ICMP round trip,
+for the Keel image beside Linux routers — in the Linux VM peer on the same QEMU line and in a
+network namespace — with the same rules as nftables sets (`keel-fw nft`) and as iptables-style
+linear rules (one rule per address, what iptables-nft loads; up to 20,000). Writes
+bench/results/firewall_vm.{md,csv,png} (build/bench-quick/ with --quick). Needs root.
+
+  bench/firewall-vm/run.sh [--quick] [--rules 1,100,10000] [--seconds 3]"""
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "bench", "linux-vm"))
+sys.path.insert(0, HERE)
+from keelpy import bench_report, qemu  # noqa: E402
+import linux_guest  # noqa: E402
+import routers  # noqa: E402
+from routers import PYTHON, Guest, Topology, sh  # noqa: E402
+
+RULE_COUNTS = [1, 10, 100, 1000, 10000, 100000, 1000000]
+QUICK_RULE_COUNTS = [1, 100]
+LINEAR_MAX = 20000  # iptables-style linear rules beyond this take the VM minutes per packet burst
+WINDOW = 32
+SIZES = (64, 1400)
+TOOLS = os.path.join(ROOT, "build", "bench-firewall-vm")
+
+# Sends a UDP datagram to 10.1.0.1:7 every 2 ms until one comes back; prints the monotonic time.
+FIRST_ECHO = r"""
+import socket, time, sys
+deadline = time.monotonic() + float(sys.argv[1])
+s = None
+while time.monotonic() < deadline:
+    try:
+        if s is None:
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.settimeout(0.002)
+        s.sendto(b"first", ("10.1.0.1", 7))
+        if s.recv(64) == b"first":
+            print(time.monotonic()); sys.exit(0)
+    except OSError:
+        time.sleep(0.002)
+print("none")
+"""
+
+
+def rules_file(mix, n, work):
+    """A forward chain that drops the mix's N rules (none of them matches the test traffic)
+    and accepts the rest; the Keel source, the nftables export, and linear rules."""
+    bench = subprocess.run([os.path.join(ROOT, "bench", "firewall", "build.sh")], capture_output=True, text=True,
+                           check=True).stdout.strip().splitlines()[-1]
+    generated = os.path.join(work, f"{mix}-{n}.gen")
+    subprocess.run([bench, "gen", mix, str(n), generated], check=True, capture_output=True)
+    with open(generated) as f:
+        body = [line for line in f if line.strip().startswith("ip ") or " drop" in line or " accept" in line]
+    # Never the test traffic's own addresses (a random /32 could be one).
+    body = [line for line in body if not line.strip().startswith("chain") and " 10.0.0." not in line
+            and " 10.1.0." not in line]
+    source = os.path.join(work, f"{mix}-{n}.fw")
+    with open(source, "w") as f:
+        f.write("interface eth0 { }\ninterface eth1 { }\nchain forward hook forward policy accept {\n")
+        f.write("  ip saddr 10.0.0.0/8 ip daddr 10.0.0.0/8 accept\n" if mix != "b" else "")
+        f.writelines(body)
+        f.write("}\n")
+    keelfw = os.path.join(ROOT, "build", "host", "tools", "keel-fw", "keel-fw")
+    nft = subprocess.run([keelfw, "nft", source], check=True, capture_output=True, text=True).stdout
+    linear = None
+    if n <= LINEAR_MAX and mix == "b":
+        addresses = [line.split()[2] for line in body]
+        linear = ("table ip keel\ndelete table ip keel\ntable ip keel {\n  chain forward {\n"
+                  "    type filter hook forward priority 0; policy accept;\n" +
+                  "".join(f"    ip saddr {a} drop\n" for a in addresses) + "  }\n}\n")
+    return source, nft, linear
+
+
+def build_keel(source, n, mix):
+    out = os.path.join(TOOLS, f"keel-{mix}-{n}")
+    configure = ["cmake", "-S", os.path.join(ROOT, "examples", "firewall"), "-B", out, "-G", "Ninja",
+                 f"-Dkeel_DIR={os.path.join(ROOT, 'cmake')}", "-DKEEL_PLATFORM=kvm",
+                 f"-DKEEL_FIREWALL_RULES={source}"]
+    for step in (configure, ["cmake", "--build", out]):
+        subprocess.run(step, check=True, capture_output=True, text=True)
+    image = os.path.join(out, "firewall")
+    stripped = image + ".stripped"
+    subprocess.run(["strip", "-o", stripped, image], check=True)
+    return stripped
+
+
+def extra_initrd(base, nft_text, work, name):
+    """The Linux VM's initramfs plus an archive holding /etc/keel-peer/rules.nft."""
+    stage = os.path.join(work, f"stage-{name}")
+    os.makedirs(os.path.join(stage, "etc", "keel-peer"), exist_ok=True)
+    with open(os.path.join(stage, "etc", "keel-peer", "rules.nft"), "w") as f:
+        f.write(nft_text)
+    extra = os.path.join(work, f"{name}.cpio")
+    files = subprocess.run(["find", ".", "-mindepth", "1"], cwd=stage, capture_output=True, text=True).stdout
+    with open(extra, "wb") as out:
+        subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=stage, input=files.encode(),
+                       stdout=out, check=True)
+    combined = os.path.join(work, f"{name}.initrd")
+    with open(combined, "wb") as out:
+        for part in (base, extra):
+            with open(part, "rb") as f:
+                out.write(f.read())
+            # The kernel finds the next archive only at a 4-byte boundary (zeros are padding).
+            out.write(b"\0" * (-out.tell() % 4))
+    return combined
+
+
+def echo_server(ns):
+    return subprocess.Popen(["ip", "netns", "exec", ns, os.path.join(TOOLS, "udp_echo_server"), "7"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def measure_router(topology, seconds, launched=None, boot_timeout=600):
+    """Launch (if `launched`), UDP echo rates through the router, ping RTT."""
+    out = {}
+    if launched is not None:
+        probe = sh(topology.a, f"{PYTHON} -c '{FIRST_ECHO}' {boot_timeout}", check=False, timeout=boot_timeout + 30)
+        first = probe.stdout.strip()
+        out["launch_ms"] = (float(first) - launched) * 1000 if first not in ("", "none") else None
+    else:
+        sh(topology.a, f"{PYTHON} -c '{FIRST_ECHO}' 10", check=False)
+    for size in SIZES:
+        line = sh(topology.a, f"{os.path.join(TOOLS, 'udp_load')} 10.1.0.1 {size} {seconds} {WINDOW}",
+                  check=False, timeout=seconds + 60).stdout
+        pps = float(line.split()[1]) if line.startswith("pps") else 0.0
+        out[f"pps_{size}"] = 2 * pps  # each echo crosses the router twice
+    ping = sh(topology.a, "ping -n -q -c 20 -i 0.05 -W 2 10.1.0.1", check=False).stdout
+    rtt = [line for line in ping.splitlines() if "min/avg" in line]
+    out["rtt_ms"] = float(rtt[0].split("=")[1].split("/")[1]) if rtt else None
+    return out
+
+
+def run_guest(tag, args, seconds, ready=None):
+    topology = Topology(tag)
+    guest = None
+    server = None
+    try:
+        topology.taps()
+        guest = Guest(topology, args, ready)
+        topology.move_taps()
+        server = echo_server(topology.b)
+        result = measure_router(topology, seconds, launched=guest.launched)
+        if result.get("launch_ms") is None:
+            result["console"] = guest.output()[-2000:]
+        return result
+    finally:
+        if server:
+            server.kill()
+            server.wait()
+        if guest:
+            guest.close()
+        topology.close()
+
+
+def run_netns(tag, nft_text, seconds):
+    topology = Topology(tag)
+    server = None
+    try:
+        topology.veths()
+        routers.run(["nft", "-f", "-"], ns=topology.middle, input=nft_text)
+        server = echo_server(topology.b)
+        return measure_router(topology, seconds)
+    finally:
+        if server:
+            server.kill()
+            server.wait()
+        topology.close()
+
+
+def compile_tools():
+    os.makedirs(TOOLS, exist_ok=True)
+    for name, source in (("udp_load", "bench/net/udp_load.c"), ("udp_echo_server", "bench/net/udp_echo_server.c")):
+        subprocess.run(["gcc", "-O2", "-o", os.path.join(TOOLS, name), os.path.join(ROOT, source)], check=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rules", help="comma-separated rule counts")
+    parser.add_argument("--mix", default="b")
+    parser.add_argument("--seconds", type=float)
+    args = parser.parse_args()
+    counts = [int(x) for x in args.rules.split(",")] if args.rules else \
+        (QUICK_RULE_COUNTS if args.quick else RULE_COUNTS)
+    seconds = args.seconds or (1 if args.quick else 3)
+    compile_tools()
+    subprocess.run(["cmake", "--build", os.path.join(ROOT, "build", "host"), "--target", "keel-fw"], check=True,
+                   capture_output=True)
+    guest_vm = linux_guest.build("peers")
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kfwb-") as work:
+        for n in counts:
+            print(f"firewall-vm: {n} rules (mix {args.mix})", flush=True)
+            source, nft, linear = rules_file(args.mix, n, work)
+            image = build_keel(source, n, args.mix)
+            row = {"rules": n, "keel_image_bytes": os.path.getsize(image)}
+            keel = run_guest("k", qemu.command(image, "microvm", routers.MEMORY, 1,
+                                               "ip=10.0.0.254/24 ip1=10.1.0.254/24", "tcg", routers.qemu_tap_args()),
+                             seconds)
+            row.update({f"keel_{k}": v for k, v in keel.items()})
+            for name, text in (("vm_nft", nft), ("vm_linear", linear)):
+                if text is None:
+                    continue
+                initrd = extra_initrd(guest_vm.initrd, text, work, f"{name}-{n}")
+                vm_args = guest_vm.command("microvm", routers.MEMORY,
+                                           "run=router rules=rules.nft ip=10.0.0.254/24 ip1=10.1.0.254/24", "tcg",
+                                           routers.qemu_tap_args())
+                vm_args[vm_args.index("-initrd") + 1] = initrd
+                row[f"{name}_image_bytes"] = os.path.getsize(guest_vm.kernel) + os.path.getsize(initrd)
+                row.update({f"{name}_{k}": v for k, v in run_guest("v", vm_args, seconds).items()})
+            for name, text in (("netns_nft", nft), ("netns_linear", linear)):
+                if text is not None:
+                    row.update({f"{name}_{k}": v for k, v in run_netns("n", text, seconds).items()})
+            print("  " + " ".join(f"{k}={v:.0f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()
+                                  if "console" not in k), flush=True)
+            rows.append(row)
+    import report
+    report.write(bench_report.results_dir(args.quick), rows, args, counts, seconds, WINDOW)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -197,3 +197,16 @@ def test_hostile_input_neither_stops_it_nor_gets_through(tmp_path):
         assert last.get("invalid_checksum", 0) >= 20, output[-3000:]
     finally:
         router.close()
+
+
+def test_the_image_under_qemu_tracks_real_connections(tmp_path):
+    """The same as the first test with the bootable image (microvm, TCG): it starts with the
+    rules compiled into it (examples/firewall/rules.fw) and takes these over its management port."""
+    _, blob = compile_rules(str(tmp_path), RULES)
+    router = net.KeelRouter("i", blob, machine="microvm")
+    try:
+        router.load(blob)
+        results = connections(router, [(8080, 100), (8080, 300_000), (8081, 100)])
+        assert results == ["ok", "ok", "timeout"], results + [router.guest.output()[-2000:]]
+    finally:
+        router.close()

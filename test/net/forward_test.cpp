@@ -29,8 +29,8 @@ Ip4Repr one_hop_later(const Bytes& ip) {
   return h;
 }
 
-// An ICMP error from net0's address to peer0, quoting `offending`'s header
-// and 8 bytes of its data (RFC 792).
+// An ICMP error from net0's address to peer0, quoting as much of
+// `offending` as fits in 576 bytes (RFC 1812 §4.3.2.3).
 void expect_error_to_peer0(const Bytes& frame, Icmp4Repr error, const Bytes& offending) {
   EXPECT_EQ(sent_ethernet(frame), (EthernetRepr{peer_mac, stack_mac, ::net::wire::ethertype_ip4}));
   Ip4Repr ip = sent_ip(frame);
@@ -39,7 +39,7 @@ void expect_error_to_peer0(const Bytes& frame, Icmp4Repr error, const Bytes& off
   EXPECT_EQ(ip.protocol, 1);
   EXPECT_EQ(sent_icmp(frame), error);
   Bytes quoted = sent_payload(frame);
-  std::size_t n = std::min<std::size_t>(offending.size(), 20 + 8);
+  std::size_t n = std::min<std::size_t>(offending.size(), 576 - 20 - 8);
   ASSERT_EQ(quoted.size(), 8 + n);
   EXPECT_TRUE(
       std::equal(quoted.begin() + 8, quoted.end(), offending.begin(), offending.begin() + n));
@@ -114,6 +114,19 @@ TEST_F(ForwardTest, TheRoutersOwnAddressesAreLocal) {
   EXPECT_EQ(sent_icmp(reply), Icmp4Repr::echo(icmp::echo_reply, 1, 1));
   EXPECT_EQ(sent_ip(reply).src, router_ip1);  // from the address it was sent to
   EXPECT_EQ(counters().ip4.forwarded, 0u);
+}
+
+// An error about a datagram to the router's address on net1 that came in
+// on net0 comes from that address, as Linux's does (the differential test
+// against a Linux router found it).
+TEST_F(ForwardTest, AnErrorAboutADatagramToTheRouterComesFromItsDestination) {
+  stack.set_forwarding(true);
+  from_peer0(ip4(peer_ip, router_ip1, 17, udp(peer_ip, router_ip1, 1, 9, pattern(8))));
+  ASSERT_EQ(nic0.transmitted.size(), 1u);
+  Bytes error = nic0.pop();
+  EXPECT_EQ(sent_icmp(error), (Icmp4Repr{icmp::unreachable, icmp::port_unreachable, 0}));
+  EXPECT_EQ(sent_ip(error).src, router_ip1);
+  EXPECT_TRUE(nic1.transmitted.empty());
 }
 
 TEST_F(ForwardTest, NoRouteIsAnsweredWithNetUnreachable) {

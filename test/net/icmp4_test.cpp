@@ -74,17 +74,22 @@ TEST_F(Icmp4Test, PortUnreachableForClosedPortsIsRateLimited) {
   inject_ip(datagram);
   ASSERT_EQ(nic.transmitted.size(), 1u);
   Bytes f = nic.pop();
-  // RFC 792: the original header and 8 bytes of its data.
-  EXPECT_EQ(
-      sent_ip(f),
-      (Ip4Repr{.src = stack_ip, .dst = peer_ip, .protocol = 1, .id = 1, .payload_len = 8 + 28}));
+  // RFC 1812 §4.3.2.3: as much of the original as fits in 576 bytes.
+  EXPECT_EQ(sent_ip(f), (Ip4Repr{.src = stack_ip,
+                                 .dst = peer_ip,
+                                 .protocol = 1,
+                                 .id = 1,
+                                 .payload_len = uint16_t(8 + datagram.size())}));
   EXPECT_EQ(sent_icmp(f), (Icmp4Repr{icmp::unreachable, icmp::port_unreachable, 0}));
   Bytes quoted = sent_payload(f);
-  EXPECT_TRUE(
-      std::equal(quoted.begin() + 8, quoted.end(), datagram.begin(), datagram.begin() + 28));
+  EXPECT_TRUE(std::equal(quoted.begin() + 8, quoted.end(), datagram.begin(), datagram.end()));
+  Bytes large = ip4(peer_ip, stack_ip, 17, udp(peer_ip, stack_ip, 5000, 9999, pattern(1000)));
+  inject_ip(large);
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  EXPECT_EQ(nic.pop().size(), 14 + Icmp4::error_datagram_max);
   for (int i = 0; i < 1000; ++i) inject_ip(datagram);
   EXPECT_EQ(counters().icmp4.tx_port_unreachable, uint64_t(Icmp4::error_burst));
-  EXPECT_EQ(counters().icmp4.drop_rate_limited, 1001u - Icmp4::error_burst);
+  EXPECT_EQ(counters().icmp4.drop_rate_limited, 1002u - Icmp4::error_burst);
   advance(1s);  // the bucket refills
   nic.transmitted.clear();
   inject_ip(datagram);

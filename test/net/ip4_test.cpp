@@ -209,11 +209,11 @@ TEST_F(Ip4Test, UnknownProtocolIsAnsweredWithProtocolUnreachable) {  // RFC 1122
   ASSERT_EQ(nic.transmitted.size(), 1u);
   Bytes f = nic.pop();
   Ip4Repr expected = reply_header(1, 1);
-  expected.payload_len = 8 + 28;  // RFC 792: the header and 8 bytes of its data
+  expected.payload_len = uint16_t(8 + sctp.size());  // all of it (RFC 1812 §4.3.2.3)
   EXPECT_EQ(sent_ip(f), expected);
   EXPECT_EQ(sent_icmp(f), (Icmp4Repr{icmp::unreachable, icmp::protocol_unreachable, 0}));
   Bytes quoted = sent_payload(f);
-  EXPECT_TRUE(std::equal(quoted.begin() + 8, quoted.end(), sctp.begin(), sctp.begin() + 28));
+  EXPECT_TRUE(std::equal(quoted.begin() + 8, quoted.end(), sctp.begin(), sctp.end()));
   EXPECT_EQ(counters().icmp4.tx_protocol_unreachable, 1u);
   EXPECT_EQ(counters().ip4.drop_unknown_protocol, 1u);
   // Never about a broadcast (RFC 1122 §3.2.2).

@@ -111,11 +111,15 @@ void Icmp4::send_error(uint8_t type, uint8_t code, const uint8_t* ip, std::size_
                        InterfaceId in, uint32_t rest) {
   if (!error_allowed(ip, len)) return;
   wire::Ip4View<const uint8_t> v(ip, len);
-  // RFC 792: the offending header and the first 64 bits of its data.
-  std::size_t quoted = std::min<std::size_t>(len, v.header_len() + 8);
-  // From the address the offending datagram came in on (RFC 1812
-  // §4.3.2.4 allows it), else whatever routing picks.
-  ip4::Addr source = in != no_interface ? parts_.link(in).address() : ip4::Addr{};
+  std::size_t quoted = std::min<std::size_t>(
+      len, error_datagram_max - wire::ip4_header_min - wire::icmp4_header_size);
+  // About a datagram addressed to us: from the address it was sent to, as
+  // a host answers (and Linux's icmp_send, whatever interface it came in
+  // on). About one passing through: from the address of the interface it
+  // came in on (RFC 1812 §4.3.2.4 allows it), else whatever routing picks.
+  ip4::Addr source = parts_.ip4.is_local_address(v.dst()) ? v.dst()
+                     : in != no_interface                  ? parts_.link(in).address()
+                                                           : ip4::Addr{};
   auto path = parts_.ip4.route(v.src(), source);
   if (!path) return;
   PacketPtr packet = parts_.link(path->interface).allocate();

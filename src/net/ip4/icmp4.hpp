@@ -42,6 +42,9 @@ class Icmp4 {
   // Token bucket for errors: bursts of 50, then 100 per second.
   static constexpr uint32_t error_burst = 50;
   static constexpr uint32_t errors_per_second = 100;
+  // RFC 1812 §4.3.2.3: an error quotes as much of the offending datagram as
+  // fits in a 576-byte datagram (RFC 792's header and 8 bytes at least).
+  static constexpr std::size_t error_datagram_max = 576;
 
   explicit Icmp4(StackParts& parts);
 

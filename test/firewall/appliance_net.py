@@ -29,6 +29,8 @@ SUBNETS = ("10.0.0.", "10.1.0.")
 ROUTER_HOST = 254
 HOSTS = range(1, 16)
 PROTOCOL_UNREACHABLE = (3, 2)
+TCP_RST = 0x04
+NO_ICMP_RATE_LIMIT = ("net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_burst=10000", "net.ipv4.icmp_msgs_per_sec=10000")
 
 # Reads every IPv4 frame arriving on argv[1] for argv[2] seconds; prints one JSON line each.
 SNIFFER = r"""
@@ -89,6 +91,8 @@ class Side:
         self.other = SUBNETS[1 - subnet_index]
         run("ip", "netns", "add", name)
         self.sh("ip link set lo up")
+        # The side's own errors (port unreachable from its hosts) must not depend on timing.
+        run("sysctl", "-q", "-w", *NO_ICMP_RATE_LIMIT, ns=name)
         self.dev = None
 
     def attach(self, dev):
@@ -189,8 +193,7 @@ class LinuxRouter(Router):
         try:
             run("ip", "netns", "add", self.ns)
             run("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
-                "net.ipv4.conf.default.rp_filter=0", "net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_burst=10000",
-                "net.ipv4.icmp_msgs_per_sec=10000", "net.ipv4.conf.all.send_redirects=0",
+                "net.ipv4.conf.default.rp_filter=0", *NO_ICMP_RATE_LIMIT, "net.ipv4.conf.all.send_redirects=0",
                 "net.ipv4.conf.default.send_redirects=0", ns=self.ns)
             for i, side in enumerate(self.sides):
                 peer = f"kfw{os.getpid() % 100000}{tag}{i}"
@@ -211,13 +214,22 @@ class LinuxRouter(Router):
         subprocess.run(["ip", "netns", "del", self.ns], capture_output=True)
 
 
+def router_answer(frame):
+    """An echo reply or a TCP reset from the router itself: its IP id is the router's own and
+    may equal a test packet's by chance (the tests' translated packets are neither)."""
+    if not frame["src"].endswith(f".{ROUTER_HOST}"):
+        return False
+    return (frame["proto"] == 1 and frame.get("type") == 0) or (frame["proto"] == 6 and frame.get("flags", 0) & TCP_RST)
+
+
 def outcomes(sent, frames, sides):
     """{id: outcome} for each sent (side index, packet): what arrived on the far side (its
-    addresses, ports, TTL) and which ICMP errors about it came back, or "dropped"."""
+    addresses, ports, TTL), which ICMP errors about it came back, and for a ping of the router
+    itself the echo replies (addresses, TTL)."""
     result = {}
     for index, p in sent:
         far, near = frames[1 - index], frames[index]
-        got = [f for f in far if f["id"] == p["id"] and f.get("quoted_id") is None]
+        got = [f for f in far if f["id"] == p["id"] and f.get("quoted_id") is None and not router_answer(f)]
         # The sides' own kernels answer what reaches them (a RST for a closed TCP port), and a
         # TCP segment that ends at the router itself is answered by Linux with a RST and by Keel,
         # which has no TCP yet, with protocol unreachable (RFC 1122 §3.2.2.1): left out.
@@ -226,4 +238,8 @@ def outcomes(sent, frames, sides):
         arrived = sorted((f["src"], f["dst"], f.get("sport"), f.get("dport"), f.get("echo_id"), f["ttl"])
                          for f in got)
         result[p["id"]] = {"arrived": arrived, "errors": errors}
+        if p["dst"].endswith(f".{ROUTER_HOST}") and "echo_id" in p:  # a ping of the router's: its answer
+            result[p["id"]]["answers"] = sorted(
+                (f["src"], f["dst"], f["ttl"]) for f in near
+                if f["proto"] == 1 and f.get("type") == 0 and f.get("echo_id") == p["echo_id"])
     return result

@@ -1,15 +1,19 @@
 """The firewall appliance (examples/firewall) beside a Linux router loaded with `keel-fw nft`'s
 export of the same rules, in the same topology (appliance_net.py): every generated packet must
 meet the same fate on both — forwarded with the same addresses, ports and TTL, dropped, or
-rejected with the same ICMP error — for filter chains on every hook that sees forwarded
-packets, `ct state` with flows in both directions, and NAT (dnat, snat, masquerade) with the
-replies translated back. Rules reach the running appliance through its management port
-(push_rules.py), so every rule set also tests atomic replacement. Run as root:
+rejected with the same ICMP error, a ping of the router answered or not — for filter chains
+on all five hooks (prerouting, forward and postrouting with packets passing through; input
+and output with packets to the router and the answers and errors it sends), `ct state` with
+flows in both directions, and NAT (dnat, snat, masquerade) with the replies translated back.
+The appliance runs both as the Linux-process build and as the bootable image under QEMU.
+Rules reach it through its management port (push_rules.py), so every rule set also tests
+atomic replacement. Run as root (KEEL_FW_MACHINE=linux or microvm for one of the two):
 /usr/bin/python3 -m pytest test/firewall/test_appliance_differential.py"""
 import os
 import random
 import shutil
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -81,8 +85,13 @@ def with_management(text, hook):
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(scope="module")
-def routers(tmp_path_factory):
+# The Linux-process build and the bootable image under QEMU (microvm, TCG); KEEL_FW_MACHINE
+# picks one.
+MACHINES = [os.environ["KEEL_FW_MACHINE"]] if os.environ.get("KEEL_FW_MACHINE") else ["linux", "microvm"]
+
+
+@pytest.fixture(scope="module", params=MACHINES)
+def routers(request, tmp_path_factory):
     assert os.path.exists(KEELFW), f"build keel-fw first ({KEELFW})"
     tmp = tmp_path_factory.mktemp("fwapp")
     first = tmp / "first.fw"
@@ -91,7 +100,7 @@ def routers(tmp_path_factory):
     net.keelfw("compile", str(first), "-o", str(blob))
     keel = linux = None
     try:
-        keel = net.KeelRouter("k", str(blob), machine=os.environ.get("KEEL_FW_MACHINE", "linux"))
+        keel = net.KeelRouter("k", str(blob), machine=request.param)
         linux = net.LinuxRouter("l")
         yield keel, linux
     finally:
@@ -123,9 +132,13 @@ class Run:
         ids for Linux); asserts identical outcomes after `normalize`; returns both."""
         sent = [(side, p) for side, pkts in batches for p in pkts]
         linux_batches = linux_batches or batches
-        keel = net.outcomes(sent, self.keel.exchange(batches), self.keel.sides)
-        linux = net.outcomes([(side, p) for side, pkts in linux_batches for p in pkts],
-                             self.linux.exchange(linux_batches), self.linux.sides)
+        # Both at once: their namespaces are apart, and the exchanges mostly wait.
+        with ThreadPoolExecutor(2) as pool:
+            keel_frames = pool.submit(self.keel.exchange, batches)
+            linux_frames = pool.submit(self.linux.exchange, linux_batches)
+            keel = net.outcomes(sent, keel_frames.result(), self.keel.sides)
+            linux = net.outcomes([(side, p) for side, pkts in linux_batches for p in pkts],
+                                 linux_frames.result(), self.linux.sides)
         for side, p in sent:
             assert normalize(keel[p["id"]]) == normalize(linux[p["id"]]), (
                 f"rule set {self.n}: packet {p} from side {side}:\n  Keel:  {keel[p['id']]}\n"
@@ -159,6 +172,38 @@ def test_filter_chains(routers, hook, tmp_path):
         seen |= kinds_of(run.compare(batches)[0])
     assert {"forwarded", "dropped"} <= seen
     assert run.compared == 4 * 50
+
+
+def local_packet(rng, ids, side):
+    """A packet of `side`'s to one of the router's own addresses (a ping, a closed UDP port, a
+    TCP port), or one crossing it with TTL 1: what the input chain sees and what makes the
+    router send (echo replies, port unreachable, time exceeded) on the output chain."""
+    if rng.random() < 0.2:
+        return packet(rng, ids, side, ttl=1)
+    p = packet(rng, ids, side, ttl=64)
+    p["dst"] = f"{POOLS[rng.choice([side, side, 1 - side])]}{net.ROUTER_HOST}"
+    return p
+
+
+@pytest.mark.parametrize("hook", ["input", "output"])
+def test_local_chains(routers, hook, tmp_path):
+    rng = random.Random(f"{SEED}-{hook}")
+    ids = Ids()
+    run = Run(routers, str(tmp_path))
+    vocab = Vocabulary(iifs=INTERFACES if hook == "input" else [], oifs=INTERFACES if hook == "output" else [],
+                       addresses=POOLS, ct=True)
+    seen = set()
+    for _ in range(4):
+        text = ruleset(rng, vocab, hook, INTERFACES, rules=(3, 12))
+        if hook == "input" and rng.random() < 0.5:
+            text = text.replace(" drop\n", " reject\n", 2)
+        run.load(with_management(text, hook))
+        batches = [(side, [local_packet(rng, ids, side) for _ in range(20)]) for side in (0, 1)]
+        keel, _ = run.compare(batches)
+        seen |= {"answered" if r.get("answers") else "unanswered" for r in keel.values() if "answers" in r}
+        seen |= {"error" for r in keel.values() if r["errors"]}
+    assert seen == {"answered", "unanswered", "error"}, seen
+    assert run.compared == 4 * 40
 
 
 def test_conntrack_states(routers, tmp_path):

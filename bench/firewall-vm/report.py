@@ -1,4 +1,6 @@
-"""bench/results/firewall_vm.{md,csv,png} from the rows bench_firewall_vm.py measured."""
+"""bench/results/firewall_vm.{md,csv,png} from the rows bench_firewall_vm.py measured (one row per
+mix and rule count); every measured figure also goes to firewall_vm_rows.csv."""
+import csv
 import os
 import sys
 
@@ -7,8 +9,14 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "tools")
 from keelpy import bench_report  # noqa: E402
 from keelpy.bench_report import Comparison  # noqa: E402
 
-ROUTERS = [("keel", "Keel image"), ("vm_nft", "Linux VM, nftables set"), ("vm_linear", "Linux VM, linear rules"),
-           ("netns_nft", "Linux netns, nftables set"), ("netns_linear", "Linux netns, linear rules")]
+ROUTERS = [("keel", "Keel image"), ("vm_nft", "Linux VM, nftables"), ("vm_linear", "Linux VM, linear rules"),
+           ("netns_nft", "Linux netns, nftables"), ("netns_linear", "Linux netns, linear rules")]
+# (key, column heading, scale, digits)
+FIGURES = [("pps_64", "UDP pkt/s 64 B", 1, 0), ("pps_1400", "UDP pkt/s 1400 B", 1, 0),
+           ("tcp_bps", "TCP Mbit/s", 1e-6, 1), ("rtt_ms", "ICMP RTT ms", 1, 2), ("udp_rr", "UDP req/s", 1, 0),
+           ("tcp_rr", "TCP req/s", 1, 0), ("tcp_crr", "TCP conn/s", 1, 0), ("launch_ms", "launch ms", 1, 0),
+           ("image_bytes", "image MiB", 1 / 2**20, 1)]
+MIX_NAMES = {"b": "blocklist (mix b: /32 sources)", "acl": "ClassBench-style ACL (mix acl)"}
 LAUNCH_GOAL_MS = 300
 SCALING_GOAL = 0.7
 LINEAR_GOAL_RULES, LINEAR_GOAL = 20000, 10
@@ -19,15 +27,31 @@ def cell(row, key, scale=1.0, digits=0):
     return "" if v is None else f"{v * scale:,.{digits}f}"
 
 
+def by_mix(rows):
+    out = {}
+    for r in rows:
+        out.setdefault(r["mix"], []).append(r)
+    return out
+
+
 def comparisons(rows):
-    last = rows[-1]
-    out = [Comparison(f"forwarded UDP 64 B pkt/s at {last['rules']:,} rules (firewall)", "pkt/s",
-                      last.get("keel_pps_64"), last.get("vm_nft_pps_64"), last.get("netns_nft_pps_64"),
-                      lower_is_better=False, goal=1),
-           Comparison(f"launch to first forwarded packet, {last['rules']:,} rules (firewall)", "ms",
-                      last.get("keel_launch_ms"), last.get("vm_nft_launch_ms"), None, lower_is_better=True),
-           Comparison(f"router image size, {last['rules']:,} rules (firewall)", "bytes",
-                      last.get("keel_image_bytes"), last.get("vm_nft_image_bytes"), None, lower_is_better=True)]
+    out = []
+    for mix, mix_rows in by_mix(rows).items():
+        last = mix_rows[-1]
+        with_vm = [r for r in mix_rows if r.get("vm_nft_pps_64")]
+        vm = with_vm[-1] if with_vm else last
+        where = f"{vm['rules']:,} rules, mix {mix}"
+        for key, name, unit, lower in (("pps_64", "forwarded UDP 64 B", "pkt/s", False),
+                                       ("tcp_bps", "TCP throughput", "bit/s", False),
+                                       ("tcp_crr", "new TCP connections", "conn/s", False)):
+            out.append(Comparison(f"{name}, {where} (firewall)", unit, vm.get(f"keel_{key}"),
+                                  vm.get(f"vm_nft_{key}"), vm.get(f"netns_nft_{key}"), lower_is_better=lower,
+                                  goal=1 if key == "pps_64" else None))
+        out.append(Comparison(f"launch to first forwarded packet, {last['rules']:,} rules, mix {mix} (firewall)",
+                              "ms", last.get("keel_launch_ms"), last.get("vm_nft_launch_ms") if last is vm else None,
+                              None, lower_is_better=True))
+        out.append(Comparison(f"router image size, {vm['rules']:,} rules, mix {mix} (firewall)", "bytes",
+                              vm.get("keel_image_bytes"), vm.get("vm_nft_image_bytes"), None, lower_is_better=True))
     linear = [r for r in rows if r["rules"] == LINEAR_GOAL_RULES and r.get("vm_linear_pps_64")]
     if linear:
         r = linear[0]
@@ -39,20 +63,25 @@ def comparisons(rows):
 
 def goals(rows):
     lines = []
-    first, last = rows[0], rows[-1]
-    if first.get("keel_pps_64") and last.get("keel_pps_64"):
-        share = last["keel_pps_64"] / first["keel_pps_64"]
-        lines.append(f"- At {last['rules']:,} rules the image forwards {share:.0%} of its {first['rules']}-rule rate "
-                     f"(goal ≥ {SCALING_GOAL:.0%}): {'met' if share >= SCALING_GOAL else 'not met'}.")
-    if last.get("keel_launch_ms") is not None:
-        ms = last["keel_launch_ms"]
-        lines.append(f"- Launch to the first forwarded packet with {last['rules']:,} rules compiled in: {ms:.0f} ms "
-                     f"(goal < {LAUNCH_GOAL_MS} ms): {'met' if ms < LAUNCH_GOAL_MS else 'not met'}.")
-    beaten = [r["rules"] for r in rows if r.get("keel_pps_64") and r.get("vm_nft_pps_64")
-              and r["keel_pps_64"] >= r["vm_nft_pps_64"]]
-    measured = [r["rules"] for r in rows if r.get("vm_nft_pps_64")]
-    lines.append(f"- At least the Linux VM with an nftables set at every rule count: at {len(beaten)} of "
-                 f"{len(measured)} counts ({'met' if measured and len(beaten) == len(measured) else 'not met'}).")
+    for mix, mix_rows in by_mix(rows).items():
+        first, last = mix_rows[0], mix_rows[-1]
+        if first.get("keel_pps_64") and last.get("keel_pps_64"):
+            share = last["keel_pps_64"] / first["keel_pps_64"]
+            lines.append(f"- Mix {mix}: at {last['rules']:,} rules the image forwards {share:.0%} of its "
+                         f"{first['rules']}-rule rate (goal ≥ {SCALING_GOAL:.0%}): "
+                         f"{'met' if share >= SCALING_GOAL else 'not met'}.")
+        if last.get("keel_launch_ms") is not None:
+            ms = last["keel_launch_ms"]
+            lines.append(f"- Mix {mix}: launch to the first forwarded packet with {last['rules']:,} rules compiled "
+                         f"in: {ms:.0f} ms (goal < {LAUNCH_GOAL_MS} ms): {'met' if ms < LAUNCH_GOAL_MS else 'not met'}.")
+        measured = [r for r in mix_rows if r.get("vm_nft_pps_64")]
+        for key, name in (("pps_64", "forwarded UDP 64 B pkt/s"), ("tcp_bps", "TCP throughput"),
+                          ("udp_rr", "UDP req/s"), ("tcp_rr", "TCP req/s"), ("tcp_crr", "TCP conn/s")):
+            behind = [f"{r['rules']:,}" for r in measured if (r.get(f"keel_{key}") or 0) < (r.get(f"vm_nft_{key}") or 0)]
+            verdict = "met" if measured and not behind else "not met"
+            lines.append(f"- Mix {mix}, {name}: at least the Linux VM with nftables at "
+                         f"{len(measured) - len(behind)} of {len(measured)} rule counts ({verdict}"
+                         + (f"; behind at {', '.join(behind)}" if behind else "") + ").")
     linear = [r for r in rows if r["rules"] == LINEAR_GOAL_RULES and r.get("vm_linear_pps_64")]
     if linear and linear[0].get("keel_pps_64"):
         x = linear[0]["keel_pps_64"] / linear[0]["vm_linear_pps_64"]
@@ -63,65 +92,92 @@ def goals(rows):
     return lines
 
 
+def tables(rows):
+    lines = []
+    for mix, mix_rows in by_mix(rows).items():
+        for key, label in ROUTERS:
+            if not any(r.get(f"{key}_pps_64") is not None for r in mix_rows):
+                continue
+            shown = [f for f in FIGURES if any(r.get(f"{key}_{f[0]}") is not None for r in mix_rows)]
+            lines += ["", f"### {label}: {MIX_NAMES.get(mix, mix)}", "",
+                      "| rules | " + " | ".join(f[1] for f in shown) + " |", "|---" * (len(shown) + 1) + "|"]
+            for r in mix_rows:
+                if r.get(f"{key}_pps_64") is None:
+                    continue
+                lines.append(f"| {r['rules']:,} | " + " | ".join(cell(r, f"{key}_{k}", scale, digits)
+                                                                for k, _, scale, digits in shown) + " |")
+    return lines
+
+
 def plot(path, rows):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(12, 4.5))
-    for key, label in ROUTERS:
-        points = [(r["rules"], r[f"{key}_pps_64"]) for r in rows if r.get(f"{key}_pps_64")]
-        if points:
-            axes[0].plot(*zip(*points), marker="o", label=label)
-        points = [(r["rules"], r[f"{key}_launch_ms"]) for r in rows if r.get(f"{key}_launch_ms")]
-        if points:
-            axes[1].plot(*zip(*points), marker="o", label=label)
-    for ax, title in ((axes[0], "forwarded UDP 64 B packets/s"), (axes[1], "launch to first forwarded packet (ms)")):
+    panels = [("pps_64", "forwarded UDP 64 B packets/s"), ("tcp_bps", "TCP bit/s (iperf3)"),
+              ("tcp_crr", "new TCP connections/s"), ("launch_ms", "launch to first forwarded packet (ms)")]
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4.5))
+    for mix, mix_rows in by_mix(rows).items():
+        style = "-" if mix == "b" else "--"
+        for key, label in ROUTERS:
+            for ax, (figure, _) in zip(axes, panels):
+                points = [(r["rules"], r[f"{key}_{figure}"]) for r in mix_rows if r.get(f"{key}_{figure}")]
+                if points:
+                    ax.plot(*zip(*points), style, marker="o", label=f"{label} ({mix})")
+    for ax, (_, title) in zip(axes, panels):
         ax.set_xscale("log")
+        ax.set_yscale("log")
         ax.set_xlabel("rules")
         ax.set_title(title)
         ax.grid(True, alpha=0.3)
-        ax.legend(fontsize=8)
-    axes[1].set_yscale("log")
+    axes[0].legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
 
 
-def write(out, rows, args, counts, seconds, window):
+def write_rows(path, rows):
+    keys = []
+    for r in rows:
+        keys += [k for k in r if k not in keys and "console" not in k]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def write(out, rows, args, seconds, window):
     lines = ["# Firewall appliance beside Linux routers", "",
              f"`tools/keel bench firewall-vm{' --quick' if args.quick else ''}`, "
-             f"{bench_report.machine_line('tcg')}. Mix `{args.mix}` of bench/firewall (b: a /32 source "
-             "blocklist), as a forward chain that none of the test traffic matches, conntrack on. Each rule count "
-             "is measured for every router in turn, in one run.", "",
-             "Method: side A (10.0.0.1) ── router ── side B (10.1.0.1, bench/net/udp_echo_server.c); "
-             f"bench/net/udp_load.c keeps {window} datagrams in flight for {seconds:g} s; forwarded pkt/s = 2 × "
-             "echoes/s (each echo crosses the router twice); RTT = mean of 20 pings. The VM routers (Keel image, "
-             "Linux VM) run on the same QEMU line (microvm, TCG, 512 MiB, virtio-net on TAPs); launch = QEMU "
-             "started → first UDP echo through the router (a probe sends every 2 ms; it includes moving the "
-             "TAPs to the sides, ~0.1 s, for both). Image = stripped Keel image with the rules; Linux VM = "
-             "kernel + initramfs + the rules file. Linear rules = one `ip saddr X drop` rule per address (what "
-             "iptables-nft loads), up to 20,000.", ""]
-    header = ["rules"]
-    for key, label in ROUTERS:
-        header += [f"{label}: pkt/s 64 B", "pkt/s 1400 B", "RTT ms", "launch ms", "image MiB"]
-    lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for r in rows:
-        cells = [f"{r['rules']:,}"]
-        for key, _ in ROUTERS:
-            cells += [cell(r, f"{key}_pps_64"), cell(r, f"{key}_pps_1400"), cell(r, f"{key}_rtt_ms", digits=2),
-                      cell(r, f"{key}_launch_ms"), cell(r, f"{key}_image_bytes", 1 / 2**20, 1)]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "## Goals (issue 10)", ""] + goals(rows)
-    comps = comparisons(rows)
-    lines += ["", "## Keel beside Linux", ""] + bench_report.comparison_table(comps)
+             f"{bench_report.machine_line('tcg')}. Rules of bench/firewall's generator (`firewall_bench gen`): "
+             "mix b, a /32 source blocklist; mix acl, ClassBench-style ACL 5-tuples. Each is one forward chain "
+             "with policy accept; rules that could match the test traffic are left out, so every packet is "
+             "classified against all the others and passes. Conntrack on. For every rule count each router is "
+             "measured in turn, in one run, the order reversed at every other count.", "",
+             "Method: side A (10.0.0.1) ── router ── side B (10.1.0.1). Forwarded pkt/s: bench/net/udp_load.c "
+             f"keeps {window} datagrams in flight to a UDP echo server for {seconds:g} s, 2 × echoes/s (each "
+             "echo crosses the router twice). TCP: iperf3 from A to B, "
+             f"{seconds:g} s. ICMP RTT: mean of 20 pings. UDP req/s: one 64 B datagram in flight. TCP req/s and "
+             "conn/s: bench/firewall-vm/tcp_rr.c, 64 B requests on one connection, and a new connection per "
+             "request (as netperf's TCP_RR and TCP_CRR). The VM routers (Keel image, Linux VM) run on the same "
+             "QEMU line (microvm, TCG, 512 MiB, virtio-net on TAPs); launch = QEMU started → first UDP echo "
+             "through the router (a probe sends every 2 ms; it includes moving the TAPs to the sides, ~0.1 s, "
+             "for both). Image = stripped Keel image with the rules; Linux VM = kernel + initramfs + the rules "
+             "file. nftables = `keel-fw nft`'s export (a set for the blocklist; one rule per ACL rule). Linear "
+             "rules = one `ip saddr X drop` rule per address, what `iptables -A FORWARD -s X -j DROP` loads "
+             "(Debian's iptables is iptables-nft, which also gives every rule a counter: so if anything these "
+             "are faster than iptables), up to 20,000. The ACL mix beyond 10,000 rules is measured for Keel only.", "",
+             "## Goals (issue 10)", ""] + goals(rows)
+    lines += ["", "## Keel beside Linux", ""] + bench_report.comparison_table(comparisons(rows))
+    lines += ["", "## Every figure"] + tables(rows)
     notes = [r for r in rows if any("console" in k for k in r)]
     if notes:
         lines += ["", "Routers that forwarded nothing (their console's end):"]
         for r in notes:
             for k, v in r.items():
                 if "console" in k:
-                    lines += ["", f"{r['rules']} rules, {k}:", "```", v[-1500:], "```"]
+                    lines += ["", f"{r['rules']} rules, mix {r['mix']}, {k}:", "```", v[-1500:], "```"]
     with open(os.path.join(out, "firewall_vm.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    bench_report.write_csv(os.path.join(out, "firewall_vm.csv"), comps)
+    bench_report.write_csv(os.path.join(out, "firewall_vm.csv"), comparisons(rows))
+    write_rows(os.path.join(out, "firewall_vm_rows.csv"), rows)
     plot(os.path.join(out, "firewall_vm.png"), rows)
     print(f"firewall-vm: wrote {os.path.join(out, 'firewall_vm.md')}", flush=True)

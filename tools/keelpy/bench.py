@@ -20,6 +20,11 @@ def available():
     return sorted(found, key=lambda d: (ORDER.index(d) if d in ORDER else len(ORDER), d))
 
 
+def results_name(name):
+    """A benchmark's files in the results directory: bench/firewall-vm writes firewall_vm.*."""
+    return name.replace("-", "_")
+
+
 def arguments(name, quick, out):
     """Each script's own command line for a quick run."""
     if not quick:
@@ -38,7 +43,7 @@ def run_one(name, quick, rest=()):
     print(f"\n=== keel bench {name}{' (quick)' if quick else ''}\n$ {' '.join(args)}", flush=True)
     started = time.time()
     status = subprocess.run(args, cwd=ROOT).returncode
-    stale = [f for f in (f"{name}.md", f"{name}.png") if not os.path.exists(os.path.join(out, f))
+    stale = [f for f in (f"{results_name(name)}.md", f"{results_name(name)}.png") if not os.path.exists(os.path.join(out, f))
              or os.path.getmtime(os.path.join(out, f)) < started]
     if status == 0 and stale:
         print(f"keel bench {name}: ran but did not write {', '.join(stale)} in {out}")
@@ -53,11 +58,11 @@ def write_summary(quick):
     out = bench_report.results_dir(quick)
     sections, rows = [], []
     for name in available():
-        path = os.path.join(out, f"{name}.csv")
+        path = os.path.join(out, f"{results_name(name)}.csv")
         if os.path.exists(path):
             rows += [(name, c) for c in bench_report.read_csv(path)]
-        if os.path.exists(os.path.join(out, f"{name}.md")):
-            sections.append(f"[{name}.md]({name}.md)")
+        if os.path.exists(os.path.join(out, f"{results_name(name)}.md")):
+            sections.append(f"[{results_name(name)}.md]({results_name(name)}.md)")
     lines = ["# Benchmark results", "",
              f"Written by `tools/keel bench{' --quick' if quick else ''}`; "
              f"summary made {bench_report.machine_line('tcg')}. Each benchmark's own file "

@@ -13,7 +13,8 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
                  "procps", "time", "tcpdump",
                  # TCP against Linux (test/net/test_tcp_linux.py, bench/tcp): clients,
-                 # the SYN flood, and gcc for bench/tcp's relay and load tools
+                 # the SYN flood, and gcc for bench/tcp's relay and load tools; iperf3 also
+                 # for keel bench firewall-vm's TCP throughput through the routers
                  "iperf3", "curl", "netcat-openbsd", "hping3", "gcc",
                  # keel bench --quick: plots, and packing the Linux VM peer's initramfs
                  "python3-matplotlib", "cpio",

@@ -7,8 +7,6 @@
 //   fw_port=PORT fw_key=32HEX          the management port and its key (rule_updates.hpp)
 //   ct_max=N                           flows conntrack holds (default 16384)
 //   stats=SECONDS                      print the counters that moved, that often
-#include <os>
-
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include <keel/firewall/rule_updates.hpp>
 #include <memory>
 #include <net/stack.hpp>
+#include <os>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,14 +28,16 @@ namespace {
 // The value of `key=` on the command line, or "".
 std::string arg(std::string_view key) {
   for (const std::string& a : os::args())
-    if (a.size() > key.size() && a.starts_with(key) && a[key.size()] == '=') return a.substr(key.size() + 1);
+    if (a.size() > key.size() && a.starts_with(key) && a[key.size()] == '=')
+      return a.substr(key.size() + 1);
   return "";
 }
 
 uint64_t number(std::string_view key, uint64_t fallback) {
   std::string text = arg(key);
   uint64_t value = fallback;
-  if (!text.empty() && std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc{}) {
+  if (!text.empty() &&
+      std::from_chars(text.data(), text.data() + text.size(), value).ec != std::errc{}) {
     std::printf("firewall: %.*s=%s is not a number\n", int(key.size()), key.data(), text.c_str());
     os::shutdown(2);
   }
@@ -90,7 +91,7 @@ void Service::start() {
       return;
     }
     updates = std::make_unique<fw::RuleUpdates>(stack, firewall, uint16_t(port), key,
-                                                 number("fw_max_bytes", kDefaultMaxBlob));
+                                                number("fw_max_bytes", kDefaultMaxBlob));
     std::printf("firewall: management on port %llu\n", (unsigned long long)port);
   }
   if (uint64_t seconds = number("stats", 0); seconds) {
@@ -99,8 +100,16 @@ void Service::start() {
       print_moved("conntrack", firewall.conntrack().counters());
       print_moved("nat", firewall.nat().counters());
       if (updates) print_moved("updates", updates->counters());
+      // The stack's and each interface's too: a stalled transmit queue shows there.
+      net::Stack& stack = net::stack();
+      print_moved("stack", stack.counters());
+      for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+        char name[16];
+        std::snprintf(name, sizeof name, "net%zu", i);
+        print_moved(name, stack.interface(net::InterfaceId(i)).counters());
+      }
     });
   }
-  std::printf("firewall: %zu rules, forwarding between %zu interfaces\n", firewall.tables().rules.size(),
-              stack.interface_count());
+  std::printf("firewall: %zu rules, forwarding between %zu interfaces\n",
+              firewall.tables().rules.size(), stack.interface_count());
 }

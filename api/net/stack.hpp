@@ -10,7 +10,6 @@
 #pragma once
 #include <cstddef>
 #include <memory>
-
 #include <net/clock.hpp>
 #include <net/config.hpp>
 #include <net/counters.hpp>
@@ -55,7 +54,8 @@ class Stack {
   // came in on `in` (no_interface: one of this host's own), sent as the
   // stack sends its own errors: rate limited, never about ICMP errors,
   // broadcasts or later fragments. For a hook that rejects what it drops.
-  void send_icmp_error(uint8_t type, uint8_t code, const Packet& packet, InterfaceId in = no_interface);
+  void send_icmp_error(uint8_t type, uint8_t code, const Packet& packet,
+                       InterfaceId in = no_interface);
 
   const StackCounters& counters() const;
   Clock& clock();

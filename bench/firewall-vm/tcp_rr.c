@@ -52,7 +52,7 @@ static int serve(int port) {
       }
       ssize_t got = read(fd, buf, sizeof buf);
       if (got > 0) {
-        if (write(fd, buf, (size_t)got) != got) close(fd);  /* a 64-byte answer always fits */
+        if (write(fd, buf, (size_t)got) != got) close(fd); /* a 64-byte answer always fits */
       } else if (got == 0 || errno != EAGAIN) {
         close(fd);
       }
@@ -107,8 +107,8 @@ static int load(const char* mode, const char* addr, int port, double seconds) {
     if (per_connection && s >= 0) close(s);
   }
   double elapsed = now() - start;
-  printf("%s %.0f done %ld failed %ld seconds %.2f\n", per_connection ? "cps" : "tps", done / elapsed, done,
-         failed, elapsed);
+  printf("%s %.0f done %ld failed %ld seconds %.2f\n", per_connection ? "cps" : "tps",
+         done / elapsed, done, failed, elapsed);
   return 0;
 }
 

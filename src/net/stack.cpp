@@ -14,7 +14,6 @@
 //   ready:    an interface's transmit queue drains → UDP and TCP senders resume
 //   time:     Clock → Stack::poll → ARP, DHCP, reassembly, loopback, TCP timers
 #include <net/stack.hpp>
-
 #include <stdexcept>
 #include <string>
 
@@ -73,8 +72,9 @@ Interface& Stack::add_interface(Nic& nic) {
 
 Interface& Stack::interface(InterfaceId id) {
   if (id >= parts_->interfaces.size()) {
-    throw std::out_of_range("net::Stack::interface(" + std::to_string(id) + "): no such interface (" +
-                            std::to_string(parts_->interfaces.size()) + " found)");
+    throw std::out_of_range("net::Stack::interface(" + std::to_string(id) +
+                            "): no such interface (" + std::to_string(parts_->interfaces.size()) +
+                            " found)");
   }
   return *parts_->interfaces[id];
 }

@@ -1,9 +1,10 @@
 // Connection tracking (lib/firewall/stateful/): states, TCP windows, timeouts, ICMP errors,
 // eviction. Linux agreement is checked packet by packet by test_appliance_differential.py;
 // these pin down the cases one by one.
+#include "keel/firewall/conntrack.hpp"
+
 #include <gtest/gtest.h>
 
-#include "keel/firewall/conntrack.hpp"
 #include "packet_builder.hpp"
 #include "stateful/packet_info.hpp"
 

@@ -1,10 +1,11 @@
 // NAT (lib/firewall/stateful/nat.cpp): tuples stay unique, checksums stay right (RFC 1624, also
 // for partial checksums), ICMP errors are translated back.
+#include "keel/firewall/nat.hpp"
+
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "keel/firewall/nat.hpp"
 #include "net/wire/checksum.hpp"
 #include "packet_builder.hpp"
 #include "stateful/packet_info.hpp"
@@ -104,7 +105,8 @@ TEST(Nat, RewritesKeepChecksumsRight) {
     NatTarget target{kPublic, 0, 0};
     uint32_t flow = f.snat(s, &target);
     std::vector<uint8_t> out = build(s);
-    ASSERT_TRUE(f.nat.apply(f.ct.flow(flow), Dir::original, Manip::src, out.data(), out.size(), false));
+    ASSERT_TRUE(
+        f.nat.apply(f.ct.flow(flow), Dir::original, Manip::src, out.data(), out.size(), false));
     EXPECT_TRUE(checksums_ok(out)) << int(proto);
     EXPECT_EQ(net::wire::load32(out.data() + 12), kPublic);
     // The reply, to the public address, is translated back to the host.
@@ -157,7 +159,8 @@ TEST(Nat, IcmpErrorsAboutATranslatedFlowAreTranslatedBack) {
   read_packet(e.data(), e.size(), info);
   Tracked t = f.ct.track(info, e.data(), true, kNow);
   ASSERT_EQ(t.state, CtState::related);
-  ASSERT_TRUE(f.nat.apply_icmp_error(f.ct.flow(t.flow), t.dir, Manip::dst, e.data(), e.size(), false));
+  ASSERT_TRUE(
+      f.nat.apply_icmp_error(f.ct.flow(t.flow), t.dir, Manip::dst, e.data(), e.size(), false));
   EXPECT_TRUE(checksums_ok(e));
   EXPECT_EQ(net::wire::load32(e.data() + 16), s.src);       // the error goes to the host
   EXPECT_EQ(net::wire::load32(e.data() + 28 + 12), s.src);  // quoting its own packet

@@ -27,14 +27,16 @@ inline std::vector<uint8_t> build(const Spec& s) {
   if (s.proto == 6) {
     size_t header = 20 + s.tcp_options.size();
     l4.assign(header, 0);
-    store16(&l4[0], s.sport), store16(&l4[2], s.dport), store32(&l4[4], s.seq), store32(&l4[8], s.ack);
+    store16(&l4[0], s.sport), store16(&l4[2], s.dport), store32(&l4[4], s.seq),
+        store32(&l4[8], s.ack);
     l4[12] = static_cast<uint8_t>(header / 4 << 4);
     l4[13] = s.tcp_flags;
     store16(&l4[14], s.window);
     std::copy(s.tcp_options.begin(), s.tcp_options.end(), l4.begin() + 20);
   } else if (s.proto == 17) {
     l4.assign(8, 0);
-    store16(&l4[0], s.sport), store16(&l4[2], s.dport), store16(&l4[4], static_cast<uint16_t>(8 + s.payload.size()));
+    store16(&l4[0], s.sport), store16(&l4[2], s.dport),
+        store16(&l4[4], static_cast<uint16_t>(8 + s.payload.size()));
   } else if (s.proto == 1) {
     l4.assign(8, 0);
     l4[0] = s.icmp_type, l4[1] = s.icmp_code;
@@ -43,7 +45,8 @@ inline std::vector<uint8_t> build(const Spec& s) {
   l4.insert(l4.end(), s.payload.begin(), s.payload.end());
   if (s.proto == 6 || s.proto == 17) {
     size_t at = s.proto == 6 ? 16 : 6;
-    uint32_t pseudo = pseudo_header_sum(net::ip4::Addr{s.src}, net::ip4::Addr{s.dst}, s.proto, uint16_t(l4.size()));
+    uint32_t pseudo = pseudo_header_sum(net::ip4::Addr{s.src}, net::ip4::Addr{s.dst}, s.proto,
+                                        uint16_t(l4.size()));
     uint16_t sum = uint16_t(~checksum_fold(checksum_add(pseudo, l4.data(), l4.size())));
     store16(&l4[at], sum == 0 && s.proto == 17 ? 0xffff : sum);
   } else if (s.proto == 1) {

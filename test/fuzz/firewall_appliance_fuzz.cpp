@@ -62,7 +62,8 @@ std::vector<uint8_t> compiled_rules() {
 void inject(net::MemoryNic& nic, const net::ethernet::Addr& to, const uint8_t* ip, size_t len) {
   std::vector<uint8_t> frame(net::wire::EthernetRepr::size + len);
   net::wire::EthernetRepr{to, peer, net::wire::ethertype_ip4}.emit(
-      std::span<uint8_t, net::wire::EthernetRepr::size>(frame.data(), net::wire::EthernetRepr::size));
+      std::span<uint8_t, net::wire::EthernetRepr::size>(frame.data(),
+                                                        net::wire::EthernetRepr::size));
   std::copy(ip, ip + len, frame.begin() + net::wire::EthernetRepr::size);
   nic.inject(frame.data(), frame.size());
 }
@@ -87,8 +88,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   keel::test::ManualClock clock;
   net::MemoryNic nic0(mac0), nic1(mac1);
   auto stack = std::make_unique<net::Stack>(clock);
-  stack->add_interface(nic0).configure(net::ip4::Addr{10, 0, 0, 2}, net::ip4::Addr{255, 255, 255, 0});
-  stack->add_interface(nic1).configure(net::ip4::Addr{10, 1, 0, 2}, net::ip4::Addr{255, 255, 255, 0});
+  stack->add_interface(nic0).configure(net::ip4::Addr{10, 0, 0, 2},
+                                       net::ip4::Addr{255, 255, 255, 0});
+  stack->add_interface(nic1).configure(net::ip4::Addr{10, 1, 0, 2},
+                                       net::ip4::Addr{255, 255, 255, 0});
   keel::firewall::ApplianceConfig config;
   config.conntrack.max_flows = kFlows;
   config.conntrack.hash_key[0] = 1;

@@ -25,7 +25,8 @@ Appliance::Appliance(net::Stack& stack, const ApplianceConfig& config)
       nat_(config.conntrack.hash_key[0] ^ 0x5DEECE66Dull),
       contexts_(std::make_unique<Context[]>(kContexts)) {
   for (int h = 0; h < kHookCount; ++h)
-    hook_ids_[h] = stack_.hooks().add(to_net(static_cast<Hook>(h)), 0, [this](net::HookPacket& hp) { return run(hp); });
+    hook_ids_[h] = stack_.hooks().add(to_net(static_cast<Hook>(h)), 0,
+                                      [this](net::HookPacket& hp) { return run(hp); });
 }
 
 Appliance::~Appliance() {
@@ -73,22 +74,32 @@ void Appliance::apply_declarations(bool keep_configured) {
 }
 
 const Tables& Appliance::tables() const { return rules_->classifier.tables(); }
-uint64_t Appliance::rule_hits(uint32_t rule) const { return rule < rules_->hits.size() ? rules_->hits[rule] : 0; }
-uint64_t Appliance::policy_hits(ChainKind kind, Hook hook) const { return rules_->policy_hits[chain_slot(kind, hook)]; }
+uint64_t Appliance::rule_hits(uint32_t rule) const {
+  return rule < rules_->hits.size() ? rules_->hits[rule] : 0;
+}
+uint64_t Appliance::policy_hits(ChainKind kind, Hook hook) const {
+  return rules_->policy_hits[chain_slot(kind, hook)];
+}
 
 uint8_t Appliance::rules_interface(uint16_t stack_interface) const {
-  return stack_interface < rules_->classifier.tables().interfaces.size() ? static_cast<uint8_t>(stack_interface)
-                                                                          : kUnknownInterface;
+  return stack_interface < rules_->classifier.tables().interfaces.size()
+             ? static_cast<uint8_t>(stack_interface)
+             : kUnknownInterface;
 }
 
 net::Verdict Appliance::run(net::HookPacket& hp) {
   ++counters_.seen[static_cast<int>(hp.hook)];
   switch (hp.hook) {
-    case net::Hook::prerouting: return prerouting(hp);
-    case net::Hook::input: return input(hp);
-    case net::Hook::forward: return forward(hp);
-    case net::Hook::output: return output(hp);
-    case net::Hook::postrouting: return postrouting(hp);
+    case net::Hook::prerouting:
+      return prerouting(hp);
+    case net::Hook::input:
+      return input(hp);
+    case net::Hook::forward:
+      return forward(hp);
+    case net::Hook::output:
+      return output(hp);
+    case net::Hook::postrouting:
+      return postrouting(hp);
   }
   return net::Verdict::accept;
 }
@@ -151,7 +162,8 @@ bool Appliance::translate(Context& c, net::HookPacket& hp, Manip manip, Hook hoo
   const bool partial = hp.packet.flags & net::Packet::checksum_partial;
   uint8_t* ip = hp.packet.data();
   if (c.tracked.state == CtState::related) {
-    if (!nat_.apply_icmp_error(f, c.tracked.dir, manip, ip, hp.packet.size(), partial)) return false;
+    if (!nat_.apply_icmp_error(f, c.tracked.dir, manip, ip, hp.packet.size(), partial))
+      return false;
     read(c, hp);
     return true;
   }
@@ -162,7 +174,8 @@ bool Appliance::translate(Context& c, net::HookPacket& hp, Manip manip, Hook hoo
     if (rules_->classifier.tables().chains[chain_slot(ChainKind::nat, hook)].present) {
       Verdict v = classify(ChainKind::nat, hook, c, hp);
       if (v.action == Action::drop) return false;
-      if (v.rule != kNoRule && (v.action == Action::snat || v.action == Action::dnat || v.action == Action::masquerade)) {
+      if (v.rule != kNoRule && (v.action == Action::snat || v.action == Action::dnat ||
+                                v.action == Action::masquerade)) {
         const RuleInfo& rule = rules_->classifier.tables().rules[v.rule];
         target = {rule.nat_address, rule.nat_port_lo, rule.nat_port_hi};
         if (v.action == Action::masquerade) {
@@ -187,7 +200,8 @@ bool Appliance::filter(Context& c, net::HookPacket& hp, Hook hook) {
   if (v.action == Action::reject) {
     // nftables' `reject` for IPv4: ICMP port unreachable (RFC 792), from where it came in.
     ++counters_.rejected;
-    stack_.send_icmp_error(net::wire::icmp4::unreachable, net::wire::icmp4::port_unreachable, hp.packet, hp.in);
+    stack_.send_icmp_error(net::wire::icmp4::unreachable, net::wire::icmp4::port_unreachable,
+                           hp.packet, hp.in);
   }
   return false;
 }
@@ -201,7 +215,8 @@ bool Appliance::confirm(Context& c) {
   return false;
 }
 
-Verdict Appliance::classify(ChainKind kind, Hook hook, const Context& c, const net::HookPacket& hp) {
+Verdict Appliance::classify(ChainKind kind, Hook hook, const Context& c,
+                            const net::HookPacket& hp) {
   RuleSet& rs = *rules_;
   Verdict v = rs.classifier.classify(kind, hook, c.info.fields);
   if (v.rule == kNoRule) {

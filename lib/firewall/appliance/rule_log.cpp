@@ -3,8 +3,8 @@
 // keep the console (or the event loop) busy. Lines past either limit are counted, not printed.
 #include <algorithm>
 #include <cstdio>
-#include <string>
 #include <net/stack.hpp>
+#include <string>
 
 #include "keel/firewall/appliance.hpp"
 #include "rule_set.hpp"
@@ -17,10 +17,14 @@ constexpr uint64_t kNsPerSecond = 1'000'000'000ull;
 
 const char* protocol_name(uint8_t proto) {
   switch (proto) {
-    case kProtoTcp: return "TCP";
-    case kProtoUdp: return "UDP";
-    case kProtoIcmp: return "ICMP";
-    default: return nullptr;
+    case kProtoTcp:
+      return "TCP";
+    case kProtoUdp:
+      return "UDP";
+    case kProtoIcmp:
+      return "ICMP";
+    default:
+      return nullptr;
   }
 }
 
@@ -41,7 +45,8 @@ bool LogBucket::take(uint32_t per_minute, uint64_t now_ns) {
   return true;
 }
 
-void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c, const net::HookPacket& hp) {
+void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c,
+                    const net::HookPacket& hp) {
   const uint64_t now = stack_.clock().now_ns();
   if (!rules_->log[index].take(rule.log_rate_per_minute, now)) {
     ++counters_.log_suppressed;
@@ -63,7 +68,8 @@ void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c, cons
   }
   ++counters_.log_lines;
   const Packet& p = c.info.fields;
-  const std::string& prefix = tables().strings[rule.log_prefix < tables().strings.size() ? rule.log_prefix : 0];
+  const std::string& prefix =
+      tables().strings[rule.log_prefix < tables().strings.size() ? rule.log_prefix : 0];
   std::string in = hp.in != net::no_interface ? stack_.interface(hp.in).name() : "";
   std::string out = hp.out != net::no_interface ? stack_.interface(hp.out).name() : "";
   std::string line = prefix + "IN=" + in + " OUT=" + out + " SRC=" + address_text(p.saddr) +
@@ -74,8 +80,10 @@ void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c, cons
   } else {
     line += " PROTO=" + std::to_string(p.proto);
   }
-  if (has_ports(p.proto)) line += " SPT=" + std::to_string(p.sport) + " DPT=" + std::to_string(p.dport);
-  if (p.proto == kProtoIcmp) line += " TYPE=" + std::to_string(p.icmp_type) + " CODE=" + std::to_string(p.icmp_code);
+  if (has_ports(p.proto))
+    line += " SPT=" + std::to_string(p.sport) + " DPT=" + std::to_string(p.dport);
+  if (p.proto == kProtoIcmp)
+    line += " TYPE=" + std::to_string(p.icmp_type) + " CODE=" + std::to_string(p.icmp_code);
   std::printf("%s\n", line.c_str());
 }
 

@@ -1,9 +1,8 @@
 // The management port that replaces rules (rule_updates.hpp).
 #include "keel/firewall/rule_updates.hpp"
 
-#include <net/stack.hpp>
-
 #include <algorithm>
+#include <net/stack.hpp>
 
 #include "net/wire/checksum.hpp"
 #include "util/siphash.hpp"
@@ -13,14 +12,17 @@ namespace {
 
 constexpr uint8_t kMagic[4] = {'K', 'F', 'W', '1'};
 constexpr size_t kMagicBytes = 4, kTypeAt = 4, kBodyAt = 5;
-constexpr size_t kHeaderBytes = kMagicBytes + 8 + 4;  // "KFW1" GENERATION SIZE, in front of the blob
+constexpr size_t kHeaderBytes =
+    kMagicBytes + 8 + 4;  // "KFW1" GENERATION SIZE, in front of the blob
 constexpr size_t kTagBytes = 16;
 constexpr size_t kPieceBytes = 1024;  // arrival is tracked per piece
 constexpr uint8_t kBegin = 1, kData = 2, kCommit = 3, kReplyBit = 0x80;
 constexpr uint64_t kSecondKeyFlip = ~0ull;
 enum Status : uint8_t { kOk = 0, kRefused = 1 };
 
-uint64_t load64(const uint8_t* p) { return uint64_t{net::wire::load32(p)} << 32 | net::wire::load32(p + 4); }
+uint64_t load64(const uint8_t* p) {
+  return uint64_t{net::wire::load32(p)} << 32 | net::wire::load32(p + 4);
+}
 void store64(uint8_t* p, uint64_t v) {
   net::wire::store32(p, static_cast<uint32_t>(v >> 32));
   net::wire::store32(p + 4, static_cast<uint32_t>(v));
@@ -35,7 +37,8 @@ int hex_digit(char c) {
 
 void tag_of(const RuleUpdateKey& key, std::span<const uint8_t> text, uint8_t out[kTagBytes]) {
   store64(out, util::siphash<2, 4>(util::SipKey{key.k0, key.k1}, text.data(), text.size()));
-  store64(out + 8, util::siphash<2, 4>(util::SipKey{key.k0 ^ kSecondKeyFlip, key.k1}, text.data(), text.size()));
+  store64(out + 8, util::siphash<2, 4>(util::SipKey{key.k0 ^ kSecondKeyFlip, key.k1}, text.data(),
+                                       text.size()));
 }
 
 void write_header(uint8_t* out, uint64_t generation, uint32_t size) {
@@ -66,7 +69,8 @@ bool parse_rule_update_key(const std::string& text, RuleUpdateKey& key) {
   return true;
 }
 
-std::vector<uint8_t> rule_update_tag(const RuleUpdateKey& key, uint64_t generation, std::span<const uint8_t> blob) {
+std::vector<uint8_t> rule_update_tag(const RuleUpdateKey& key, uint64_t generation,
+                                     std::span<const uint8_t> blob) {
   std::vector<uint8_t> text(kHeaderBytes + blob.size());
   write_header(text.data(), generation, static_cast<uint32_t>(blob.size()));
   std::copy(blob.begin(), blob.end(), text.begin() + kHeaderBytes);
@@ -75,8 +79,8 @@ std::vector<uint8_t> rule_update_tag(const RuleUpdateKey& key, uint64_t generati
   return tag;
 }
 
-RuleUpdates::RuleUpdates(net::Stack& stack, Appliance& appliance, uint16_t port, const RuleUpdateKey& key,
-                         size_t max_bytes)
+RuleUpdates::RuleUpdates(net::Stack& stack, Appliance& appliance, uint16_t port,
+                         const RuleUpdateKey& key, size_t max_bytes)
     : appliance_(appliance), key_(key), max_bytes_(max_bytes) {
   auto bound = stack.udp().bind(port);
   if (!bound) return;
@@ -87,7 +91,8 @@ RuleUpdates::RuleUpdates(net::Stack& stack, Appliance& appliance, uint16_t port,
     receive(d.payload, text, status);
     std::vector<uint8_t> reply(kBodyAt + 1 + 8 + text.size());
     std::copy(kMagic, kMagic + kMagicBytes, reply.begin());
-    reply[kTypeAt] = static_cast<uint8_t>(kReplyBit | (d.payload.size() > kTypeAt ? d.payload[kTypeAt] : 0));
+    reply[kTypeAt] =
+        static_cast<uint8_t>(kReplyBit | (d.payload.size() > kTypeAt ? d.payload[kTypeAt] : 0));
     reply[kBodyAt] = status;
     store64(reply.data() + kBodyAt + 1, appliance_.generation());
     std::copy(text.begin(), text.end(), reply.begin() + kBodyAt + 9);
@@ -163,7 +168,8 @@ void RuleUpdates::receive(std::span<const uint8_t> m, std::string& text, uint8_t
         text = "tag does not authenticate the blob";
         return;
       }
-      LoadStatus loaded = appliance_.replace_rules({buffer_.data() + kHeaderBytes, buffer_.size() - kHeaderBytes});
+      LoadStatus loaded =
+          appliance_.replace_rules({buffer_.data() + kHeaderBytes, buffer_.size() - kHeaderBytes});
       buffer_.clear();
       have_.clear();
       if (loaded != LoadStatus::ok) {
@@ -177,7 +183,8 @@ void RuleUpdates::receive(std::span<const uint8_t> m, std::string& text, uint8_t
       text = "loaded";
       return;
     }
-    default: break;
+    default:
+      break;
   }
   ++counters_.refused_malformed;
   text = "malformed message";

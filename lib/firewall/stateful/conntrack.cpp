@@ -17,7 +17,7 @@ namespace keel::firewall {
 namespace {
 
 constexpr uint64_t kNsPerSecond = 1'000'000'000;
-constexpr size_t kSweepPerPacket = 2;     // expired flows looked for per tracked packet
+constexpr size_t kSweepPerPacket = 2;      // expired flows looked for per tracked packet
 constexpr size_t kEvictionCandidates = 8;  // flows looked at for one that may be evicted
 constexpr uint32_t kIndexRefDirBit = 1;
 
@@ -40,7 +40,8 @@ bool checksum_matches(const uint8_t* ip, const PacketInfo& info) {
       if (net::wire::load16(l4 + 6) == 0) return true;  // RFC 768: no checksum sent
       len = net::wire::load16(l4 + 4);
     }
-    sum = net::wire::checksum_add(net::wire::pseudo_header_sum(v.src(), v.dst(), info.key.proto, len), l4, len);
+    sum = net::wire::checksum_add(
+        net::wire::pseudo_header_sum(v.src(), v.dst(), info.key.proto, len), l4, len);
   }
   return net::wire::checksum_fold(sum) == 0xffff;
 }
@@ -52,7 +53,8 @@ struct Conntrack::Index {
   Index(size_t entries, KeyHash hash) : map(entries, hash) {}
 };
 
-Conntrack::Conntrack(const ConntrackConfig& config) : config_(config), flows_(config.max_flows ? config.max_flows : 1) {
+Conntrack::Conntrack(const ConntrackConfig& config)
+    : config_(config), flows_(config.max_flows ? config.max_flows : 1) {
   KeyHash hash;
   hash.key = {config.hash_key[0], config.hash_key[1]};
   if (hash.key.k0 == 0 && hash.key.k1 == 0) {
@@ -71,7 +73,8 @@ void Conntrack::add_pending(uint32_t index) {
   // The flow this slot held is confirmed or freed by now, unless its packet was lost.
   if (slot.flow != kNoFlow) {
     Flow& old = flows_[slot.flow];
-    if (old.serial == slot.serial && old.has(flow_status::in_use) && !old.has(flow_status::confirmed)) {
+    if (old.serial == slot.serial && old.has(flow_status::in_use) &&
+        !old.has(flow_status::confirmed)) {
       free_flow(slot.flow);
       ++counters_.pending_lost;
     }
@@ -142,7 +145,9 @@ uint32_t Conntrack::allocate(uint64_t now_ns) {
   return index;
 }
 
-bool Conntrack::checksum_ok(const PacketInfo& info, const uint8_t* ip) const { return checksum_matches(ip, info); }
+bool Conntrack::checksum_ok(const PacketInfo& info, const uint8_t* ip) const {
+  return checksum_matches(ip, info);
+}
 
 void Conntrack::refresh(Flow& f, const PacketInfo& info, Dir dir, uint64_t now_ns) {
   const ConntrackTimeouts& t = config_.timeouts;
@@ -188,8 +193,9 @@ Tracked Conntrack::create(const PacketInfo& info, const uint8_t* ip, uint64_t no
   } else if (info.key.proto == kProtoIcmp) {
     // Only a query starts an ICMP flow (echo, timestamp, information, address mask).
     int reply = icmp_reply_type(info.fields.icmp_type);
-    if (reply < 0 || info.fields.icmp_type == kIcmpEchoReply || info.fields.icmp_type == kIcmpTimestampReply ||
-        info.fields.icmp_type == kIcmpInfoReply || info.fields.icmp_type == kIcmpAddressMaskReply) {
+    if (reply < 0 || info.fields.icmp_type == kIcmpEchoReply ||
+        info.fields.icmp_type == kIcmpTimestampReply || info.fields.icmp_type == kIcmpInfoReply ||
+        info.fields.icmp_type == kIcmpAddressMaskReply) {
       ++counters_.invalid_icmp_new;
       return out;
     }
@@ -208,7 +214,8 @@ Tracked Conntrack::create(const PacketInfo& info, const uint8_t* ip, uint64_t no
   ++counters_.created;
   if (info.key.proto == kProtoTcp) {
     uint32_t timeout = 0;
-    TcpVerdict v = tcp_track(f, Dir::original, info, ip + info.header_len, config_.timeouts, timeout);
+    TcpVerdict v =
+        tcp_track(f, Dir::original, info, ip + info.header_len, config_.timeouts, timeout);
     if (v == TcpVerdict::invalid || v == TcpVerdict::ignore) {
       ++counters_.invalid_tcp_window;
       free_flow(index);
@@ -225,7 +232,8 @@ Tracked Conntrack::create(const PacketInfo& info, const uint8_t* ip, uint64_t no
   return out;
 }
 
-Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_checksum, uint64_t now_ns) {
+Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_checksum,
+                         uint64_t now_ns) {
   expire(now_ns, kSweepPerPacket);
   Tracked out;
   if (info.malformed == Malformed::fragment) {
@@ -236,7 +244,8 @@ Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_
     ++counters_.invalid_malformed;
     return out;
   }
-  if (verify_checksum && (has_ports(info.key.proto) || info.key.proto == kProtoIcmp) && !checksum_ok(info, ip)) {
+  if (verify_checksum && (has_ports(info.key.proto) || info.key.proto == kProtoIcmp) &&
+      !checksum_ok(info, ip)) {
     ++counters_.invalid_checksum;
     return out;
   }
@@ -258,14 +267,20 @@ Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_
   Flow& f = flows_[index];
   out.flow = index;
   out.dir = dir;
-  out.state = dir == Dir::reply || f.has(flow_status::seen_reply) ? CtState::established : CtState::new_;
+  out.state =
+      dir == Dir::reply || f.has(flow_status::seen_reply) ? CtState::established : CtState::new_;
   if (info.key.proto == kProtoTcp) {
     uint32_t timeout = 0;
     switch (tcp_track(f, dir, info, ip + info.header_len, config_.timeouts, timeout)) {
-      case TcpVerdict::accept: f.expires_ns = now_ns + uint64_t{timeout} * kNsPerSecond; break;
-      case TcpVerdict::ignore: ++counters_.tcp_ignored; return out;
+      case TcpVerdict::accept:
+        f.expires_ns = now_ns + uint64_t{timeout} * kNsPerSecond;
+        break;
+      case TcpVerdict::ignore:
+        ++counters_.tcp_ignored;
+        return out;
       case TcpVerdict::invalid:
-        ++(info.fields.tcp_flags & net::wire::tcp_flag::rst ? counters_.invalid_tcp_rst : counters_.invalid_tcp_window);
+        ++(info.fields.tcp_flags & net::wire::tcp_flag::rst ? counters_.invalid_tcp_rst
+                                                            : counters_.invalid_tcp_window);
         return Tracked{};
       case TcpVerdict::reopen:
         remove(index);
@@ -308,7 +323,8 @@ bool Conntrack::confirm(uint32_t index) {
 }
 
 void Conntrack::abandon(uint32_t index) {
-  if (index < flows_.size() && flows_[index].has(flow_status::in_use) && !flows_[index].has(flow_status::confirmed))
+  if (index < flows_.size() && flows_[index].has(flow_status::in_use) &&
+      !flows_[index].has(flow_status::confirmed))
     free_flow(index);
 }
 

@@ -13,9 +13,10 @@
 namespace keel::firewall {
 namespace {
 
-constexpr uint32_t kMaxAttempts = 128;      // tuples tried before narrowing the search
-constexpr uint32_t kMinAttempts = 16;       // below this, give up
-constexpr uint16_t kLowPortsEnd = 512, kPrivilegedEnd = 1024, kLowPortsMin = 1, kPrivilegedMin = 600;
+constexpr uint32_t kMaxAttempts = 128;  // tuples tried before narrowing the search
+constexpr uint32_t kMinAttempts = 16;   // below this, give up
+constexpr uint16_t kLowPortsEnd = 512, kPrivilegedEnd = 1024, kLowPortsMin = 1,
+                   kPrivilegedMin = 600;
 
 struct PortRange {
   uint32_t min = 0, size = 0;
@@ -65,7 +66,8 @@ bool Nat::bind(Conntrack& ct, uint32_t index, Manip manip, const NatTarget* targ
   const bool ranged = target && target->port_lo && has_ports(reply.proto);
   uint16_t& port = varied_port(reply, manip);
   if (ranged) {
-    uint16_t lo = std::min(target->port_lo, target->port_hi), hi = std::max(target->port_lo, target->port_hi);
+    uint16_t lo = std::min(target->port_lo, target->port_hi),
+             hi = std::max(target->port_lo, target->port_hi);
     bool in_range = port >= lo && port <= hi;
     // A destination with one port is that port: the flow's source keeps tuples apart.
     if (lo == hi && manip == Manip::dst) port = lo;
@@ -86,7 +88,8 @@ bool Nat::bind(Conntrack& ct, uint32_t index, Manip manip, const NatTarget* targ
   }
   PortRange range = class_of(port, reply.proto);
   if (ranged) {
-    uint16_t lo = std::min(target->port_lo, target->port_hi), hi = std::max(target->port_lo, target->port_hi);
+    uint16_t lo = std::min(target->port_lo, target->port_hi),
+             hi = std::max(target->port_lo, target->port_hi);
     range = {lo, uint32_t{hi} - lo + 1};
   }
   uint32_t offset = manip == Manip::src ? random16() : 0;
@@ -113,20 +116,25 @@ bool Nat::apply(const Flow& f, Dir dir, Manip manip, uint8_t* ip, size_t len, bo
   // A packet is translated on the side its direction's NAT touches: source NAT changes the
   // original direction's source and the reply direction's destination, and the other way round.
   uint16_t bit = manip == Manip::src ? flow_status::src_nat : flow_status::dst_nat;
-  if (dir == Dir::reply) bit = bit == flow_status::src_nat ? flow_status::dst_nat : flow_status::src_nat;
+  if (dir == Dir::reply)
+    bit = bit == flow_status::src_nat ? flow_status::dst_nat : flow_status::src_nat;
   if (!f.has(bit)) return false;
   // Make the packet look like the reverse of the other direction's tuple.
   const FlowKey target = inverted(f.tuple[1 - static_cast<int>(dir)]);
   uint32_t address = manip == Manip::src ? target.src : target.dst;
-  uint16_t port = f.tuple[0].proto == kProtoIcmp ? target.sport : manip == Manip::src ? target.sport : target.dport;
+  uint16_t port = f.tuple[0].proto == kProtoIcmp ? target.sport
+                  : manip == Manip::src          ? target.sport
+                                                 : target.dport;
   if (!rewrite(ip, len, manip, address, port, partial, Quoted::no)) return false;
   ++counters_.rewritten;
   return true;
 }
 
-bool Nat::apply_icmp_error(const Flow& f, Dir dir, Manip manip, uint8_t* ip, size_t len, bool partial) {
+bool Nat::apply_icmp_error(const Flow& f, Dir dir, Manip manip, uint8_t* ip, size_t len,
+                           bool partial) {
   uint16_t bit = manip == Manip::src ? flow_status::src_nat : flow_status::dst_nat;
-  if (dir == Dir::reply) bit = bit == flow_status::src_nat ? flow_status::dst_nat : flow_status::src_nat;
+  if (dir == Dir::reply)
+    bit = bit == flow_status::src_nat ? flow_status::dst_nat : flow_status::src_nat;
   if (!f.has(bit)) return true;
   net::wire::Ip4View<uint8_t> v(ip, len);
   const uint32_t header = v.header_len();
@@ -140,8 +148,11 @@ bool Nat::apply_icmp_error(const Flow& f, Dir dir, Manip manip, uint8_t* ip, siz
   const FlowKey& quoted = f.tuple[1 - static_cast<int>(dir)];
   const Manip inner_manip = manip == Manip::src ? Manip::dst : Manip::src;
   uint32_t inner_address = inner_manip == Manip::src ? quoted.src : quoted.dst;
-  uint16_t inner_port = quoted.proto == kProtoIcmp ? quoted.sport : inner_manip == Manip::src ? quoted.sport : quoted.dport;
-  if (!rewrite(inner, inner_len, inner_manip, inner_address, inner_port, false, Quoted::yes)) return false;
+  uint16_t inner_port = quoted.proto == kProtoIcmp  ? quoted.sport
+                        : inner_manip == Manip::src ? quoted.sport
+                                                    : quoted.dport;
+  if (!rewrite(inner, inner_len, inner_manip, inner_address, inner_port, false, Quoted::yes))
+    return false;
   if (!partial) fill_icmp_checksum(icmp, end - header);
   // And the error itself goes to (or comes from) where the flow's packets do.
   const FlowKey target = inverted(quoted);
@@ -149,7 +160,8 @@ bool Nat::apply_icmp_error(const Flow& f, Dir dir, Manip manip, uint8_t* ip, siz
   // The outer header is ICMP (an error): only its address changes.
   const uint32_t old = net::wire::load32(ip + (manip == Manip::src ? 12 : 16));
   net::wire::store32(ip + (manip == Manip::src ? 12 : 16), outer_address);
-  net::wire::store16(ip + 10, net::wire::checksum_update32(v.header_checksum(), old, outer_address));
+  net::wire::store16(ip + 10,
+                     net::wire::checksum_update32(v.header_checksum(), old, outer_address));
   ++counters_.icmp_errors;
   return true;
 }

@@ -15,7 +15,7 @@ using net::wire::load32;
 using net::wire::store16;
 using net::wire::store32;
 
-constexpr size_t kSrcOffset = 12, kDstOffset = 16;       // RFC 791 §3.1
+constexpr size_t kSrcOffset = 12, kDstOffset = 16;  // RFC 791 §3.1
 constexpr size_t kTcpChecksum = 16, kUdpChecksum = 6, kIcmpChecksum = 2, kIcmpId = 4;
 constexpr size_t kPortBytes = 2;
 
@@ -33,9 +33,11 @@ void fill_icmp_checksum(uint8_t* icmp, size_t len) {
   store16(icmp + kIcmpChecksum, net::wire::checksum(icmp, len));
 }
 
-bool rewrite(uint8_t* ip, size_t len, Manip manip, uint32_t address, uint16_t port, bool partial, Quoted quoted) {
+bool rewrite(uint8_t* ip, size_t len, Manip manip, uint32_t address, uint16_t port, bool partial,
+             Quoted quoted) {
   net::wire::Ip4View<uint8_t> v(ip, len);
-  if (len < net::wire::ip4_header_min || v.header_len() < net::wire::ip4_header_min || v.header_len() > len)
+  if (len < net::wire::ip4_header_min || v.header_len() < net::wire::ip4_header_min ||
+      v.header_len() > len)
     return false;
   const size_t address_at = manip == Manip::src ? kSrcOffset : kDstOffset;
   const uint32_t old_address = load32(ip + address_at);
@@ -74,7 +76,8 @@ bool rewrite(uint8_t* ip, size_t len, Manip manip, uint32_t address, uint16_t po
       store16(l4 + kIcmpChecksum, checksum_update(load16(l4 + kIcmpChecksum), old_id, port));
       return true;
     }
-    default: return true;
+    default:
+      return true;
   }
 }
 

@@ -12,7 +12,8 @@ namespace {
 using net::wire::load16;
 using net::wire::load32;
 
-constexpr uint32_t kPortBytes = 4;  // the first 8 bytes of a quoted datagram hold both ports (RFC 792)
+constexpr uint32_t kPortBytes =
+    4;  // the first 8 bytes of a quoted datagram hold both ports (RFC 792)
 
 // The tuple of a datagram quoted in an ICMP error: its header and at least its ports.
 bool read_quoted(const uint8_t* ip, size_t len, FlowKey& key) {
@@ -52,7 +53,8 @@ void read_tcp(const uint8_t* l4, size_t len, PacketInfo& out) {
   out.ack = t.ack();
   out.window = t.window();
   out.tcp_header_len = t.header_len();
-  if (t.header_len() < net::wire::tcp_header_min || t.header_len() > len) out.malformed = Malformed::bad_tcp_offset;
+  if (t.header_len() < net::wire::tcp_header_min || t.header_len() > len)
+    out.malformed = Malformed::bad_tcp_offset;
 }
 
 void read_udp(const uint8_t* l4, size_t len, PacketInfo& out) {
@@ -63,7 +65,8 @@ void read_udp(const uint8_t* l4, size_t len, PacketInfo& out) {
   net::wire::UdpView<const uint8_t> u(l4, len);
   out.key.sport = out.fields.sport = u.src_port();
   out.key.dport = out.fields.dport = u.dst_port();
-  if (u.length() < net::wire::udp_header_size || u.length() > len) out.malformed = Malformed::bad_udp_length;
+  if (u.length() < net::wire::udp_header_size || u.length() > len)
+    out.malformed = Malformed::bad_udp_length;
 }
 
 void read_icmp(const uint8_t* l4, size_t len, PacketInfo& out) {
@@ -79,7 +82,8 @@ void read_icmp(const uint8_t* l4, size_t len, PacketInfo& out) {
   out.icmp_error = is_icmp_error(l4[0]);
   if (out.icmp_error) {
     out.inner_offset = out.header_len + net::wire::icmp4_header_size;
-    out.inner_ok = read_quoted(l4 + net::wire::icmp4_header_size, len - net::wire::icmp4_header_size, out.inner);
+    out.inner_ok = read_quoted(l4 + net::wire::icmp4_header_size,
+                               len - net::wire::icmp4_header_size, out.inner);
   }
 }
 
@@ -88,8 +92,8 @@ void read_icmp(const uint8_t* l4, size_t len, PacketInfo& out) {
 bool read_packet(const uint8_t* ip, size_t len, PacketInfo& out) {
   out = PacketInfo{};
   net::wire::Ip4View<const uint8_t> v(ip, len);
-  if (len < net::wire::ip4_header_min || v.header_len() < net::wire::ip4_header_min || v.header_len() > len ||
-      v.total_length() > len || v.total_length() < v.header_len())
+  if (len < net::wire::ip4_header_min || v.header_len() < net::wire::ip4_header_min ||
+      v.header_len() > len || v.total_length() > len || v.total_length() < v.header_len())
     return false;
   out.header_len = v.header_len();
   out.l4_len = v.total_length() - v.header_len();
@@ -105,10 +109,17 @@ bool read_packet(const uint8_t* ip, size_t len, PacketInfo& out) {
   }
   const uint8_t* l4 = ip + out.header_len;
   switch (f.proto) {
-    case kProtoTcp: read_tcp(l4, out.l4_len, out); break;
-    case kProtoUdp: read_udp(l4, out.l4_len, out); break;
-    case kProtoIcmp: read_icmp(l4, out.l4_len, out); break;
-    default: break;
+    case kProtoTcp:
+      read_tcp(l4, out.l4_len, out);
+      break;
+    case kProtoUdp:
+      read_udp(l4, out.l4_len, out);
+      break;
+    case kProtoIcmp:
+      read_icmp(l4, out.l4_len, out);
+      break;
+    default:
+      break;
   }
   return true;
 }

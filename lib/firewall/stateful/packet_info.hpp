@@ -13,15 +13,15 @@ namespace keel::firewall {
 // Why a packet cannot be tracked (conntrack calls it invalid, as Linux's does).
 enum class Malformed : uint8_t {
   none,
-  truncated_l4,     // the transport header does not fit
-  bad_tcp_offset,   // TCP data offset under 5 words or past the datagram
-  bad_udp_length,   // UDP length under 8 or past the datagram
-  fragment,         // a fragment (reassembly is off or failed): no ports to track
+  truncated_l4,    // the transport header does not fit
+  bad_tcp_offset,  // TCP data offset under 5 words or past the datagram
+  bad_udp_length,  // UDP length under 8 or past the datagram
+  fragment,        // a fragment (reassembly is off or failed): no ports to track
 };
 
 struct PacketInfo {
-  Packet fields;         // what rules match (ct_state, iif and oif set by the caller)
-  FlowKey key;           // this packet's flow tuple
+  Packet fields;  // what rules match (ct_state, iif and oif set by the caller)
+  FlowKey key;    // this packet's flow tuple
   Malformed malformed = Malformed::none;
   uint32_t header_len = 0;  // IPv4 header bytes
   uint32_t l4_len = 0;      // bytes from the transport header to the end of the datagram
@@ -31,10 +31,10 @@ struct PacketInfo {
   uint32_t tcp_header_len = 0;
   // ICMP
   uint16_t icmp_id = 0;
-  bool icmp_error = false;  // destination unreachable, source quench, redirect, time exceeded,
-                            // parameter problem (RFC 792): they quote a packet
-  bool inner_ok = false;    // the quoted packet's tuple could be read
-  FlowKey inner;            // the quoted packet's tuple, as it travelled
+  bool icmp_error = false;    // destination unreachable, source quench, redirect, time exceeded,
+                              // parameter problem (RFC 792): they quote a packet
+  bool inner_ok = false;      // the quoted packet's tuple could be read
+  FlowKey inner;              // the quoted packet's tuple, as it travelled
   uint32_t inner_offset = 0;  // the quoted IPv4 header, from the start of the outer one
 };
 

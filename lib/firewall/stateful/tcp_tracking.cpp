@@ -61,7 +61,9 @@ constexpr uint8_t kOptionEnd = 0, kOptionNop = 1, kOptionWindowScale = 3, kOptio
                   kOptionSack = 5;
 constexpr uint8_t kSackBlockBytes = 8;
 
-uint32_t max_ack_window(const TcpPeer& sender) { return std::max(sender.maxwin, kMaxAckWindowFloor); }
+uint32_t max_ack_window(const TcpPeer& sender) {
+  return std::max(sender.maxwin, kMaxAckWindowFloor);
+}
 
 struct Segment {
   uint32_t seq, ack, sack, end, win;
@@ -112,7 +114,8 @@ uint32_t sack_edge(const uint8_t* tcp, const PacketInfo& info, uint32_t ack) {
   return sack;
 }
 
-void init_sender(TcpPeer& sender, TcpPeer& receiver, const Segment& s, const uint8_t* tcp, const PacketInfo& info) {
+void init_sender(TcpPeer& sender, TcpPeer& receiver, const Segment& s, const uint8_t* tcp,
+                 const PacketInfo& info) {
   sender.end = sender.maxend = s.end;
   sender.maxwin = s.win == 0 ? 1 : s.win;
   read_syn_options(tcp, info, sender);
@@ -164,10 +167,12 @@ TcpVerdict in_window(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tc
     if (dir == Dir::reply && !ack_set) return TcpVerdict::accept;
   }
   if (!ack_set || (ack_set && rst && s.ack == 0)) s.ack = s.sack = receiver.end;
-  if (rst && s.seq == 0 && f.tcp_state == S::syn_sent) s.seq = s.end = sender.end;  // RST answering a SYN
+  if (rst && s.seq == 0 && f.tcp_state == S::syn_sent)
+    s.seq = s.end = sender.end;  // RST answering a SYN
 
   if (!before(s.seq, sender.maxend + 1) || !before(s.sack, receiver.end + 1))
-    return liberal(sender) ? TcpVerdict::accept : TcpVerdict::invalid;  // beyond what was allowed or sent
+    return liberal(sender) ? TcpVerdict::accept
+                           : TcpVerdict::invalid;  // beyond what was allowed or sent
   bool in_receive_window = receiver.maxwin == 0 || after(s.end, sender.end - receiver.maxwin - 1);
   if (!in_receive_window || !after(s.sack, receiver.end - max_ack_window(sender) - 1))
     return liberal(sender) ? TcpVerdict::accept : TcpVerdict::ignore;  // old data or a stale ACK
@@ -201,8 +206,9 @@ bool established_like(const Flow& f) { return f.tcp_state == S::established; }
 }  // namespace
 
 const char* to_string(TcpState state) {
-  static constexpr const char* kNames[] = {"none",       "syn_sent",   "syn_recv",  "established", "fin_wait",
-                                           "close_wait", "last_ack",   "time_wait", "close",       "syn_sent2"};
+  static constexpr const char* kNames[] = {"none",     "syn_sent",   "syn_recv", "established",
+                                           "fin_wait", "close_wait", "last_ack", "time_wait",
+                                           "close",    "syn_sent2"};
   return kNames[static_cast<int>(state)];
 }
 
@@ -217,8 +223,10 @@ bool tcp_flags_valid(uint8_t flags) {
     case flag::fin | flag::ack:
     case flag::fin | flag::ack | flag::urg:
     case flag::ack:
-    case flag::ack | flag::urg: return true;
-    default: return false;
+    case flag::ack | flag::urg:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -245,8 +253,8 @@ bool tcp_start(Flow& f, const PacketInfo& info, const uint8_t* tcp, bool loose) 
   return false;
 }
 
-TcpVerdict tcp_track(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tcp, const ConntrackTimeouts& t,
-                     uint32_t& timeout_s) {
+TcpVerdict tcp_track(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tcp,
+                     const ConntrackTimeouts& t, uint32_t& timeout_s) {
   const int d = static_cast<int>(dir);
   const Index index = index_of(info.fields.tcp_flags);
   const S old_state = f.tcp_state;
@@ -256,7 +264,8 @@ TcpVerdict tcp_track(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tc
     case SS:
       if (old_state < S::time_wait) break;  // a retransmitted SYN
       // A SYN after TIME_WAIT or CLOSE: a new connection on the same ports (RFC 9293 §3.6.1).
-      if ((f.tcp[0].flags | f.tcp[1].flags) & tcp_peer::close_init || (f.last_dir == d && f.last_index == kRst))
+      if ((f.tcp[0].flags | f.tcp[1].flags) & tcp_peer::close_init ||
+          (f.last_dir == d && f.last_index == kRst))
         return TcpVerdict::reopen;
       [[fallthrough]];
     case kIg:
@@ -266,14 +275,17 @@ TcpVerdict tcp_track(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tc
       f.last_dir = static_cast<uint8_t>(d);
       f.last_end = info.seq;
       return TcpVerdict::ignore;
-    case kIv: return TcpVerdict::invalid;
+    case kIv:
+      return TcpVerdict::invalid;
     case CL: {
       if (index != kRst) break;
       const TcpPeer& receiver = f.tcp[1 - d];
       if ((receiver.flags & tcp_peer::maxack_set) && f.last_index != kSyn) {
         if (info.seq == 0 && !established_like(f)) break;
-        if (before(info.seq, receiver.maxack)) return TcpVerdict::invalid;  // a RST below what was acked
-        if (established_like(f) && info.seq != receiver.maxack) next = static_cast<uint8_t>(old_state);
+        if (before(info.seq, receiver.maxack))
+          return TcpVerdict::invalid;  // a RST below what was acked
+        if (established_like(f) && info.seq != receiver.maxack)
+          next = static_cast<uint8_t>(old_state);
       }
       // A RST answering a half-open connection we let through: its ACK may cover what we ignored.
       if (((f.has(flow_status::seen_reply) && f.last_index == kSyn) ||
@@ -282,7 +294,8 @@ TcpVerdict tcp_track(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tc
         check_window = false;
       break;
     }
-    default: break;
+    default:
+      break;
   }
   if (check_window) {
     TcpVerdict v = in_window(f, dir, info, tcp);
@@ -291,14 +304,17 @@ TcpVerdict tcp_track(Flow& f, Dir dir, const PacketInfo& info, const uint8_t* tc
   f.last_index = index;
   f.last_dir = static_cast<uint8_t>(d);
   f.tcp_state = static_cast<S>(next);
-  if (old_state != f.tcp_state && f.tcp_state == S::fin_wait) f.tcp[d].flags |= tcp_peer::close_init;
+  if (old_state != f.tcp_state && f.tcp_state == S::fin_wait)
+    f.tcp[d].flags |= tcp_peer::close_init;
   timeout_s = t.tcp[next];
-  if (((f.tcp[0].flags | f.tcp[1].flags) & tcp_peer::data_unacknowledged) && timeout_s > t.tcp_unacknowledged)
+  if (((f.tcp[0].flags | f.tcp[1].flags) & tcp_peer::data_unacknowledged) &&
+      timeout_s > t.tcp_unacknowledged)
     timeout_s = t.tcp_unacknowledged;
   if (!f.has(flow_status::seen_reply)) {
     // A RST as the only answer: no connection was made, the flow ends.
     if (info.fields.tcp_flags & flag::rst) return TcpVerdict::close;
-  } else if (!f.has(flow_status::assured) && (old_state == S::syn_recv || old_state == S::established) &&
+  } else if (!f.has(flow_status::assured) &&
+             (old_state == S::syn_recv || old_state == S::established) &&
              f.tcp_state == S::established) {
     f.status |= flow_status::assured;
   }

@@ -15,9 +15,14 @@ void Icmp4::receive(const Ip4Received& info, PacketPtr message) {
   bool verified = message->flags & Packet::checksum_verified;
   wire::Icmp4View<uint8_t> v(message->data(), message->size());
   switch (v.check(!verified)) {
-    case wire::Icmp4Error::none: break;
-    case wire::Icmp4Error::truncated: ++counters_.drop_truncated; return;
-    case wire::Icmp4Error::bad_checksum: ++counters_.drop_bad_checksum; return;
+    case wire::Icmp4Error::none:
+      break;
+    case wire::Icmp4Error::truncated:
+      ++counters_.drop_truncated;
+      return;
+    case wire::Icmp4Error::bad_checksum:
+      ++counters_.drop_bad_checksum;
+      return;
   }
   if (v.type() == wire::icmp4::unreachable || v.type() == wire::icmp4::time_exceeded) {
     report_error(v);
@@ -43,7 +48,8 @@ void Icmp4::receive(const Ip4Received& info, PacketPtr message) {
   message->flags = 0;
   auto path = parts_.ip4.route(info.header.src, info.header.dst);
   if (!path) return;
-  if (parts_.ip4.send(*path, info.header.src, wire::ip_protocol_icmp, std::move(message)) == Status::ok)
+  if (parts_.ip4.send(*path, info.header.src, wire::ip_protocol_icmp, std::move(message)) ==
+      Status::ok)
     ++counters_.tx_echo_replies;
 }
 
@@ -118,8 +124,8 @@ void Icmp4::send_error(uint8_t type, uint8_t code, const uint8_t* ip, std::size_
   // on). About one passing through: from the address of the interface it
   // came in on (RFC 1812 §4.3.2.4 allows it), else whatever routing picks.
   ip4::Addr source = parts_.ip4.is_local_address(v.dst()) ? v.dst()
-                     : in != no_interface                  ? parts_.link(in).address()
-                                                           : ip4::Addr{};
+                     : in != no_interface                 ? parts_.link(in).address()
+                                                          : ip4::Addr{};
   auto path = parts_.ip4.route(v.src(), source);
   if (!path) return;
   PacketPtr packet = parts_.link(path->interface).allocate();
@@ -140,10 +146,18 @@ void Icmp4::count_sent(uint8_t type, uint8_t code) {
     return;
   }
   switch (code) {
-    case wire::icmp4::protocol_unreachable: ++counters_.tx_protocol_unreachable; break;
-    case wire::icmp4::port_unreachable: ++counters_.tx_port_unreachable; break;
-    case wire::icmp4::fragmentation_needed: ++counters_.tx_fragmentation_needed; break;
-    default: ++counters_.tx_net_unreachable; break;
+    case wire::icmp4::protocol_unreachable:
+      ++counters_.tx_protocol_unreachable;
+      break;
+    case wire::icmp4::port_unreachable:
+      ++counters_.tx_port_unreachable;
+      break;
+    case wire::icmp4::fragmentation_needed:
+      ++counters_.tx_fragmentation_needed;
+      break;
+    default:
+      ++counters_.tx_net_unreachable;
+      break;
   }
 }
 

@@ -8,14 +8,12 @@
 // §3.2.2.1, RFC 1191, RFC 5927): TCP lowers its MSS or gives up a connect.
 #pragma once
 #include <cstdint>
-#include <utility>
-#include <vector>
-
-#include <util/delegate.hpp>
-
 #include <net/counters.hpp>
 #include <net/packet.hpp>
 #include <net/routes.hpp>
+#include <util/delegate.hpp>
+#include <utility>
+#include <vector>
 
 #include "ip4.hpp"
 #include "net/wire/icmp4.hpp"

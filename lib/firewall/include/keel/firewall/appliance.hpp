@@ -49,11 +49,12 @@ struct ApplianceCounters {
   uint64_t log_lines = 0, log_suppressed = 0;
   template <class Fn>
   void for_each(Fn&& fn) const {
-    static constexpr const char* kSeen[] = {"seen_prerouting", "seen_input", "seen_forward", "seen_output",
-                                            "seen_postrouting"};
+    static constexpr const char* kSeen[] = {"seen_prerouting", "seen_input", "seen_forward",
+                                            "seen_output", "seen_postrouting"};
     for (int i = 0; i < kHookCount; ++i) fn(kSeen[i], seen[i]);
     fn("accepted", accepted), fn("dropped", dropped), fn("rejected", rejected);
-    fn("drop_conntrack_full", drop_conntrack_full), fn("drop_confirm", drop_confirm), fn("drop_nat", drop_nat);
+    fn("drop_conntrack_full", drop_conntrack_full), fn("drop_confirm", drop_confirm),
+        fn("drop_nat", drop_nat);
     fn("rules_loaded", rules_loaded), fn("rules_refused", rules_refused);
     fn("log_lines", log_lines), fn("log_suppressed", log_suppressed);
   }

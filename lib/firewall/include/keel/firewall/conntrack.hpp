@@ -30,7 +30,16 @@ enum class Dir : uint8_t { original, reply };
 constexpr Dir other(Dir d) { return d == Dir::original ? Dir::reply : Dir::original; }
 
 enum class TcpState : uint8_t {
-  none, syn_sent, syn_recv, established, fin_wait, close_wait, last_ack, time_wait, close, syn_sent2,
+  none,
+  syn_sent,
+  syn_recv,
+  established,
+  fin_wait,
+  close_wait,
+  last_ack,
+  time_wait,
+  close,
+  syn_sent2,
 };
 inline constexpr int kTcpStateCount = 10;
 const char* to_string(TcpState state);
@@ -51,8 +60,8 @@ inline constexpr uint8_t window_scale = 1, sack_permitted = 2, close_init = 4, b
 
 // Flow status bits.
 namespace flow_status {
-inline constexpr uint16_t in_use = 1, confirmed = 2, seen_reply = 4, assured = 8, src_nat = 16, dst_nat = 32,
-                          src_nat_done = 64, dst_nat_done = 128;
+inline constexpr uint16_t in_use = 1, confirmed = 2, seen_reply = 4, assured = 8, src_nat = 16,
+                          dst_nat = 32, src_nat_done = 64, dst_nat_done = 128;
 }
 
 struct Flow {
@@ -94,13 +103,16 @@ struct ConntrackCounters {
   uint64_t tcp_ignored = 0, related = 0;
   template <class Fn>
   void for_each(Fn&& fn) const {
-    fn("created", created), fn("confirmed", confirmed), fn("pending_lost", pending_lost), fn("expired", expired), fn("evicted", evicted);
-    fn("closed", closed), fn("drop_table_full", drop_table_full), fn("drop_confirm_clash", drop_confirm_clash);
+    fn("created", created), fn("confirmed", confirmed), fn("pending_lost", pending_lost),
+        fn("expired", expired), fn("evicted", evicted);
+    fn("closed", closed), fn("drop_table_full", drop_table_full),
+        fn("drop_confirm_clash", drop_confirm_clash);
     fn("invalid_malformed", invalid_malformed), fn("invalid_checksum", invalid_checksum);
     fn("invalid_fragment", invalid_fragment), fn("invalid_tcp_flags", invalid_tcp_flags);
     fn("invalid_tcp_new", invalid_tcp_new), fn("invalid_tcp_window", invalid_tcp_window);
     fn("invalid_tcp_rst", invalid_tcp_rst), fn("invalid_icmp_new", invalid_icmp_new);
-    fn("invalid_icmp_error", invalid_icmp_error), fn("tcp_ignored", tcp_ignored), fn("related", related);
+    fn("invalid_icmp_error", invalid_icmp_error), fn("tcp_ignored", tcp_ignored),
+        fn("related", related);
   }
 };
 

@@ -20,22 +20,31 @@ struct FlowKey {
 };
 static_assert(sizeof(FlowKey) == 16);
 
-inline constexpr uint8_t kIcmpEchoReply = 0, kIcmpEcho = 8, kIcmpTimestamp = 13, kIcmpTimestampReply = 14,
-                         kIcmpInfoRequest = 15, kIcmpInfoReply = 16, kIcmpAddressMask = 17,
-                         kIcmpAddressMaskReply = 18;
+inline constexpr uint8_t kIcmpEchoReply = 0, kIcmpEcho = 8, kIcmpTimestamp = 13,
+                         kIcmpTimestampReply = 14, kIcmpInfoRequest = 15, kIcmpInfoReply = 16,
+                         kIcmpAddressMask = 17, kIcmpAddressMaskReply = 18;
 
 // The reply type of an ICMP query type (RFC 792, RFC 950), or -1 when the type starts no flow.
 constexpr int icmp_reply_type(uint8_t type) {
   switch (type) {
-    case kIcmpEcho: return kIcmpEchoReply;
-    case kIcmpTimestamp: return kIcmpTimestampReply;
-    case kIcmpInfoRequest: return kIcmpInfoReply;
-    case kIcmpAddressMask: return kIcmpAddressMaskReply;
-    case kIcmpEchoReply: return kIcmpEcho;
-    case kIcmpTimestampReply: return kIcmpTimestamp;
-    case kIcmpInfoReply: return kIcmpInfoRequest;
-    case kIcmpAddressMaskReply: return kIcmpAddressMask;
-    default: return -1;
+    case kIcmpEcho:
+      return kIcmpEchoReply;
+    case kIcmpTimestamp:
+      return kIcmpTimestampReply;
+    case kIcmpInfoRequest:
+      return kIcmpInfoReply;
+    case kIcmpAddressMask:
+      return kIcmpAddressMaskReply;
+    case kIcmpEchoReply:
+      return kIcmpEcho;
+    case kIcmpTimestampReply:
+      return kIcmpTimestamp;
+    case kIcmpInfoReply:
+      return kIcmpInfoRequest;
+    case kIcmpAddressMaskReply:
+      return kIcmpAddressMask;
+    default:
+      return -1;
   }
 }
 

@@ -24,7 +24,8 @@ struct NatTarget {
 };
 
 struct NatCounters {
-  uint64_t bound = 0, null_bound = 0, ports_changed = 0, drop_no_tuple = 0, rewritten = 0, icmp_errors = 0;
+  uint64_t bound = 0, null_bound = 0, ports_changed = 0, drop_no_tuple = 0, rewritten = 0,
+           icmp_errors = 0;
   template <class Fn>
   void for_each(Fn&& fn) const {
     fn("bound", bound), fn("null_bound", null_bound), fn("ports_changed", ports_changed);
@@ -45,7 +46,8 @@ class Nat {
   bool apply(const Flow& flow, Dir dir, Manip manip, uint8_t* ip, size_t len, bool partial);
   // The same for an ICMP error related to `flow`, travelling `dir`: the quoted packet and the
   // error's own address. False when the error cannot be rewritten (drop it).
-  bool apply_icmp_error(const Flow& flow, Dir dir, Manip manip, uint8_t* ip, size_t len, bool partial);
+  bool apply_icmp_error(const Flow& flow, Dir dir, Manip manip, uint8_t* ip, size_t len,
+                        bool partial);
 
   const NatCounters& counters() const { return counters_; }
 

@@ -14,11 +14,10 @@
 // counted. The key comes from the configuration (fw_key=32 hex digits); without one the port
 // stays closed. The filter input chain sees these datagrams like any other.
 #include <cstdint>
+#include <net/udp.hpp>
 #include <span>
 #include <string>
 #include <vector>
-
-#include <net/udp.hpp>
 
 #include "keel/firewall/appliance.hpp"
 
@@ -35,15 +34,18 @@ struct RuleUpdateKey {
 // Parses 32 hex digits; false if `text` is not exactly that.
 bool parse_rule_update_key(const std::string& text, RuleUpdateKey& key);
 // The 16-byte tag of a blob (for tools and tests).
-std::vector<uint8_t> rule_update_tag(const RuleUpdateKey& key, uint64_t generation, std::span<const uint8_t> blob);
+std::vector<uint8_t> rule_update_tag(const RuleUpdateKey& key, uint64_t generation,
+                                     std::span<const uint8_t> blob);
 
 struct RuleUpdateCounters {
-  uint64_t messages = 0, begun = 0, loaded = 0, refused_malformed = 0, refused_size = 0, refused_generation = 0,
-           refused_tag = 0, refused_blob = 0;
+  uint64_t messages = 0, begun = 0, loaded = 0, refused_malformed = 0, refused_size = 0,
+           refused_generation = 0, refused_tag = 0, refused_blob = 0;
   template <class Fn>
   void for_each(Fn&& fn) const {
-    fn("messages", messages), fn("begun", begun), fn("loaded", loaded), fn("refused_malformed", refused_malformed);
-    fn("refused_size", refused_size), fn("refused_generation", refused_generation), fn("refused_tag", refused_tag);
+    fn("messages", messages), fn("begun", begun), fn("loaded", loaded),
+        fn("refused_malformed", refused_malformed);
+    fn("refused_size", refused_size), fn("refused_generation", refused_generation),
+        fn("refused_tag", refused_tag);
     fn("refused_blob", refused_blob);
   }
 };
@@ -51,7 +53,8 @@ struct RuleUpdateCounters {
 class RuleUpdates {
  public:
   // Listens on `port` of every address; blobs up to `max_bytes`.
-  RuleUpdates(net::Stack& stack, Appliance& appliance, uint16_t port, const RuleUpdateKey& key, size_t max_bytes);
+  RuleUpdates(net::Stack& stack, Appliance& appliance, uint16_t port, const RuleUpdateKey& key,
+              size_t max_bytes);
   ~RuleUpdates();
   const RuleUpdateCounters& counters() const { return counters_; }
 

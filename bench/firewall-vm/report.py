@@ -158,13 +158,16 @@ def write(out, rows, args, seconds, window):
              f"{seconds:g} s. ICMP RTT: mean of 20 pings. UDP req/s: one 64 B datagram in flight. TCP req/s and "
              "conn/s: bench/firewall-vm/tcp_rr.c, 64 B requests on one connection, and a new connection per "
              "request (as netperf's TCP_RR and TCP_CRR). The VM routers (Keel image, Linux VM) run on the same "
-             "QEMU line (microvm, TCG, 512 MiB, virtio-net on TAPs); launch = QEMU started → first UDP echo "
+             "QEMU line (microvm, TCG, 512 MiB, virtio-net on TAPs with `event_idx=off`: with it Keel's transmit ring "
+             "can stall under a flood, a bug not yet found, see bench/firewall-vm/routers.py); launch = QEMU started → first UDP echo "
              "through the router (a probe sends every 2 ms; it includes moving the TAPs to the sides, ~0.1 s, "
              "for both). Image = stripped Keel image with the rules; Linux VM = kernel + initramfs + the rules "
-             "file. nftables = `keel-fw nft`'s export (a set for the blocklist; one rule per ACL rule). Linear "
+             "file. The Linux VM loads its rules (`nft -f`) before it starts forwarding, so its launch includes that. "
+             "nftables = the blocklist as one set lookup; the ACL as `keel-fw nft` exports it (one nftables rule "
+             "per ACL rule). Linear "
              "rules = one `ip saddr X drop` rule per address, what `iptables -A FORWARD -s X -j DROP` loads "
              "(Debian's iptables is iptables-nft, which also gives every rule a counter: so if anything these "
-             "are faster than iptables), up to 20,000. The ACL mix beyond 10,000 rules is measured for Keel only.", "",
+             "are faster than iptables), up to 20,000.", "",
              "## Goals (issue 10)", ""] + goals(rows)
     lines += ["", "## Keel beside Linux", ""] + bench_report.comparison_table(comparisons(rows))
     lines += ["", "## Every figure"] + tables(rows)

@@ -4,8 +4,8 @@
 //   receive:  Nic → Link (Ethernet) ─┬→ ARP
 //                                    └→ IPv4 ─┬→ [prerouting] ─┬→ [input] → ICMPv4
 //                                             │                │           UDP → sockets, DHCP
-//                                             │                │           TCP → connections, listeners
-//                                             │                └→ [forward] ─┐
+//                                             │                │           TCP → connections,
+//                                             listeners │                └→ [forward] ─┐
 //   send:     UDP, TCP, ICMPv4 → IPv4 routing → [output] ───────────────────────┴→ [postrouting]
 //             → fragmentation → Link (ARP, Ethernet, transmit queue) → Nic
 //   errors:   UDP closed port, unknown protocol, TTL, no route, DF → ICMPv4;
@@ -22,7 +22,11 @@
 namespace net {
 
 StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
-    : stack(s), time(clock), ip4(*this, config), icmp(*this), udp_layer(*this),
+    : stack(s),
+      time(clock),
+      ip4(*this, config),
+      icmp(*this),
+      udp_layer(*this),
       tcp_layer(*this, config) {}
 
 void StackParts::transmit_ready() {

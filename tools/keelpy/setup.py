@@ -9,7 +9,7 @@ from .paths import KeelError
 BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-system-x86",
                   "python3", "nlohmann-json3-dev"]
 # Running every test, fuzz target and the network peers the tests use.
-TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "iproute2",
+TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "clang-format", "iproute2",
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
                  "procps", "time", "tcpdump",
                  # TCP against Linux (test/net/test_tcp_linux.py, bench/tcp): clients,

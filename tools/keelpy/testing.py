@@ -1,5 +1,5 @@
-"""keel test: host build + ctest, the same under sanitizers, bounded fuzz
-runs, then the pytest suites and the quick benchmarks. --quick: only the
+"""keel test: the format check, host build + ctest, the same under
+sanitizers, bounded fuzz runs, then the pytest suites and the quick benchmarks. --quick: only the
 incremental host build and the unit tests."""
 import glob
 import os
@@ -53,6 +53,9 @@ def build_and_test(name, build_dir, options, targets=()):
 
 def run_all(pytest_args=(), unit=True, integration=True, quick=False):
     results = {}
+    if unit and not quick:
+        results["format"] = step("format check (clang-format, the committed .clang-format)",
+                                 [os.path.join(ROOT, "tools", "keel"), "format", "--check"], tail=20)
     if unit:
         results.update(build_and_test("host", HOST_BUILD, ["-DCMAKE_BUILD_TYPE=RelWithDebInfo"]))
         if not quick:

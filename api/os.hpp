@@ -3,11 +3,11 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
+#include <kernel/events.hpp>
+#include <kernel/timers.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-#include <kernel/events.hpp>
-#include <kernel/timers.hpp>
 
 struct Service {
   // Called once the OS is up: heap, clocks, console, global constructors.

@@ -6,11 +6,10 @@
 #include <array>
 #include <compare>
 #include <cstdint>
+#include <net/ip4_addr.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
-
-#include <net/ip4_addr.hpp>
 
 namespace net {
 
@@ -29,7 +28,7 @@ class Address {
 
   constexpr Address() = default;
   constexpr Address(ip4::Addr a) : family_(Family::ip4), ip4_(a) {}  // NOLINT: implicit on purpose
-  Address(const ip6::Addr& a) : family_(Family::ip6), ip6_(a) {}    // NOLINT
+  Address(const ip6::Addr& a) : family_(Family::ip6), ip6_(a) {}     // NOLINT
 
   Family family() const { return family_; }
   bool is_ip4() const { return family_ == Family::ip4; }

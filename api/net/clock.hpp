@@ -6,7 +6,6 @@
 // the OS's clock and timers; tests pass a clock they advance by hand.
 #pragma once
 #include <cstdint>
-
 #include <util/delegate.hpp>
 
 namespace net {

@@ -3,12 +3,11 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <net/ip4_addr.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <net/ip4_addr.hpp>
 
 namespace net {
 
@@ -49,7 +48,7 @@ struct RouteConfig {
 // Settings of the host stack as a whole.
 struct StackConfig {
   ReassemblyConfig reassembly;
-  bool forwarding = false;    // route between interfaces (a router)
+  bool forwarding = false;       // route between interfaces (a router)
   std::size_t total_memory = 0;  // what defaults are scaled to; 0: os::total_memory()
 };
 

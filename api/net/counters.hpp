@@ -6,7 +6,6 @@
 #pragma once
 #include <cstdint>
 #include <string_view>
-
 #include <util/delegate.hpp>
 
 namespace net {
@@ -26,13 +25,13 @@ struct ArpCounters {
   uint64_t rx_requests = 0, rx_replies = 0;
   uint64_t tx_requests = 0, tx_replies = 0, tx_gratuitous = 0;
   uint64_t drop_truncated = 0;
-  uint64_t drop_bad_format = 0;      // not Ethernet/IPv4, bad lengths or opcode
-  uint64_t drop_bad_sender = 0;      // sender is broadcast/multicast/zero MAC or our own
-  uint64_t drop_rate_limited = 0;    // an entry changing too often (spoof storm)
-  uint64_t address_conflicts = 0;    // someone else claims our address
-  uint64_t queued = 0;               // packets parked awaiting resolution
+  uint64_t drop_bad_format = 0;    // not Ethernet/IPv4, bad lengths or opcode
+  uint64_t drop_bad_sender = 0;    // sender is broadcast/multicast/zero MAC or our own
+  uint64_t drop_rate_limited = 0;  // an entry changing too often (spoof storm)
+  uint64_t address_conflicts = 0;  // someone else claims our address
+  uint64_t queued = 0;             // packets parked awaiting resolution
   uint64_t drop_queue_full = 0;
-  uint64_t drop_unresolved = 0;      // resolution timed out
+  uint64_t drop_unresolved = 0;  // resolution timed out
   uint64_t cache_evictions = 0;
 };
 
@@ -63,30 +62,30 @@ struct InterfaceCounters {
 
 struct Ip4Counters {
   uint64_t rx = 0, tx = 0;
-  uint64_t delivered = 0;               // to a protocol of this host
+  uint64_t delivered = 0;  // to a protocol of this host
   uint64_t forwarded = 0;
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_version = 0;
   uint64_t drop_bad_header_length = 0;  // IHL < 5 or past the packet
   uint64_t drop_bad_total_length = 0;   // < IHL*4 or past the frame
   uint64_t drop_bad_checksum = 0;
-  uint64_t drop_bad_source = 0;         // broadcast/multicast/zero/loopback/own source
-  uint64_t drop_too_big = 0;            // a send over 65535 bytes
-  uint64_t drop_not_for_us = 0;         // not ours, and not forwarded (forwarding off, or not
-                                        // unicast to our MAC)
-  uint64_t drop_unknown_protocol = 0;   // answered with ICMP protocol unreachable
+  uint64_t drop_bad_source = 0;        // broadcast/multicast/zero/loopback/own source
+  uint64_t drop_too_big = 0;           // a send over 65535 bytes
+  uint64_t drop_not_for_us = 0;        // not ours, and not forwarded (forwarding off, or not
+                                       // unicast to our MAC)
+  uint64_t drop_unknown_protocol = 0;  // answered with ICMP protocol unreachable
   uint64_t drop_no_route = 0;
-  uint64_t drop_ttl_exceeded = 0;       // forwarding: TTL ran out (ICMP time exceeded)
+  uint64_t drop_ttl_exceeded = 0;          // forwarding: TTL ran out (ICMP time exceeded)
   uint64_t drop_fragmentation_needed = 0;  // forwarding: over the MTU with DF (ICMP sent)
-  uint64_t drop_by_hook = 0;            // a hook (firewall) said drop
+  uint64_t drop_by_hook = 0;               // a hook (firewall) said drop
   uint64_t drop_no_buffer = 0;
   uint64_t rx_fragments = 0, reassembled = 0, tx_fragments = 0;
-  uint64_t drop_fragment_overlap = 0;   // conflicting overlap: datagram discarded
-  uint64_t drop_fragment_too_big = 0;   // end past 65535 or the per-datagram limit
-  uint64_t drop_fragment_evicted = 0;   // datagrams given up: reassembly memory full
+  uint64_t drop_fragment_overlap = 0;       // conflicting overlap: datagram discarded
+  uint64_t drop_fragment_too_big = 0;       // end past 65535 or the per-datagram limit
+  uint64_t drop_fragment_evicted = 0;       // datagrams given up: reassembly memory full
   uint64_t drop_fragment_source_limit = 0;  // datagrams given up: their source's share full
-  uint64_t drop_fragment_timeout = 0;   // incomplete when the timer ran out (datagrams)
-  uint64_t drop_fragment_bad = 0;       // bad MF/offset combination
+  uint64_t drop_fragment_timeout = 0;       // incomplete when the timer ran out (datagrams)
+  uint64_t drop_fragment_bad = 0;           // bad MF/offset combination
 };
 
 struct Icmp4Counters {
@@ -98,7 +97,7 @@ struct Icmp4Counters {
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_rate_limited = 0;  // errors not sent (RFC 1812 §4.3.2.8)
   uint64_t drop_no_buffer = 0;
-  uint64_t rx_ignored = 0;         // other types: counted, not answered
+  uint64_t rx_ignored = 0;  // other types: counted, not answered
 };
 
 struct UdpCounters {
@@ -113,21 +112,21 @@ struct UdpCounters {
 // TCP (host-wide). Segments, connections and every reason a segment was
 // dropped; what a drop was answered with (RST, ACK) is in its comment.
 struct TcpCounters {
-  uint64_t rx = 0, tx = 0;                          // segments
-  uint64_t active_opens = 0, passive_opens = 0;     // connect() calls, SYNs taken by listeners
-  uint64_t established = 0;                         // handshakes completed
-  uint64_t retransmits = 0;                         // segments sent again
-  uint64_t timeouts = 0;                            // retransmission timer expiries
-  uint64_t fast_retransmits = 0;                    // recoveries entered on duplicate ACKs / SACK
-  uint64_t rx_resets = 0, tx_resets = 0;            // RSTs taken, RSTs sent
-  uint64_t challenge_acks = 0;                      // RFC 5961 §3.2, §4.2, §5.2
+  uint64_t rx = 0, tx = 0;                       // segments
+  uint64_t active_opens = 0, passive_opens = 0;  // connect() calls, SYNs taken by listeners
+  uint64_t established = 0;                      // handshakes completed
+  uint64_t retransmits = 0;                      // segments sent again
+  uint64_t timeouts = 0;                         // retransmission timer expiries
+  uint64_t fast_retransmits = 0;                 // recoveries entered on duplicate ACKs / SACK
+  uint64_t rx_resets = 0, tx_resets = 0;         // RSTs taken, RSTs sent
+  uint64_t challenge_acks = 0;                   // RFC 5961 §3.2, §4.2, §5.2
   uint64_t syn_cookies_sent = 0, syn_cookies_accepted = 0;
-  uint64_t time_wait_reused = 0;                    // a new SYN took over a TIME_WAIT (RFC 6191)
-  uint64_t time_wait_recycled = 0;                  // TIME_WAIT ended early: table full
-  uint64_t pmtu_updates = 0;                        // RFC 1191: the MSS lowered
-  uint64_t rx_out_of_order = 0;                     // data segments kept for reassembly
-  uint64_t rx_bad_options = 0;                      // malformed options (ignored, segment used)
-  uint64_t connection_timeouts = 0;                 // connections ended as timed_out
+  uint64_t time_wait_reused = 0;     // a new SYN took over a TIME_WAIT (RFC 6191)
+  uint64_t time_wait_recycled = 0;   // TIME_WAIT ended early: table full
+  uint64_t pmtu_updates = 0;         // RFC 1191: the MSS lowered
+  uint64_t rx_out_of_order = 0;      // data segments kept for reassembly
+  uint64_t rx_bad_options = 0;       // malformed options (ignored, segment used)
+  uint64_t connection_timeouts = 0;  // connections ended as timed_out
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_data_offset = 0;
   uint64_t drop_bad_checksum = 0;

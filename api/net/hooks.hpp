@@ -19,11 +19,10 @@
 #pragma once
 #include <array>
 #include <cstdint>
-#include <vector>
-
 #include <net/packet.hpp>
 #include <net/routes.hpp>
 #include <util/delegate.hpp>
+#include <vector>
 
 namespace net {
 

@@ -5,15 +5,14 @@
 #pragma once
 #include <cstddef>
 #include <memory>
-#include <string>
-#include <vector>
-
 #include <net/config.hpp>
 #include <net/counters.hpp>
 #include <net/ip4_addr.hpp>
 #include <net/nic.hpp>
 #include <net/routes.hpp>
+#include <string>
 #include <util/delegate.hpp>
+#include <vector>
 
 namespace net {
 

@@ -28,11 +28,10 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <span>
-#include <string>
-
 #include <net/ethernet_addr.hpp>
 #include <net/packet.hpp>
+#include <span>
+#include <string>
 #include <util/delegate.hpp>
 
 namespace net {

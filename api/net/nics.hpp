@@ -6,9 +6,8 @@
 #pragma once
 #include <cstddef>
 #include <memory>
-#include <vector>
-
 #include <net/nic.hpp>
+#include <vector>
 
 namespace net {
 

@@ -157,7 +157,8 @@ void complete_partial_checksum(Packet& packet) noexcept;
 // buffer (a reassembled one; a large UDP datagram being built), reset to
 // `headroom` with room for `size` bytes after it. It is freed when its
 // PacketPtr lets go. nullptr when memory is short.
-PacketPtr allocate_heap_packet(uint32_t size, uint32_t headroom = Packet::default_headroom) noexcept;
+PacketPtr allocate_heap_packet(uint32_t size,
+                               uint32_t headroom = Packet::default_headroom) noexcept;
 
 // A fixed set of equal buffers allocated once, in one contiguous block (so a
 // driver can hand them to a device: on kvm memory is identity mapped).
@@ -165,8 +166,7 @@ PacketPtr allocate_heap_packet(uint32_t size, uint32_t headroom = Packet::defaul
 // normal condition: allocate() returns nullptr and the caller drops and counts.
 class PacketPool final : public PacketOwner {
  public:
-  explicit PacketPool(std::size_t count,
-                      uint32_t buffer_size = Packet::default_buffer_size);
+  explicit PacketPool(std::size_t count, uint32_t buffer_size = Packet::default_buffer_size);
   ~PacketPool();
   PacketPool(const PacketPool&) = delete;
   PacketPool& operator=(const PacketPool&) = delete;

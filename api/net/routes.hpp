@@ -12,12 +12,11 @@
 //   stack.routes().add(r);
 #pragma once
 #include <cstdint>
+#include <net/ip4_addr.hpp>
+#include <net/status.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <net/ip4_addr.hpp>
-#include <net/status.hpp>
 
 namespace net {
 
@@ -29,8 +28,8 @@ struct Route {
   uint8_t prefix_len = 0;  // 0..32; 0 with destination 0.0.0.0 is the default route
   ip4::Addr gateway;       // any(): the destination is on the interface's link
   InterfaceId interface = no_interface;
-  uint32_t metric = 0;     // lower wins between equal prefixes
-  ip4::Addr source;        // preferred source; any(): the interface's address
+  uint32_t metric = 0;  // lower wins between equal prefixes
+  ip4::Addr source;     // preferred source; any(): the interface's address
 
   bool contains(ip4::Addr a) const {
     return (a.value & ip4::netmask_of(prefix_len).value) == destination.value;

@@ -21,18 +21,30 @@ enum class Status {
 
 constexpr const char* to_string(Status s) {
   switch (s) {
-    case Status::ok: return "ok";
-    case Status::not_configured: return "not configured";
-    case Status::no_route: return "no route";
-    case Status::too_big: return "too big";
-    case Status::no_buffer: return "no buffer";
-    case Status::queue_full: return "queue full";
-    case Status::would_block: return "would block";
-    case Status::in_use: return "in use";
-    case Status::closed: return "closed";
-    case Status::filtered: return "filtered";
-    case Status::unsupported: return "unsupported";
-    case Status::invalid: return "invalid";
+    case Status::ok:
+      return "ok";
+    case Status::not_configured:
+      return "not configured";
+    case Status::no_route:
+      return "no route";
+    case Status::too_big:
+      return "too big";
+    case Status::no_buffer:
+      return "no buffer";
+    case Status::queue_full:
+      return "queue full";
+    case Status::would_block:
+      return "would block";
+    case Status::in_use:
+      return "in use";
+    case Status::closed:
+      return "closed";
+    case Status::filtered:
+      return "filtered";
+    case Status::unsupported:
+      return "unsupported";
+    case Status::invalid:
+      return "invalid";
   }
   return "?";
 }

@@ -14,14 +14,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <span>
-#include <vector>
-
 #include <net/address.hpp>
 #include <net/counters.hpp>
 #include <net/routes.hpp>
 #include <net/status.hpp>
+#include <span>
 #include <util/delegate.hpp>
+#include <vector>
 
 namespace net {
 

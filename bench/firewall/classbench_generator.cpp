@@ -102,15 +102,17 @@ class TrieWalk {
     const TrieLevels& shape = level(depth);
     const double two = shape.two_children + (1 - shape.two_children) * (depth < 24 ? scaling_ : 0);
     const uint64_t node = mix(salt_ ^ mix(key));
-    const bool two_children = static_cast<double>(node >> 11) * 0x1.0p-53 < two && below.size() >= 2;
+    const bool two_children =
+        static_cast<double>(node >> 11) * 0x1.0p-53 < two && below.size() >= 2;
     const uint32_t bit = 1u << (kAddressBits - 1 - depth);
     const uint32_t heavy = value | ((node & 1) ? bit : 0), light = heavy ^ bit;
     std::vector<uint32_t> to_light;
     if (two_children) {
       std::shuffle(below.begin(), below.end(), rng_);
       const double share = (1 - shape.skew) / (2 - shape.skew);
-      size_t n = std::clamp<size_t>(static_cast<size_t>(std::lround(share * static_cast<double>(below.size()))), 1,
-                                    below.size() - 1);
+      size_t n = std::clamp<size_t>(
+          static_cast<size_t>(std::lround(share * static_cast<double>(below.size()))), 1,
+          below.size() - 1);
       to_light.assign(below.end() - static_cast<std::ptrdiff_t>(n), below.end());
       below.resize(below.size() - n);
     }
@@ -135,11 +137,18 @@ class TrieWalk {
   size_t unplaced_ = 0;
 };
 
-void pick_port(PortClass c, const FamilyProfile& family, std::mt19937_64& rng, uint16_t& lo, uint16_t& hi) {
+void pick_port(PortClass c, const FamilyProfile& family, std::mt19937_64& rng, uint16_t& lo,
+               uint16_t& hi) {
   switch (c) {
-    case PortClass::wc: lo = 0, hi = 0xFFFF; return;
-    case PortClass::hi: lo = kHiLo, hi = 0xFFFF; return;
-    case PortClass::lo: lo = 0, hi = kHiLo - 1; return;
+    case PortClass::wc:
+      lo = 0, hi = 0xFFFF;
+      return;
+    case PortClass::hi:
+      lo = kHiLo, hi = 0xFFFF;
+      return;
+    case PortClass::lo:
+      lo = 0, hi = kHiLo - 1;
+      return;
     case PortClass::ar: {
       const PortShare& r = pick_weighted(family.arbitrary_ranges, rng);
       lo = r.lo, hi = r.hi;
@@ -157,15 +166,19 @@ void pick_port(PortClass c, const FamilyProfile& family, std::mt19937_64& rng, u
 
 struct RuleHash {
   size_t operator()(const FilterRule& r) const {
-    return mix(uint64_t{r.source} << 32 ^ r.destination ^ uint64_t{r.source_length} << 8 ^ r.destination_length) ^
-           mix(uint64_t{r.sport_lo} << 48 | uint64_t{r.sport_hi} << 32 | uint64_t{r.dport_lo} << 16 | r.dport_hi) ^
+    return mix(uint64_t{r.source} << 32 ^ r.destination ^ uint64_t{r.source_length} << 8 ^
+               r.destination_length) ^
+           mix(uint64_t{r.sport_lo} << 48 | uint64_t{r.sport_hi} << 32 |
+               uint64_t{r.dport_lo} << 16 | r.dport_hi) ^
            r.protocol;
   }
 };
 
 // Bits a rule fixes: prefix lengths, about log2(65536 / width) per port range, 8 for a protocol.
 double specificity(const FilterRule& r) {
-  const auto port_bits = [](uint16_t lo, uint16_t hi) { return 16 - std::log2(static_cast<double>(hi - lo) + 1); };
+  const auto port_bits = [](uint16_t lo, uint16_t hi) {
+    return 16 - std::log2(static_cast<double>(hi - lo) + 1);
+  };
   return r.source_length + r.destination_length + port_bits(r.sport_lo, r.sport_hi) +
          port_bits(r.dport_lo, r.dport_hi) + (r.protocol ? 8 : 0);
 }
@@ -200,8 +213,8 @@ std::vector<FilterRule> generate_filters(const FamilyProfile& family, size_t cou
         pick_port(pair.destination, family, rng, r.dport_lo, r.dport_hi);
         wildcard_ports = pair.source == PortClass::wc && pair.destination == PortClass::wc;
       }
-      const PrefixPairShare& lengths =
-          pick_weighted(wildcard_ports ? family.pairs_wildcard_ports : family.pairs_with_ports, rng);
+      const PrefixPairShare& lengths = pick_weighted(
+          wildcard_ports ? family.pairs_wildcard_ports : family.pairs_with_ports, rng);
       source_lengths[i] = uniform_length(lengths.source_lo, lengths.source_hi, rng);
       destination_lengths[i] = uniform_length(lengths.destination_lo, lengths.destination_hi, rng);
     }
@@ -238,11 +251,13 @@ std::string filters_text(const std::vector<FilterRule>& rules, uint32_t seed) {
   };
   for (const FilterRule& r : rules) {
     std::string line = " ";
-    if (r.source_length) line += " ip saddr " + ipv4_text(r.source) + "/" + std::to_string(r.source_length);
+    if (r.source_length)
+      line += " ip saddr " + ipv4_text(r.source) + "/" + std::to_string(r.source_length);
     if (r.destination_length) {
       line += " ip daddr " + ipv4_text(r.destination) + "/" + std::to_string(r.destination_length);
     }
-    const bool ports = r.sport_lo != 0 || r.sport_hi != 0xFFFF || r.dport_lo != 0 || r.dport_hi != 0xFFFF;
+    const bool ports =
+        r.sport_lo != 0 || r.sport_hi != 0xFFFF || r.dport_lo != 0 || r.dport_hi != 0xFFFF;
     const char* name = r.protocol == kProtoTcp ? "tcp" : r.protocol == kProtoUdp ? "udp" : nullptr;
     if (name && !ports) line += std::string(" ") + name;
     if (!name && r.protocol) line += " protocol " + std::to_string(r.protocol);
@@ -252,7 +267,8 @@ std::string filters_text(const std::vector<FilterRule>& rules, uint32_t seed) {
     if (name && (r.dport_lo != 0 || r.dport_hi != 0xFFFF)) {
       line += std::string(" ") + name + " dport " + range(r.dport_lo, r.dport_hi);
     }
-    out += line + (std::uniform_real_distribution<double>(0, 1)(rng) < kDropShare ? " drop\n" : " accept\n");
+    out += line + (std::uniform_real_distribution<double>(0, 1)(rng) < kDropShare ? " drop\n"
+                                                                                  : " accept\n");
   }
   return out + "}\n";
 }
@@ -277,7 +293,8 @@ std::vector<FilterRule> parse_filters(const std::string& text) {
   };
   while (std::getline(lines, line)) {
     std::istringstream words(line);
-    std::vector<std::string> w((std::istream_iterator<std::string>(words)), std::istream_iterator<std::string>());
+    std::vector<std::string> w((std::istream_iterator<std::string>(words)),
+                               std::istream_iterator<std::string>());
     if (w.empty() || (w.back() != "accept" && w.back() != "drop")) continue;
     FilterRule r;
     for (size_t i = 0; i + 1 < w.size(); ++i) {

@@ -64,9 +64,9 @@ struct FamilyProfile {
   std::vector<PrefixPairShare> pairs_wildcard_ports;  // both ports WC (or no ports)
   std::vector<PrefixPairShare> pairs_with_ports;      // any port specified
   TrieShape source_trie, destination_trie;
-  std::vector<PortShare> exact_ports;      // EM destination ports (source EM draws from it too)
-  std::vector<PortShare> arbitrary_ranges; // AR
-  double random_exact_port = 0;            // share of EM ports drawn uniformly instead
+  std::vector<PortShare> exact_ports;       // EM destination ports (source EM draws from it too)
+  std::vector<PortShare> arbitrary_ranges;  // AR
+  double random_exact_port = 0;             // share of EM ports drawn uniformly instead
 };
 
 // The named families: "acl", "fw", "ipc" (nullptr for another name).

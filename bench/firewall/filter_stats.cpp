@@ -72,37 +72,43 @@ int print_filter_stats(const std::string& mix, size_t count, uint32_t seed) {
   for (const FilterRule& r : rules) {
     ++protocols[r.protocol];
     if (r.protocol == kProtoTcp || r.protocol == kProtoUdp) {
-      ++port_pairs[std::string(class_name(r.sport_lo, r.sport_hi)) + "/" + class_name(r.dport_lo, r.dport_hi)];
+      ++port_pairs[std::string(class_name(r.sport_lo, r.sport_hi)) + "/" +
+                   class_name(r.dport_lo, r.dport_hi)];
     }
     ++length_pairs[{r.source_length, r.destination_length}];
     sources.insert({r.source_length, r.source});
     destinations.insert({r.destination_length, r.destination});
-    for (auto [value, length] : {std::pair{r.source, r.source_length}, {r.destination, r.destination_length}})
+    for (auto [value, length] :
+         {std::pair{r.source, r.source_length}, {r.destination, r.destination_length}})
       if (length >= kSiteBits) sites.insert(value >> (32 - kSiteBits));
     source_wild += r.source_length == 0;
     destination_wild += r.destination_length == 0;
     both_short += r.source_length < 8 && r.destination_length < 8;
   }
-  std::printf("family %s, %zu rules asked, %zu generated (seed %u)\n", family->name.c_str(), count, rules.size(), seed);
+  std::printf("family %s, %zu rules asked, %zu generated (seed %u)\n", family->name.c_str(), count,
+              rules.size(), seed);
   std::map<int, double> wanted_protocols;
   double total = 0;
   for (const ProtocolShare& p : family->protocols) total += p.weight;
-  for (const ProtocolShare& p : family->protocols) wanted_protocols[p.protocol] = 100 * p.weight / total;
+  for (const ProtocolShare& p : family->protocols)
+    wanted_protocols[p.protocol] = 100 * p.weight / total;
   print_shares("protocols (0 = any)", protocols, rules.size(), kTopPairs, wanted_protocols,
                [](int p) { return std::to_string(p); });
   size_t tcp_udp = 0;
   for (const auto& [name, n] : port_pairs) tcp_udp += n;
-  print_shares("port pair classes of TCP/UDP rules (source/destination)", port_pairs, tcp_udp, kTopPairs,
-               std::map<std::string, double>{}, [](const std::string& s) { return s; });
+  print_shares("port pair classes of TCP/UDP rules (source/destination)", port_pairs, tcp_udp,
+               kTopPairs, std::map<std::string, double>{}, [](const std::string& s) { return s; });
   print_shares("prefix length pairs (source, destination)", length_pairs, rules.size(), kTopPairs,
-               std::map<std::pair<int, int>, double>{},
-               [](std::pair<int, int> p) { return std::to_string(p.first) + "," + std::to_string(p.second); });
+               std::map<std::pair<int, int>, double>{}, [](std::pair<int, int> p) {
+                 return std::to_string(p.first) + "," + std::to_string(p.second);
+               });
   std::printf("source wildcard %.2f%%, destination wildcard %.2f%%, both shorter than /8 %.2f%%\n",
               percent(source_wild, rules.size()), percent(destination_wild, rules.size()),
               percent(both_short, rules.size()));
-  std::printf("distinct source prefixes %zu, destination prefixes %zu, /16 sites %zu\n", sources.size(),
-              destinations.size(), sites.size());
-  std::printf("prefix nesting: source %d, destination %d\n", max_nesting(sources), max_nesting(destinations));
+  std::printf("distinct source prefixes %zu, destination prefixes %zu, /16 sites %zu\n",
+              sources.size(), destinations.size(), sites.size());
+  std::printf("prefix nesting: source %d, destination %d\n", max_nesting(sources),
+              max_nesting(destinations));
   return 0;
 }
 

@@ -12,7 +12,9 @@ namespace {
 constexpr uint32_t kPortCount = 65536;
 
 uint32_t mask_of(int len) { return len == 0 ? 0 : ~0u << (32 - len); }
-std::string prefix(uint32_t a, int len) { return ipv4_text(a & mask_of(len)) + "/" + std::to_string(len); }
+std::string prefix(uint32_t a, int len) {
+  return ipv4_text(a & mask_of(len)) + "/" + std::to_string(len);
+}
 
 // ClassBench-like address structure: a few hundred "sites" (/16) with nested subnets.
 struct Sites {
@@ -20,7 +22,9 @@ struct Sites {
   explicit Sites(std::mt19937& rng) {
     for (int i = 0; i < 400; ++i) bases.push_back(static_cast<uint32_t>(rng()) & 0xFFFF0000u);
   }
-  uint32_t address(std::mt19937& rng) const { return bases[rng() % bases.size()] | (rng() & 0xFFFF); }
+  uint32_t address(std::mt19937& rng) const {
+    return bases[rng() % bases.size()] | (rng() & 0xFFFF);
+  }
 };
 
 int classbench_prefix_length(std::mt19937& rng) {
@@ -33,8 +37,10 @@ std::string port_range(std::mt19937& rng, bool destination) {
   uint32_t r = rng() % 100;
   if (r < (destination ? 25u : 70u)) return "";  // wildcard
   if (r < (destination ? 75u : 80u)) {
-    static constexpr int kWellKnown[] = {20, 21, 22, 23, 25, 53, 80, 110, 123, 143, 161, 443, 445, 993, 3306, 8080};
-    return std::to_string(destination ? kWellKnown[rng() % std::size(kWellKnown)] : static_cast<int>(rng() % 65536));
+    static constexpr int kWellKnown[] = {20,  21,  22,  23,  25,  53,  80,   110,
+                                         123, 143, 161, 443, 445, 993, 3306, 8080};
+    return std::to_string(destination ? kWellKnown[rng() % std::size(kWellKnown)]
+                                      : static_cast<int>(rng() % 65536));
   }
   if (r < 90) return "1024-65535";
   uint32_t lo = rng() % 60000;
@@ -113,8 +119,8 @@ std::string generate_rules(const std::string& mix_name, size_t count, uint32_t s
     case 'c': {
       for (size_t i = 0; i < count; ++i) {
         int len = 8 + static_cast<int>(rng() % 25);
-        out += std::string(rng() % 2 ? "  ip saddr " : "  ip daddr ") + prefix(static_cast<uint32_t>(rng()), len) +
-               (rng() % 4 ? " drop\n" : " accept\n");
+        out += std::string(rng() % 2 ? "  ip saddr " : "  ip daddr ") +
+               prefix(static_cast<uint32_t>(rng()), len) + (rng() % 4 ? " drop\n" : " accept\n");
       }
       break;
     }
@@ -146,8 +152,8 @@ std::string generate_rules(const std::string& mix_name, size_t count, uint32_t s
 }
 
 // Half the packets hit values taken from the rules, half are random (mostly misses).
-std::vector<Packet> generate_packets(const std::string& mix_name, const std::string& rules_text, size_t count,
-                                     uint32_t seed) {
+std::vector<Packet> generate_packets(const std::string& mix_name, const std::string& rules_text,
+                                     size_t count, uint32_t seed) {
   if (family_profile(mix_name)) return family_packets(rules_text, count, seed);
   const char mix = mix_name[0];
   std::mt19937 rng(seed);
@@ -160,7 +166,8 @@ std::vector<Packet> generate_packets(const std::string& mix_name, const std::str
       uint32_t a = 0, part = 0;
       std::istringstream parts(word.substr(0, word.find('/')));
       std::string p;
-      while (std::getline(parts, p, '.')) part = static_cast<uint32_t>(std::stoul(p)), a = a << 8 | part;
+      while (std::getline(parts, p, '.'))
+        part = static_cast<uint32_t>(std::stoul(p)), a = a << 8 | part;
       addresses.push_back(a);
     } else if (!word.empty() && std::isdigit(static_cast<unsigned char>(word[0]))) {
       ports.push_back(static_cast<uint16_t>(std::stoul(word)));
@@ -175,7 +182,8 @@ std::vector<Packet> generate_packets(const std::string& mix_name, const std::str
     p.sport = static_cast<uint16_t>(rng());
     p.dport = static_cast<uint16_t>(rng());
     if (from_rules && !addresses.empty()) {
-      p.saddr = addresses[rng() % addresses.size()] | (mix == 'b' ? 0 : static_cast<uint32_t>(rng() & 0xFF));
+      p.saddr = addresses[rng() % addresses.size()] |
+                (mix == 'b' ? 0 : static_cast<uint32_t>(rng() & 0xFF));
       p.daddr = addresses[rng() % addresses.size()] | static_cast<uint32_t>(rng() & 0xFF);
     }
     if (from_rules && !ports.empty()) p.dport = ports[rng() % ports.size()];

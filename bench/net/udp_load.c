@@ -30,7 +30,7 @@ int main(int argc, char** argv) {
   }
   int rcvbuf = 1 << 22;
   setsockopt(s, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-  struct timeval tv = {0, 100000};  /* a lost window is refilled after 100 ms */
+  struct timeval tv = {0, 100000}; /* a lost window is refilled after 100 ms */
   setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
   char* buf = calloc(1, 65536);
   long sent = 0, received = 0, timeouts = 0;

@@ -1,10 +1,9 @@
 // The smallest tour of Keel: console, the C++ standard library, exceptions,
 // a timer, and a clean shutdown with status 0.
-#include <os>
-
 #include <cstdio>
 #include <iostream>
 #include <map>
+#include <os>
 #include <stdexcept>
 #include <string>
 #include <vector>

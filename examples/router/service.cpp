@@ -6,11 +6,10 @@
 //   ip=10.0.0.2/24 ip1=10.1.0.2/24 route=10.2.0.0/16,10.1.0.254
 //
 // `stats=SECONDS` prints the stack's counters that moved, that often.
-#include <os>
-
 #include <charconv>
 #include <cstdio>
 #include <net/stack.hpp>
+#include <os>
 #include <string_view>
 
 namespace {
@@ -33,7 +32,8 @@ void Service::start() {
                   nic.address().to_string().c_str());
     });
   }
-  for (const net::Route& route : stack.routes().all()) std::printf("router: route %s\n", route.to_string().c_str());
+  for (const net::Route& route : stack.routes().all())
+    std::printf("router: route %s\n", route.to_string().c_str());
   constexpr std::string_view key = "stats=";
   for (const std::string& arg : os::args()) {
     if (!arg.starts_with(key)) continue;

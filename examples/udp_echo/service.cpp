@@ -6,10 +6,9 @@
 //   qemu-system-x86_64 -M microvm -kernel udp_echo -append "ip=10.0.0.2/24" \
 //     -netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
 //     -device virtio-net-device,netdev=n0
-#include <os>
-
 #include <cstdio>
 #include <net/stack.hpp>
+#include <os>
 
 namespace {
 constexpr uint16_t echo_port = 7;  // RFC 862

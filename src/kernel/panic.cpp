@@ -1,8 +1,9 @@
 // Panic: say why, show the registers and a symbolized backtrace, end the VM
 // with a non-zero status. Uses neither the heap nor libc: either may be what
 // broke.
-#include <string_view>
 #include <unwind.h>
+
+#include <string_view>
 
 #include "console.hpp"
 #include "format.hpp"

@@ -1,11 +1,11 @@
 // The portable part of an image's life: os:: API, Service::start(), the
 // event loop, shutdown.
-#include <os>
+#include <cxxabi.h>
 
 #include <cstdio>
 #include <exception>
+#include <os>
 #include <typeinfo>
-#include <cxxabi.h>
 
 #include "cmdline.hpp"
 #include "console.hpp"

@@ -1,10 +1,10 @@
 // A queue of deadlines: the portable core of os::Timers, tested on the host.
 #pragma once
 #include <cstdint>
+#include <kernel/timers.hpp>
 #include <queue>
 #include <unordered_map>
 #include <vector>
-#include <kernel/timers.hpp>
 
 namespace keel::kernel {
 

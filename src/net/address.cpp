@@ -1,9 +1,9 @@
 // Text forms of addresses (api/net/address.hpp, api/net/ip4_addr.hpp).
-#include <net/address.hpp>
-
 #include <arpa/inet.h>
+
 #include <charconv>
 #include <cstring>
+#include <net/address.hpp>
 
 namespace net {
 
@@ -22,8 +22,10 @@ std::optional<Address> Address::parse(std::string_view text) {
 
 std::string Address::to_string() const {
   switch (family_) {
-    case Family::none: return "none";
-    case Family::ip4: return ip4_.to_string();
+    case Family::none:
+      return "none";
+    case Family::ip4:
+      return ip4_.to_string();
     case Family::ip6: {
       char buffer[INET6_ADDRSTRLEN];
       inet_ntop(AF_INET6, ip6_.bytes.data(), buffer, sizeof buffer);

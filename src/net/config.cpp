@@ -1,9 +1,8 @@
 // Network configuration from command-line words (api/net/config.hpp; format
 // in docs/net/README.md). Parsing only: system.cpp finds the words. The JSON
 // reader is config_json.cpp, linked only into images that embed JSON.
-#include <net/config.hpp>
-
 #include <charconv>
+#include <net/config.hpp>
 
 #include "config_values.hpp"
 
@@ -39,7 +38,8 @@ ConfigError parse_route_word(std::string_view name, std::string_view value, Rout
 }
 
 // Stack-wide command-line words; false when `name` is not one of them.
-bool apply_stack_word(std::string_view name, std::string_view value, Config& config, ConfigError& e) {
+bool apply_stack_word(std::string_view name, std::string_view value, Config& config,
+                      ConfigError& e) {
   ReassemblyConfig& r = config.stack.reassembly;
   if (name == "reassembly_bytes") {
     e = parse_bytes(name, value, r.max_bytes);
@@ -50,9 +50,12 @@ bool apply_stack_word(std::string_view name, std::string_view value, Config& con
     if (e.empty() && (r.timeout.count() == 0 || r.timeout.count() > 3600))
       e = std::string(name) + ": expected 1 to 3600 seconds";
   } else if (name == "forward") {
-    if (value == "1" || value == "on") config.stack.forwarding = true;
-    else if (value == "0" || value == "off") config.stack.forwarding = false;
-    else e = std::string(name) + ": " + quoted(value) + " is not on or off";
+    if (value == "1" || value == "on")
+      config.stack.forwarding = true;
+    else if (value == "0" || value == "off")
+      config.stack.forwarding = false;
+    else
+      e = std::string(name) + ": " + quoted(value) + " is not on or off";
   } else if (name == "route") {
     RouteConfig route;
     e = parse_route_word(name, value, route);
@@ -66,7 +69,8 @@ bool apply_stack_word(std::string_view name, std::string_view value, Config& con
 }  // namespace
 
 ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) {
-  static constexpr std::string_view keys[] = {"ip", "gw", "dns", "netmask", "dhcp_timeout", "dhcp_t1"};
+  static constexpr std::string_view keys[] = {"ip",      "gw",           "dns",
+                                              "netmask", "dhcp_timeout", "dhcp_t1"};
   for (const std::string& arg : args) {
     auto eq = arg.find('=');
     if (eq == std::string::npos) continue;
@@ -80,7 +84,8 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
       // "ip", "ip0", "ip1"... ; "dhcp_t1" must not read as "dhcp_t" + 1.
       if (name.substr(0, k.size()) != k) continue;
       std::string_view digits = name.substr(k.size());
-      if (!digits.empty() && digits.find_first_not_of("0123456789") != std::string_view::npos) continue;
+      if (!digits.empty() && digits.find_first_not_of("0123456789") != std::string_view::npos)
+        continue;
       if (k.size() > key.size()) key = k;
     }
     if (key.empty()) continue;

@@ -2,9 +2,8 @@
 // docs/net/README.md), with nlohmann::json. Linked only where JSON is
 // embedded (keel_net_config() refers to keel_net_json_parser below) or a
 // service calls parse_config_json(): it is about 50 KiB of code.
-#include <net/config.hpp>
-
 #include <charconv>
+#include <net/config.hpp>
 #include <nlohmann/json.hpp>
 
 #include "config_values.hpp"
@@ -29,8 +28,10 @@ ConfigError parse_route_json(const json& j, const std::string& at, RouteConfig& 
     } else if (item.key() == "interface" || item.key() == "metric") {
       if (!value.is_number_unsigned() || value.get<uint64_t>() > 1'000'000)
         return field + ": expected a whole number";
-      if (item.key() == "interface") r.interface = int(value.get<uint64_t>());
-      else r.metric = uint32_t(value.get<uint64_t>());
+      if (item.key() == "interface")
+        r.interface = int(value.get<uint64_t>());
+      else
+        r.metric = uint32_t(value.get<uint64_t>());
     } else {
       return field + ": unknown field";
     }
@@ -51,8 +52,8 @@ ConfigError parse_reassembly(const json& j, ReassemblyConfig& r) {
       if (n == 0 || n > 3600) return field + ": expected 1 to 3600 seconds";
       r.timeout = std::chrono::seconds(n);
     } else if (item.key() == "max_bytes" || item.key() == "max_bytes_per_source") {
-      if (auto e = parse_bytes(field, std::to_string(n), item.key() == "max_bytes" ? r.max_bytes
-                                                                                 : r.max_bytes_per_source);
+      if (auto e = parse_bytes(field, std::to_string(n),
+                               item.key() == "max_bytes" ? r.max_bytes : r.max_bytes_per_source);
           !e.empty())
         return e;
     } else {
@@ -74,7 +75,8 @@ ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfi
     ConfigError e;
     if (key == "address") {
       if ((e = need_string()).empty()) e = parse_address(field, value.get<std::string>(), c);
-      if (e.empty() && c.mode == InterfaceConfig::Mode::none) c.mode = InterfaceConfig::Mode::static_address;
+      if (e.empty() && c.mode == InterfaceConfig::Mode::none)
+        c.mode = InterfaceConfig::Mode::static_address;
     } else if (key == "netmask") {
       if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.netmask);
     } else if (key == "gateway") {
@@ -91,13 +93,17 @@ ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfi
       }
     } else if (key == "dhcp") {
       if (!value.is_boolean()) return field + ": expected true or false";
-      if (value.get<bool>()) c.mode = InterfaceConfig::Mode::dhcp;
-      else if (c.mode == InterfaceConfig::Mode::dhcp) c.mode = InterfaceConfig::Mode::static_address;
+      if (value.get<bool>())
+        c.mode = InterfaceConfig::Mode::dhcp;
+      else if (c.mode == InterfaceConfig::Mode::dhcp)
+        c.mode = InterfaceConfig::Mode::static_address;
     } else if (key == "dhcp_timeout" || key == "dhcp_t1") {
       if (!value.is_number_unsigned()) return field + ": expected a whole number of seconds";
       std::chrono::seconds s(value.get<uint64_t>());
-      if (key == "dhcp_timeout") c.dhcp_timeout = s;
-      else c.dhcp_t1 = s;
+      if (key == "dhcp_timeout")
+        c.dhcp_timeout = s;
+      else
+        c.dhcp_t1 = s;
     } else {
       return field + ": unknown field";
     }

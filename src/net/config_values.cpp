@@ -13,7 +13,8 @@ ConfigError parse_addr(std::string_view field, std::string_view text, ip4::Addr&
   return {};
 }
 
-ConfigError parse_seconds(std::string_view field, std::string_view text, std::chrono::seconds& out) {
+ConfigError parse_seconds(std::string_view field, std::string_view text,
+                          std::chrono::seconds& out) {
   unsigned value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value > 86400 * 365)
@@ -29,7 +30,8 @@ ConfigError parse_bytes(std::string_view field, std::string_view text, std::size
   std::string_view unit(end, std::size_t(text.data() + text.size() - end));
   int shift = unit.empty() ? 0 : unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : -1;
   if (ec != std::errc() || end == text.data() || shift < 0 || value > (max_bytes >> shift))
-    return std::string(field) + ": " + quoted(text) + " is not a size in bytes (e.g. 4194304, 4096K, 4M) up to 1G";
+    return std::string(field) + ": " + quoted(text) +
+           " is not a size in bytes (e.g. 4194304, 4096K, 4M) up to 1G";
   out = value << shift;
   return {};
 }
@@ -42,7 +44,8 @@ ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Add
     return {};
   }
   auto slash = text.find('/');
-  if (slash == std::string_view::npos) return std::string(field) + ": " + quoted(text) + " is not an address/prefix";
+  if (slash == std::string_view::npos)
+    return std::string(field) + ": " + quoted(text) + " is not an address/prefix";
   if (auto e = parse_addr(field, text.substr(0, slash), address); !e.empty()) return e;
   std::string_view p = text.substr(slash + 1);
   unsigned prefix = 99;

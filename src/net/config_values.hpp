@@ -4,10 +4,9 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <net/config.hpp>
 #include <string>
 #include <string_view>
-
-#include <net/config.hpp>
 
 namespace net::config_values {
 

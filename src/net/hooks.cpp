@@ -1,17 +1,21 @@
 // Hook points (api/net/hooks.hpp): ordered chains of functions per hook.
-#include <net/hooks.hpp>
-
 #include <algorithm>
+#include <net/hooks.hpp>
 
 namespace net {
 
 const char* to_string(Hook hook) {
   switch (hook) {
-    case Hook::prerouting: return "prerouting";
-    case Hook::input: return "input";
-    case Hook::forward: return "forward";
-    case Hook::output: return "output";
-    case Hook::postrouting: return "postrouting";
+    case Hook::prerouting:
+      return "prerouting";
+    case Hook::input:
+      return "input";
+    case Hook::forward:
+      return "forward";
+    case Hook::output:
+      return "output";
+    case Hook::postrouting:
+      return "postrouting";
   }
   return "?";
 }

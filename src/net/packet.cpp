@@ -1,9 +1,8 @@
 // PacketPool: one block of equal buffers and a free list; heap packets
 // (packet.hpp).
-#include <net/packet.hpp>
-
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
+#include <net/packet.hpp>
 #include <new>
 
 #include "wire/checksum.hpp"
@@ -60,7 +59,8 @@ PacketPool::PacketPool(std::size_t count, uint32_t buffer_size)
       count_(count),
       packets_(new Packet[count]) {
   std::size_t bytes = count * buffer_size_;
-  memory_ = static_cast<uint8_t*>(std::aligned_alloc(buffer_alignment, bytes ? bytes : buffer_alignment));
+  memory_ =
+      static_cast<uint8_t*>(std::aligned_alloc(buffer_alignment, bytes ? bytes : buffer_alignment));
   if (!memory_) throw std::bad_alloc();
   free_.reserve(count);
   for (std::size_t i = count; i-- > 0;) {

@@ -2,8 +2,6 @@
 // reaches the others through this struct; src/net/stack.cpp joins them.
 #pragma once
 #include <memory>
-#include <vector>
-
 #include <net/counters.hpp>
 #include <net/hooks.hpp>
 #include <net/interface.hpp>
@@ -11,6 +9,7 @@
 #include <net/stack.hpp>
 #include <net/tcp.hpp>
 #include <net/udp.hpp>
+#include <vector>
 
 #include "ip4/icmp4.hpp"
 #include "ip4/ip4.hpp"

@@ -1,10 +1,9 @@
 // The image's stack (net::stack()): the platform's NICs, the OS's clock and
 // timers, and the configuration from the embedded JSON and the command line.
 // Everything else in src/net takes time and configuration as arguments.
+#include <cstdio>
 #include <net/nics.hpp>
 #include <net/stack.hpp>
-
-#include <cstdio>
 #include <os>
 #include <string>
 
@@ -57,7 +56,9 @@ System& system() {
   return s;
 }
 
-[[noreturn]] void config_panic(const std::string& why) { keel::kernel::panic("net config: " + why); }
+[[noreturn]] void config_panic(const std::string& why) {
+  keel::kernel::panic("net config: " + why);
+}
 
 // The embedded JSON (keel_net_config() in cmake), then os::args().
 ConfigError load_config(Config& config) {
@@ -118,7 +119,8 @@ Stack& stack() {
   for (std::size_t i = 0; i < config.interfaces.size(); ++i) {
     if (i >= s.nics.size()) {
       if (config.interfaces[i].mode != InterfaceConfig::Mode::none)
-        std::printf("net config: interface %zu is configured, but there are %zu NICs\n", i, s.nics.size());
+        std::printf("net config: interface %zu is configured, but there are %zu NICs\n", i,
+                    s.nics.size());
       continue;
     }
     s.stack->interface(InterfaceId(i)).apply(config.interfaces[i]);

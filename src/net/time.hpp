@@ -5,7 +5,6 @@
 // make a wake-up find nothing to do.
 #pragma once
 #include <cstdint>
-
 #include <net/clock.hpp>
 
 namespace net {

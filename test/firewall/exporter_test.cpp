@@ -12,7 +12,9 @@ std::string nft(const std::string& text) {
   return r.ruleset ? export_nft(*r.ruleset) : "";
 }
 
-bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+bool has(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 TEST(Exporter, ChainHeaderAndPolicy) {
   std::string out = nft("chain f hook forward policy drop { }");
@@ -27,8 +29,10 @@ TEST(Exporter, Matches) {
       ct state new,invalid drop
       icmp type 8 drop
     })");
-  EXPECT_TRUE(has(out, "iifname { \"e0\" } oifname != { \"e1\" } ip saddr { 10.0.0.0-10.0.0.255 } "
-                       "ip daddr { 1.2.3.4, 1.2.3.6-1.2.3.9 } ip ttl { 1-5 } ip length { 1001-65535 } accept"))
+  EXPECT_TRUE(
+      has(out,
+          "iifname { \"e0\" } oifname != { \"e1\" } ip saddr { 10.0.0.0-10.0.0.255 } "
+          "ip daddr { 1.2.3.4, 1.2.3.6-1.2.3.9 } ip ttl { 1-5 } ip length { 1001-65535 } accept"))
       << out;
   EXPECT_TRUE(has(out, "ct state { new, invalid } drop")) << out;
   EXPECT_TRUE(has(out, "meta l4proto { 1 } icmp type { 8 } drop")) << out;
@@ -42,7 +46,8 @@ TEST(Exporter, NegatedPortSplitsByProtocol) {
 }
 
 TEST(Exporter, RateLimitedLogIsSeparateFromTheVerdict) {
-  std::string out = nft("chain f hook input { tcp dport 23 log rate 2/minute prefix \"telnet\" drop }");
+  std::string out =
+      nft("chain f hook input { tcp dport 23 log rate 2/minute prefix \"telnet\" drop }");
   EXPECT_TRUE(has(out, "tcp dport { 23 } limit rate 2/minute log prefix \"telnet\" \n")) << out;
   EXPECT_TRUE(has(out, "tcp dport { 23 } drop\n")) << out;
 }
@@ -66,7 +71,8 @@ TEST(Exporter, NatPortsOnlyWhereTheProtocolHasPorts) {
   EXPECT_TRUE(has(out, "meta l4proto { 6 } " + daddr + "dnat to 10.1.1.5:1000-2000\n")) << out;
   EXPECT_TRUE(has(out, "meta l4proto { 17 } " + daddr + "dnat to 10.1.1.5:1000-2000\n")) << out;
   EXPECT_TRUE(has(out, "meta l4proto { 1 } " + daddr + "dnat to 10.1.1.5\n")) << out;
-  EXPECT_TRUE(has(out, "meta l4proto { 0, 2-5, 7-16, 18-255 } " + daddr + "dnat to 10.1.1.5\n")) << out;
+  EXPECT_TRUE(has(out, "meta l4proto { 0, 2-5, 7-16, 18-255 } " + daddr + "dnat to 10.1.1.5\n"))
+      << out;
   out = nft("chain q type nat hook postrouting { snat to 1.1.1.1:53 }");
   EXPECT_TRUE(has(out, "meta l4proto { 17 } snat to 1.1.1.1:53\n")) << out;
   EXPECT_TRUE(has(out, "meta l4proto { 1 } snat to 1.1.1.1\n")) << out;

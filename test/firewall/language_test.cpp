@@ -33,7 +33,8 @@ TEST(Language, ParsesAllStatementKinds) {
     chain more { protocol { tcp, 47 } reject }
     chain dn type nat hook prerouting { tcp dport 8080 dnat to 10.0.0.2:80 }
     chain sn type nat hook postrouting { oif eth1 snat to 1.2.3.4:1000-2000  masquerade }
-  )", "t.fw");
+  )",
+                                   "t.fw");
   ASSERT_TRUE(r.ruleset) << r.errors.front();
   EXPECT_EQ(r.ruleset->chains.size(), 3u);
   EXPECT_EQ(r.ruleset->interfaces.size(), 2u);
@@ -51,8 +52,10 @@ TEST(Language, FirstMatchWins) {
       ip saddr 10.0.0.0/8 tcp dport 22 drop
       ip saddr 10.0.0.0/8 accept
     })");
-  EXPECT_EQ(c.classify(ChainKind::filter, Hook::forward, tcp_packet(0x0A000001, 22)).action, Action::drop);
-  EXPECT_EQ(c.classify(ChainKind::filter, Hook::forward, tcp_packet(0x0A000001, 80)).action, Action::accept);
+  EXPECT_EQ(c.classify(ChainKind::filter, Hook::forward, tcp_packet(0x0A000001, 22)).action,
+            Action::drop);
+  EXPECT_EQ(c.classify(ChainKind::filter, Hook::forward, tcp_packet(0x0A000001, 80)).action,
+            Action::accept);
   Verdict policy = c.classify(ChainKind::filter, Hook::forward, tcp_packet(0x0B000001, 80));
   EXPECT_EQ(policy.action, Action::drop);
   EXPECT_EQ(policy.rule, kNoRule);
@@ -104,7 +107,9 @@ TEST(Language, ExamplesCompile) {
 
 TEST(Language, LargeRunBecomesOneSetTable) {
   std::string text = "chain f hook input {\n";
-  for (int i = 0; i < 1000; ++i) text += "  ip saddr 10.0." + std::to_string(i / 256) + "." + std::to_string(i % 256) + " drop\n";
+  for (int i = 0; i < 1000; ++i)
+    text +=
+        "  ip saddr 10.0." + std::to_string(i / 256) + "." + std::to_string(i % 256) + " drop\n";
   text += "}\n";
   CompileResult r = compile_source(text, "t.fw");
   ASSERT_TRUE(r.ruleset);

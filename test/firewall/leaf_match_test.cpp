@@ -2,6 +2,8 @@
 // random entries biased to range edges (0, 65535, prefix lengths 0 and 32) and leaves of 0-40
 // entries, so partly filled, full and several octets are all taken, and leaves past the three
 // octets the AVX2 path tests without a loop. Fixed seed.
+#include "runtime/leaf_match.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -11,7 +13,6 @@
 #include "compile/builder_parts.hpp"
 #include "keel/firewall/classifier.hpp"
 #include "runtime/entry_match.hpp"
-#include "runtime/leaf_match.hpp"
 
 namespace keel::firewall::testing {
 namespace {
@@ -31,7 +32,8 @@ TupleEntry random_entry(std::mt19937& rng, uint32_t rule) {
   static constexpr uint8_t kLengths[] = {0, 1, 8, 16, 24, 31, 32};
   e.saddr_length = kLengths[rng() % std::size(kLengths)];
   e.daddr_length = kLengths[rng() % std::size(kLengths)];
-  e.saddr = (0x0A000000u | (rng() & 0x3)) & prefix_mask(e.saddr_length);  // few distinct addresses: matches happen
+  e.saddr = (0x0A000000u | (rng() & 0x3)) &
+            prefix_mask(e.saddr_length);  // few distinct addresses: matches happen
   e.daddr = (0xC0A80000u | (rng() & 0x3)) & prefix_mask(e.daddr_length);
   auto range = [&](uint16_t& lo, uint16_t& hi, uint32_t max) {
     lo = edge_value(rng, max), hi = edge_value(rng, max);
@@ -48,19 +50,22 @@ TupleEntry random_entry(std::mt19937& rng, uint32_t rule) {
 std::vector<LeafOctet> octets_of(const std::vector<TupleEntry>& entries) {
   std::vector<LeafOctet> octets;
   for (size_t i = 0; i < entries.size(); i += 8)
-    octets.push_back(leaf_octet(std::span(entries).subspan(i, std::min<size_t>(8, entries.size() - i))));
+    octets.push_back(
+        leaf_octet(std::span(entries).subspan(i, std::min<size_t>(8, entries.size() - i))));
   return octets;
 }
 
 // Both paths against the scalar match; the AVX2 one only where the CPU has it.
 void expect_agreement(bool avx2) {
-  if (avx2 && !cpu_has_avx2()) GTEST_SKIP() << "this CPU has no AVX2 (or the OS does not enable it)";
+  if (avx2 && !cpu_has_avx2())
+    GTEST_SKIP() << "this CPU has no AVX2 (or the OS does not enable it)";
   std::mt19937 rng(kSeed);
   int matched = 0, long_leaves = 0, very_long_leaves = 0;
   for (int leaf = 0; leaf < 3000; ++leaf) {
     std::vector<TupleEntry> entries;
     uint32_t rule = rng() % 100;
-    for (uint32_t n = rng() % kMaxLeafEntries; n > 0; --n) entries.push_back(random_entry(rng, rule += rng() % 3));
+    for (uint32_t n = rng() % kMaxLeafEntries; n > 0; --n)
+      entries.push_back(random_entry(rng, rule += rng() % 3));
     const std::vector<LeafOctet> octets = octets_of(entries);
     long_leaves += octets.size() > 1;
     very_long_leaves += octets.size() > kFixedOctets;
@@ -77,7 +82,8 @@ void expect_agreement(bool avx2) {
       const auto count = static_cast<uint32_t>(octets.size());
       const uint32_t got = avx2 ? leaf_match_avx2(octets.data(), count, packet)
                                 : leaf_match(octets.data(), count, PacketLanes(packet));
-      ASSERT_EQ(got, want) << "leaf " << leaf << " of " << entries.size() << " entries, packet " << p;
+      ASSERT_EQ(got, want) << "leaf " << leaf << " of " << entries.size() << " entries, packet "
+                           << p;
       matched += want != kNoRule;
     }
   }
@@ -103,7 +109,8 @@ TEST(LeafMatch, RangeKeyBoundsAreInclusive) {
         Packet packet;
         packet.sport = static_cast<uint16_t>(v);
         const bool inside = v >= lo && v <= hi;
-        EXPECT_EQ(leaf_match(&octet, 1, PacketLanes(packet)), inside ? 5u : kNoRule) << lo << "-" << hi << " at " << v;
+        EXPECT_EQ(leaf_match(&octet, 1, PacketLanes(packet)), inside ? 5u : kNoRule)
+            << lo << "-" << hi << " at " << v;
       }
     }
   }

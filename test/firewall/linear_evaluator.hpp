@@ -18,17 +18,22 @@ struct LinearVerdict {
 inline bool eval_expr(const Program& p, uint32_t index, const Packet& packet) {
   const Expr& e = p.exprs[index];
   switch (e.kind) {
-    case ExprKind::all: return eval_expr(p, e.a, packet) && eval_expr(p, e.b, packet);
-    case ExprKind::any: return eval_expr(p, e.a, packet) || eval_expr(p, e.b, packet);
-    case ExprKind::negate: return !eval_expr(p, e.a, packet);
-    case ExprKind::atom: break;
+    case ExprKind::all:
+      return eval_expr(p, e.a, packet) && eval_expr(p, e.b, packet);
+    case ExprKind::any:
+      return eval_expr(p, e.a, packet) || eval_expr(p, e.b, packet);
+    case ExprKind::negate:
+      return !eval_expr(p, e.a, packet);
+    case ExprKind::atom:
+      break;
   }
   const Atom& atom = p.atoms[e.a];
   if (uint8_t proto = atom_implied_proto(atom); proto && packet.proto != proto) return false;
   return contains(atom.resolved, field_value(packet, atom_field(atom.kind)));
 }
 
-inline std::optional<LinearVerdict> run_chain(const Program& p, const ChainStmt& chain, const Packet& packet) {
+inline std::optional<LinearVerdict> run_chain(const Program& p, const ChainStmt& chain,
+                                              const Packet& packet) {
   for (const RuleStmt& rule : chain.rules) {
     if (rule.condition != kNoExpr && !eval_expr(p, rule.condition, packet)) continue;
     if (rule.action == RuleAction::jump) {
@@ -38,14 +43,16 @@ inline std::optional<LinearVerdict> run_chain(const Program& p, const ChainStmt&
       }
       continue;
     }
-    static constexpr Action kActions[] = {Action::accept, Action::drop, Action::reject, Action::accept,
-                                          Action::snat, Action::dnat, Action::masquerade};
+    static constexpr Action kActions[] = {Action::accept,    Action::drop, Action::reject,
+                                          Action::accept,    Action::snat, Action::dnat,
+                                          Action::masquerade};
     return LinearVerdict{kActions[static_cast<int>(rule.action)], rule.id};
   }
   return std::nullopt;
 }
 
-inline LinearVerdict linear_first_match(const Program& p, ChainKind kind, Hook hook, const Packet& packet) {
+inline LinearVerdict linear_first_match(const Program& p, ChainKind kind, Hook hook,
+                                        const Packet& packet) {
   for (const ChainStmt& chain : p.chains) {
     if (!chain.has_hook || chain.kind != kind || chain.hook != hook) continue;
     if (auto v = run_chain(p, chain, packet)) return *v;

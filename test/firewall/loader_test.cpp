@@ -11,7 +11,9 @@ namespace keel::firewall::testing {
 namespace {
 
 std::vector<uint8_t> sample_blob() {
-  std::string text = "interface e0 { } define b = { 10.0.0.1, 10.0.0.2, 10.0.0.3 }\nchain f hook input policy drop {\n";
+  std::string text =
+      "interface e0 { } define b = { 10.0.0.1, 10.0.0.2, 10.0.0.3 }\nchain f hook input policy "
+      "drop {\n";
   for (int i = 0; i < 100; ++i) text += "  ip saddr 10.1.0." + std::to_string(i) + " drop\n";
   for (int i = 0; i < 20; ++i) text += "  tcp dport " + std::to_string(1000 + i) + " accept\n";
   text += "  iif e0 ip saddr $b udp dport 1-100 log prefix \"x\" accept\n  ttl < 3 reject\n}\n";
@@ -116,16 +118,22 @@ TEST(Loader, RejectsBadPackedTupleEntries) {
               t.tuple_entries[0].saddr = 0x0A000001u;
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t) { t.tuple_entries[0].dport_lo = 2, t.tuple_entries[0].dport_hi = 1; }),
-            LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t) { t.tuples[0].format = static_cast<TupleFormat>(7); }), LoadStatus::bad_enum);
-  EXPECT_EQ(with([](Tables& t) { t.tuples[0].entries_first = static_cast<uint32_t>(t.tuple_entries.size()); }),
+  EXPECT_EQ(
+      with([](Tables& t) { t.tuple_entries[0].dport_lo = 2, t.tuple_entries[0].dport_hi = 1; }),
+      LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables& t) { t.tuples[0].format = static_cast<TupleFormat>(7); }),
+            LoadStatus::bad_enum);
+  EXPECT_EQ(with([](Tables& t) {
+              t.tuples[0].entries_first = static_cast<uint32_t>(t.tuple_entries.size());
+            }),
             LoadStatus::bad_index);
   EXPECT_EQ(with([](Tables& t) {  // two entries of one bucket out of rule order
               for (TupleTable& tt : t.tuples) {
                 for (uint32_t b = 0; b + 1u < (1u << tt.bucket_bits) + 1; ++b) {
                   uint32_t lo = t.keys[tt.offsets_first + b], hi = t.keys[tt.offsets_first + b + 1];
-                  if (hi - lo >= 2) std::swap(t.tuple_entries[tt.entries_first + lo], t.tuple_entries[tt.entries_first + lo + 1]);
+                  if (hi - lo >= 2)
+                    std::swap(t.tuple_entries[tt.entries_first + lo],
+                              t.tuple_entries[tt.entries_first + lo + 1]);
                   if (hi - lo >= 2) return;
                 }
               }
@@ -138,8 +146,11 @@ TEST(Loader, RejectsBadPackedTupleEntries) {
 // entries (order, rules, leaf and segment entries, bounds) are checked before a lookup trusts them.
 TEST(Loader, RejectsCorruptSetTables) {
   std::string text = "chain f hook forward policy accept {\n";
-  for (int i = 0; i < 100; ++i) text += "  ip saddr 10.2." + std::to_string(i * 7 % 256) + "." + std::to_string(i) + " drop\n";
-  for (int i = 0; i < 100; ++i) text += "  ip daddr " + std::to_string(20 + i) + "." + std::to_string(i * 13 % 256) + ".0.0/16 accept\n";
+  for (int i = 0; i < 100; ++i)
+    text += "  ip saddr 10.2." + std::to_string(i * 7 % 256) + "." + std::to_string(i) + " drop\n";
+  for (int i = 0; i < 100; ++i)
+    text += "  ip daddr " + std::to_string(20 + i) + "." + std::to_string(i * 13 % 256) +
+            ".0.0/16 accept\n";
   CompileResult r = compile_source(text + "}\n", "t.fw");
   ASSERT_TRUE(r.ruleset);
   const Tables good = build_tables(*r.ruleset);
@@ -162,40 +173,61 @@ TEST(Loader, RejectsCorruptSetTables) {
     return s.first + 2 * i;
   };
   // Hash.
-  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) { t.keys[used_slot(t, s) + 1] = static_cast<uint32_t>(t.rules.size()); }),
+  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) {
+              t.keys[used_slot(t, s) + 1] = static_cast<uint32_t>(t.rules.size());
+            }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) { s.index_first = t.keys[used_slot(t, s)]; }),  // a key called empty
+  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) {
+              s.index_first = t.keys[used_slot(t, s)];
+            }),  // a key called empty
             LoadStatus::bad_order);
   EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) {  // no empty slot: probing would not stop
-              for (uint32_t i = 0; i < s.count; ++i) t.keys[s.first + 2 * i] = s.index_first + 1 + i, t.keys[s.first + 2 * i + 1] = 0;
+              for (uint32_t i = 0; i < s.count; ++i)
+                t.keys[s.first + 2 * i] = s.index_first + 1 + i, t.keys[s.first + 2 * i + 1] = 0;
             }),
             LoadStatus::bad_size);
   EXPECT_EQ(with([](Tables&, SetTable& s, SetTable&) { s.count = 3; }), LoadStatus::bad_size);
-  EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) { s.first = static_cast<uint32_t>(t.keys.size() - s.count); }),
+  EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) {
+              s.first = static_cast<uint32_t>(t.keys.size() - s.count);
+            }),
             LoadStatus::bad_index);
   // Intervals and their index.
-  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { std::swap(t.keys[s.first + 2], t.keys[s.first + 4]); }),
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) {
+              std::swap(t.keys[s.first + 2], t.keys[s.first + 4]);
+            }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { t.keys[s.first + 3] = static_cast<uint32_t>(t.rules.size()); }),
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) {
+              t.keys[s.first + 3] = static_cast<uint32_t>(t.rules.size());
+            }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { s.first = static_cast<uint32_t>(t.keys.size() - s.count); }),
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) {
+              s.first = static_cast<uint32_t>(t.keys.size() - s.count);
+            }),
             LoadStatus::bad_index);
   auto index_entry = [](const Tables& t, const SetTable& s, bool leaf) {
     uint32_t b = 0;
     while (((t.keys[s.index_first + b] & kSetIndexLeaf) != 0) != leaf) ++b;
     return s.index_first + b;
   };
-  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { t.keys[index_entry(t, s, false)] = s.count; }), LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { t.keys[index_entry(t, s, false)] = kSetIndexLeaf | 0; }),
-            LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { ++t.keys[index_entry(t, s, true)]; }), LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) {  // a leaf where a boundary crosses the bucket
-              const uint32_t e = index_entry(t, s, false);
-              t.keys[e] = set_index_leaf(t.keys[s.first + 2 * t.keys[e] + 1]);
+  EXPECT_EQ(
+      with([&](Tables& t, SetTable&, SetTable& s) { t.keys[index_entry(t, s, false)] = s.count; }),
+      LoadStatus::bad_order);
+  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) {
+              t.keys[index_entry(t, s, false)] = kSetIndexLeaf | 0;
             }),
             LoadStatus::bad_order);
+  EXPECT_EQ(with([&](Tables& t, SetTable&, SetTable& s) { ++t.keys[index_entry(t, s, true)]; }),
+            LoadStatus::bad_order);
+  EXPECT_EQ(
+      with([&](Tables& t, SetTable&, SetTable& s) {  // a leaf where a boundary crosses the bucket
+        const uint32_t e = index_entry(t, s, false);
+        t.keys[e] = set_index_leaf(t.keys[s.first + 2 * t.keys[e] + 1]);
+      }),
+      LoadStatus::bad_order);
   EXPECT_EQ(with([](Tables&, SetTable&, SetTable& s) { s.index_bits = 25; }), LoadStatus::bad_size);
-  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) { s.index_first = static_cast<uint32_t>(t.keys.size()) - 4; }),
+  EXPECT_EQ(with([](Tables& t, SetTable&, SetTable& s) {
+              s.index_first = static_cast<uint32_t>(t.keys.size()) - 4;
+            }),
             LoadStatus::bad_index);
 }
 
@@ -205,8 +237,9 @@ TEST(Loader, RejectsCorruptTrees) {
   std::string text = "chain f hook forward policy accept {\n";
   for (int i = 0; i < 400; ++i) {
     const std::string third = i % 2 ? std::to_string(i % 13) + ".0/24" : "0.0/16";
-    text += "  ip saddr 10." + std::to_string(i % 7) + "." + third +
-            " tcp dport " + std::to_string(i % 50) + "-" + std::to_string(i % 50 + i % 9) + (i % 2 ? " accept\n" : " drop\n");
+    text += "  ip saddr 10." + std::to_string(i % 7) + "." + third + " tcp dport " +
+            std::to_string(i % 50) + "-" + std::to_string(i % 50 + i % 9) +
+            (i % 2 ? " accept\n" : " drop\n");
   }
   CompileResult r = compile_source(text + "}\n", "t.fw");
   ASSERT_TRUE(r.ruleset);
@@ -233,12 +266,17 @@ TEST(Loader, RejectsCorruptTrees) {
   };
   EXPECT_EQ(with([](Tables&, TreeLine* l) { l[0].fields |= 5u << 3; }), LoadStatus::bad_enum);
   EXPECT_EQ(with([](Tables&, TreeLine* l) { l[0].fields |= 1u << 21; }), LoadStatus::bad_enum);
-  EXPECT_EQ(with([&](Tables&, TreeLine* l) { line_exit(l) = 0; }), LoadStatus::bad_index);  // backwards: a cycle
-  EXPECT_EQ(with([&](Tables&, TreeLine* l) { line_exit(l) = tree.lines_count; }), LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, TreeLine*) { t.tree_roots[t.trees[0].roots_first] = tree.lines_count; }),
+  EXPECT_EQ(with([&](Tables&, TreeLine* l) { line_exit(l) = 0; }),
+            LoadStatus::bad_index);  // backwards: a cycle
+  EXPECT_EQ(with([&](Tables&, TreeLine* l) { line_exit(l) = tree.lines_count; }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].root_bits = kMaxTreeRootBits + 1; }), LoadStatus::bad_size);
-  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].root_field = kTupleFields; }), LoadStatus::bad_enum);
+  EXPECT_EQ(
+      with([&](Tables& t, TreeLine*) { t.tree_roots[t.trees[0].roots_first] = tree.lines_count; }),
+      LoadStatus::bad_index);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].root_bits = kMaxTreeRootBits + 1; }),
+            LoadStatus::bad_size);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].root_field = kTupleFields; }),
+            LoadStatus::bad_enum);
   EXPECT_EQ(with([](Tables& t, TreeLine*) {  // more root references than the pool holds
               t.trees[0].root_field = 0;
               t.trees[0].root_bits = kMaxTreeRootBits;
@@ -255,22 +293,30 @@ TEST(Loader, RejectsCorruptTrees) {
             }),
             LoadStatus::bad_index);
   EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // two lanes of an octet out of rule order
-              uint32_t* rule = t.leaf_octets[t.trees[0].octets_first + leaf_first(two_octet_leaf(l))].rule;
+              uint32_t* rule =
+                  t.leaf_octets[t.trees[0].octets_first + leaf_first(two_octet_leaf(l))].rule;
               ASSERT_NE(rule[0], rule[7]);  // equal rules are in order either way
               std::swap(rule[0], rule[7]);
             }),
             LoadStatus::bad_order);
-  EXPECT_EQ(with([&](Tables& t, TreeLine* l) {  // a leaf's second octet before its first in rule order
-              LeafOctet* o = t.leaf_octets.data() + t.trees[0].octets_first + leaf_first(two_octet_leaf(l));
-              ASSERT_LT(o[0].rule[7], o[1].rule[0]);
-              std::swap(o[0], o[1]);
+  EXPECT_EQ(
+      with([&](Tables& t, TreeLine* l) {  // a leaf's second octet before its first in rule order
+        LeafOctet* o =
+            t.leaf_octets.data() + t.trees[0].octets_first + leaf_first(two_octet_leaf(l));
+        ASSERT_LT(o[0].rule[7], o[1].rule[0]);
+        std::swap(o[0], o[1]);
+      }),
+      LoadStatus::bad_order);
+  EXPECT_EQ(with([](Tables& t, TreeLine*) {
+              t.trees[0].octets_first = static_cast<uint32_t>(t.leaf_octets.size());
             }),
-            LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].octets_first = static_cast<uint32_t>(t.leaf_octets.size()); }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees[0].lines_first = static_cast<uint32_t>(t.tree_lines.size()); }),
+  EXPECT_EQ(with([](Tables& t, TreeLine*) {
+              t.trees[0].lines_first = static_cast<uint32_t>(t.tree_lines.size());
+            }),
             LoadStatus::bad_index);
-  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees.clear(); }), LoadStatus::bad_index);  // probes name a tree
+  EXPECT_EQ(with([](Tables& t, TreeLine*) { t.trees.clear(); }),
+            LoadStatus::bad_index);  // probes name a tree
   // A chain of lines one deeper than a walk may go, each line's exits the next line.
   EXPECT_EQ(with([](Tables& t, TreeLine*) {
               TreeTable& deep = t.trees[0];
@@ -281,7 +327,8 @@ TEST(Loader, RejectsCorruptTrees) {
               deep.lines_count = kMaxTreeLines + 1;
               for (uint32_t n = 0; n < deep.lines_count; ++n) {
                 TreeLine line;
-                for (uint32_t& exit : line.exit) exit = n + 1 < deep.lines_count ? n + 1 : leaf_ref(0, 0);
+                for (uint32_t& exit : line.exit)
+                  exit = n + 1 < deep.lines_count ? n + 1 : leaf_ref(0, 0);
                 t.tree_lines.push_back(line);
               }
             }),

@@ -19,13 +19,15 @@ class Gen {
   std::string address_item() {
     uint32_t a = address();
     switch (pick(3)) {
-      case 0: return ipv4_text(a);
+      case 0:
+        return ipv4_text(a);
       case 1: {
         int len = 24 + pick(9);
         uint32_t mask = len == 32 ? ~0u : ~(~0u >> len);
         return ipv4_text(a & mask) + "/" + std::to_string(len);
       }
-      default: return ipv4_text(a) + "-" + ipv4_text(a + static_cast<uint32_t>(pick(8)));
+      default:
+        return ipv4_text(a) + "-" + ipv4_text(a + static_cast<uint32_t>(pick(8)));
     }
   }
   std::string port_item() {
@@ -43,37 +45,55 @@ class Gen {
 
   std::string atom() {
     switch (pick(12)) {
-      case 0: return "iif " + op() + (chance(20) ? "{ eth0, eth2 }" : "eth" + std::to_string(pick(kRandomInterfaces)));
-      case 1: return "oif eth" + std::to_string(pick(kRandomInterfaces));
-      case 2: return std::string("ip saddr ") + op() + (chance(20) ? "$nets" : list(&Gen::address_item));
-      case 3: return "ip daddr " + op() + list(&Gen::address_item);
-      case 4: return std::string(chance(50) ? "tcp" : "udp") + (chance(50) ? " dport " : " sport ") + op() +
-                     (chance(15) ? "$ports" : list(&Gen::port_item));
-      case 5: return "protocol " + std::string(chance(50) ? "{ tcp, icmp }" : "udp");
-      case 6: return std::string("tcp flags ") + (chance(50) ? "syn,!ack" : "ack");
-      case 7: return "icmp type " + std::to_string(pick(2) * 8) + (chance(30) ? " icmp code 0" : "");
-      case 8: return std::string("ttl ") + (chance(50) ? "< " : ">= ") + std::to_string(pick(5) * 16);
+      case 0:
+        return "iif " + op() +
+               (chance(20) ? "{ eth0, eth2 }" : "eth" + std::to_string(pick(kRandomInterfaces)));
+      case 1:
+        return "oif eth" + std::to_string(pick(kRandomInterfaces));
+      case 2:
+        return std::string("ip saddr ") + op() + (chance(20) ? "$nets" : list(&Gen::address_item));
+      case 3:
+        return "ip daddr " + op() + list(&Gen::address_item);
+      case 4:
+        return std::string(chance(50) ? "tcp" : "udp") + (chance(50) ? " dport " : " sport ") +
+               op() + (chance(15) ? "$ports" : list(&Gen::port_item));
+      case 5:
+        return "protocol " + std::string(chance(50) ? "{ tcp, icmp }" : "udp");
+      case 6:
+        return std::string("tcp flags ") + (chance(50) ? "syn,!ack" : "ack");
+      case 7:
+        return "icmp type " + std::to_string(pick(2) * 8) + (chance(30) ? " icmp code 0" : "");
+      case 8:
+        return std::string("ttl ") + (chance(50) ? "< " : ">= ") + std::to_string(pick(5) * 16);
       case 9: {
         int lo = 40 * pick(4);
         return "length " + std::to_string(lo) + "-" + std::to_string(lo + 40 * pick(4));
       }
-      case 10: return std::string("ct state ") + (chance(50) ? "established,related" : "new");
-      default: return chance(50) ? "tcp" : "icmp";
+      case 10:
+        return std::string("ct state ") + (chance(50) ? "established,related" : "new");
+      default:
+        return chance(50) ? "tcp" : "icmp";
     }
   }
   std::string condition(int depth) {
     int shape = depth > 2 ? 0 : pick(6);
     switch (shape) {
-      case 1: return condition(depth + 1) + " " + condition(depth + 1);
-      case 2: return "(" + condition(depth + 1) + " or " + condition(depth + 1) + ")";
-      case 3: return "not " + atom();
-      case 4: return atom() + " and " + atom();
-      default: return atom();
+      case 1:
+        return condition(depth + 1) + " " + condition(depth + 1);
+      case 2:
+        return "(" + condition(depth + 1) + " or " + condition(depth + 1) + ")";
+      case 3:
+        return "not " + atom();
+      case 4:
+        return atom() + " and " + atom();
+      default:
+        return atom();
     }
   }
   std::string action(int chain, int chains) {
     int a = pick(10);
-    if (a < 1 && chain + 1 < chains) return "jump helper" + std::to_string(chain + 1 + pick(chains - chain - 1));
+    if (a < 1 && chain + 1 < chains)
+      return "jump helper" + std::to_string(chain + 1 + pick(chains - chain - 1));
     if (a < 4) return "accept";
     if (a < 8) return "drop";
     return "reject";
@@ -86,11 +106,14 @@ class Gen {
 
 std::string random_ruleset(std::mt19937& rng, const RandomRulesOptions& options) {
   Gen g(rng);
-  std::string text = "define nets = { 10.0.0.0/28, 192.168.0.4-192.168.0.9 }\ndefine ports = { 22, 80-90 }\n";
-  for (int i = 0; i < kRandomInterfaces; ++i) text += "interface eth" + std::to_string(i) + " { }\n";
+  std::string text =
+      "define nets = { 10.0.0.0/28, 192.168.0.4-192.168.0.9 }\ndefine ports = { 22, 80-90 }\n";
+  for (int i = 0; i < kRandomInterfaces; ++i)
+    text += "interface eth" + std::to_string(i) + " { }\n";
   const int chains = options.helper_chains + 1;
   for (int c = 0; c < chains; ++c) {
-    text += c == 0 ? std::string("chain main hook forward policy ") + (g.chance(50) ? "accept" : "drop") + " {\n"
+    text += c == 0 ? std::string("chain main hook forward policy ") +
+                         (g.chance(50) ? "accept" : "drop") + " {\n"
                    : "chain helper" + std::to_string(c) + " {\n";
     int rules = c == 0 ? options.rules : std::max(1, options.rules / 4);
     for (int r = 0; r < rules; ++r) {
@@ -99,12 +122,14 @@ std::string random_ruleset(std::mt19937& rng, const RandomRulesOptions& options)
         std::string shared = g.chance(50) ? "" : g.atom() + " ";
         bool by_port = g.chance(50);
         for (int k = 4 + g.pick(40); k > 0; --k) {
-          text += "  " + shared + (by_port ? "tcp dport " + g.port_item() : "ip saddr " + g.address_item()) + " " +
+          text += "  " + shared +
+                  (by_port ? "tcp dport " + g.port_item() : "ip saddr " + g.address_item()) + " " +
                   (g.chance(70) ? "drop" : "accept") + "\n";
         }
         continue;
       }
-      text += "  " + (g.chance(5) ? std::string() : g.condition(0)) + " " + g.action(c, chains) + "\n";
+      text +=
+          "  " + (g.chance(5) ? std::string() : g.condition(0)) + " " + g.action(c, chains) + "\n";
     }
     text += "}\n";
   }
@@ -118,8 +143,10 @@ Packet random_packet(std::mt19937& rng) {
   p.daddr = g.chance(90) ? g.address() : static_cast<uint32_t>(rng());
   p.proto = kProtos[g.pick(5)];
   if (p.proto == kProtoTcp || p.proto == kProtoUdp) {
-    p.sport = g.chance(80) ? kPorts[g.pick(8)] + (g.chance(30) ? g.pick(600) : 0) : static_cast<uint16_t>(rng());
-    p.dport = g.chance(80) ? kPorts[g.pick(8)] + (g.chance(30) ? g.pick(600) : 0) : static_cast<uint16_t>(rng());
+    p.sport = g.chance(80) ? kPorts[g.pick(8)] + (g.chance(30) ? g.pick(600) : 0)
+                           : static_cast<uint16_t>(rng());
+    p.dport = g.chance(80) ? kPorts[g.pick(8)] + (g.chance(30) ? g.pick(600) : 0)
+                           : static_cast<uint16_t>(rng());
   }
   if (p.proto == kProtoTcp) p.tcp_flags = static_cast<uint8_t>(g.chance(50) ? 0x02 : rng());
   if (p.proto == kProtoIcmp) {

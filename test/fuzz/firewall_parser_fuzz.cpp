@@ -13,10 +13,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   CompileResult result = compile_source(text, "fuzz.fw", "/nonexistent");
   if (!result.ruleset) return 0;
   Classifier classifier;
-  if (classifier.load(encode_tables(build_tables(*result.ruleset))) != LoadStatus::ok) __builtin_trap();
+  if (classifier.load(encode_tables(build_tables(*result.ruleset))) != LoadStatus::ok)
+    __builtin_trap();
   Packet packet;
   packet.proto = kProtoTcp;
   packet.dport = 80;
-  for (int hook = 0; hook < kHookCount; ++hook) classifier.classify(ChainKind::filter, static_cast<Hook>(hook), packet);
+  for (int hook = 0; hook < kHookCount; ++hook)
+    classifier.classify(ChainKind::filter, static_cast<Hook>(hook), packet);
   return 0;
 }

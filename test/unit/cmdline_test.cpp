@@ -13,8 +13,7 @@ TEST(Cmdline, SplitsOnBlanks) {
 }
 
 TEST(Cmdline, QuotesGroupAndEscapesEscape) {
-  EXPECT_EQ(split_cmdline(R"(name="a b" x\ y "" end)"),
-            (Words{"name=a b", "x y", "", "end"}));
+  EXPECT_EQ(split_cmdline(R"(name="a b" x\ y "" end)"), (Words{"name=a b", "x y", "", "end"}));
   EXPECT_EQ(split_cmdline(R"(say=\"hi\")"), (Words{"say=\"hi\""}));
 }
 

@@ -35,5 +35,6 @@ TEST(SipHash, KeyChangesEveryOutput) {
   auto m = counting_bytes(16);
   keel::util::SipKey a = reference_key(), b = a;
   b.k1 ^= 1;
-  EXPECT_NE(keel::util::siphash13(a, m.data(), m.size()), keel::util::siphash13(b, m.data(), m.size()));
+  EXPECT_NE(keel::util::siphash13(a, m.data(), m.size()),
+            keel::util::siphash13(b, m.data(), m.size()));
 }

@@ -73,7 +73,8 @@ int classify(const std::string& path) {
     }
     const RuleInfo& rule = classifier.tables().rules[v.rule];
     std::cout << "rule " << rule.source_id;
-    if (v.action == Action::snat || v.action == Action::dnat) std::cout << " to " << nat_target(rule);
+    if (v.action == Action::snat || v.action == Action::dnat)
+      std::cout << " to " << nat_target(rule);
     std::cout << "\n";
   }
   return 0;
@@ -95,16 +96,18 @@ int main(int argc, char** argv) {
     BuildStats stats;
     Tables tables = build_tables(*ruleset, &stats);
     size_t rules = tables.rules.size();
-    std::cout << "rules " << rules << "\npartitions " << stats.partitions << "\nset_tables " << stats.set_tables
-              << "\ntuple_tables " << stats.tuple_tables << "\ntrees " << stats.trees << "\ncubes " << stats.cubes << "\ntable_bytes "
-              << table_bytes(tables) << "\n";
+    std::cout << "rules " << rules << "\npartitions " << stats.partitions << "\nset_tables "
+              << stats.set_tables << "\ntuple_tables " << stats.tuple_tables << "\ntrees "
+              << stats.trees << "\ncubes " << stats.cubes << "\ntable_bytes " << table_bytes(tables)
+              << "\n";
     return 0;
   }
   if (command == "compile") {
     if (argc != 5 || std::string(argv[3]) != "-o") return usage();
     std::vector<uint8_t> blob = encode_tables(build_tables(*ruleset));
     std::ofstream out(argv[4], std::ios::binary);
-    out.write(reinterpret_cast<const char*>(blob.data()), static_cast<std::streamsize>(blob.size()));
+    out.write(reinterpret_cast<const char*>(blob.data()),
+              static_cast<std::streamsize>(blob.size()));
     if (!out) {
       std::cerr << argv[4] << ": cannot write\n";
       return 1;

@@ -35,8 +35,10 @@ uint8_t interface_id(const std::string& name, const Tables& tables) {
 }
 }  // namespace
 
-std::optional<PacketLine> parse_packet_line(const std::string& line, const Tables& tables, std::string& error) {
-  static constexpr const char* kHooks[] = {"prerouting", "input", "forward", "output", "postrouting"};
+std::optional<PacketLine> parse_packet_line(const std::string& line, const Tables& tables,
+                                            std::string& error) {
+  static constexpr const char* kHooks[] = {"prerouting", "input", "forward", "output",
+                                           "postrouting"};
   static constexpr const char* kStates[] = {"new", "established", "related", "invalid"};
   PacketLine out;
   Packet& p = out.packet;
@@ -63,10 +65,14 @@ std::optional<PacketLine> parse_packet_line(const std::string& line, const Table
     } else if (key == "oif") {
       p.oif = interface_id(v, tables);
     } else if (key == "proto") {
-      if (v == "tcp") p.proto = kProtoTcp;
-      else if (v == "udp") p.proto = kProtoUdp;
-      else if (v == "icmp") p.proto = kProtoIcmp;
-      else if ((ok = number(v, 255, n))) p.proto = static_cast<uint8_t>(n);
+      if (v == "tcp")
+        p.proto = kProtoTcp;
+      else if (v == "udp")
+        p.proto = kProtoUdp;
+      else if (v == "icmp")
+        p.proto = kProtoIcmp;
+      else if ((ok = number(v, 255, n)))
+        p.proto = static_cast<uint8_t>(n);
     } else if (key == "saddr") {
       ok = address(v, p.saddr);
     } else if (key == "daddr") {

@@ -17,6 +17,7 @@ struct PacketLine {
 };
 
 // nullopt and `error` set when a word is not understood.
-std::optional<PacketLine> parse_packet_line(const std::string& line, const Tables& tables, std::string& error);
+std::optional<PacketLine> parse_packet_line(const std::string& line, const Tables& tables,
+                                            std::string& error);
 
 }  // namespace keel::firewall

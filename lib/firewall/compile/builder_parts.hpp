@@ -35,8 +35,8 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
 // HyperSplit tree over packed entries (in rule order), its first level a cut on the leading
 // bits (at most `max_root_bits`) of tuple field `root_field`. Returns false and leaves `tables`
 // and `probes` untouched when the tree would copy entries past its budget (tuples stay in use).
-bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
-                std::vector<Probe>& probes);
+bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field,
+                int max_root_bits, std::vector<Probe>& probes);
 
 // A binary node while a tree is built (tree_builder.cpp) and laid out (tree_layout.cpp). Split:
 // values of tuple field `field` below `value` go to `child`, the others to `child + 1`. Leaf:
@@ -51,8 +51,9 @@ struct TreeBuildNode {
 // Stores a built tree whose first `roots` nodes are its root cut's slots: leaves as octets
 // (`refs` index `entries`), nodes as lines, slots as root references; fills `tree`'s pool
 // ranges. False, and `tables` unchanged, when a leaf needs more octets than a reference names.
-bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>& refs,
-                  const std::vector<TupleEntry>& entries, uint32_t roots);
+bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes,
+                  const std::vector<uint32_t>& refs, const std::vector<TupleEntry>& entries,
+                  uint32_t roots);
 
 // A leaf octet holding `entries` (at most 8, in rule order) in its first lanes; the others never
 // match.

@@ -1,9 +1,10 @@
 // The compiler driver: parse, check, lower; errors become "file:line:column: error: ...".
+#include "keel/firewall/compiler.hpp"
+
 #include <fstream>
 #include <sstream>
 
 #include "compile/lower.hpp"
-#include "keel/firewall/compiler.hpp"
 #include "lang/checker.hpp"
 #include "lang/parser.hpp"
 
@@ -19,7 +20,8 @@ std::string format_error(const Program& program, SourceLocation loc, const std::
 }
 }  // namespace
 
-CompileResult compile_source(std::string_view text, const std::string& name, const std::string& base_dir) {
+CompileResult compile_source(std::string_view text, const std::string& name,
+                             const std::string& base_dir) {
   CompileResult result;
   result.program = std::make_shared<Program>();
   Program& program = *result.program;
@@ -37,7 +39,8 @@ CompileResult compile_source(std::string_view text, const std::string& name, con
     Ruleset ruleset = lower_program(program, symbols, errors);
     if (errors.entries.empty()) result.ruleset = std::move(ruleset);
   }
-  for (const ErrorSink::Entry& e : errors.entries) result.errors.push_back(format_error(program, e.location, e.message));
+  for (const ErrorSink::Entry& e : errors.entries)
+    result.errors.push_back(format_error(program, e.location, e.message));
   return result;
 }
 

@@ -58,7 +58,8 @@ Dnf dnf_not(const Dnf& a) {
     if (cube.fields.empty()) return {};
     Dnf negated;
     for (const FieldSet& fs : cube.fields) {
-      negated = dnf_or(std::move(negated), dnf_field(fs.field, complement(fs.set, field_max(fs.field))));
+      negated =
+          dnf_or(std::move(negated), dnf_field(fs.field, complement(fs.set, field_max(fs.field))));
     }
     out = dnf_and(out, negated);
     if (out.empty() || out.size() > kMaxCubesPerRule) return out;

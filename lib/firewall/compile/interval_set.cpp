@@ -6,7 +6,8 @@ namespace keel::firewall {
 
 void normalize(IntervalSet& set) {
   if (set.size() < 2) return;
-  std::sort(set.begin(), set.end(), [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
+  std::sort(set.begin(), set.end(),
+            [](const Interval& a, const Interval& b) { return a.lo < b.lo; });
   size_t out = 0;
   for (size_t i = 1; i < set.size(); ++i) {
     Interval& last = set[out];
@@ -27,7 +28,10 @@ IntervalSet intersect(const IntervalSet& a, const IntervalSet& b) {
     uint32_t lo = std::max(a[i].lo, b[j].lo);
     uint32_t hi = std::min(a[i].hi, b[j].hi);
     if (lo <= hi) out.push_back({lo, hi});
-    if (a[i].hi < b[j].hi) ++i; else ++j;
+    if (a[i].hi < b[j].hi)
+      ++i;
+    else
+      ++j;
   }
   return out;
 }

@@ -22,7 +22,8 @@ class Lowering {
     }
     for (const RouteStmt& r : program_.routes) {
       auto it = symbols_.interfaces.find(r.device);
-      uint8_t iface = it == symbols_.interfaces.end() ? kUnknownInterface : static_cast<uint8_t>(it->second);
+      uint8_t iface =
+          it == symbols_.interfaces.end() ? kUnknownInterface : static_cast<uint8_t>(it->second);
       out.routes.push_back({r.prefix, r.length, r.gateway, iface, r.metric});
     }
     for (uint32_t i = 0; i < program_.chains.size(); ++i) {
@@ -44,20 +45,27 @@ class Lowering {
   Dnf lower_expr(uint32_t index, Hook hook) {
     const Expr& e = program_.exprs[index];
     switch (e.kind) {
-      case ExprKind::all: return dnf_and(lower_expr(e.a, hook), lower_expr(e.b, hook));
-      case ExprKind::any: return dnf_or(lower_expr(e.a, hook), lower_expr(e.b, hook));
-      case ExprKind::negate: return dnf_not(lower_expr(e.a, hook));
-      case ExprKind::atom: break;
+      case ExprKind::all:
+        return dnf_and(lower_expr(e.a, hook), lower_expr(e.b, hook));
+      case ExprKind::any:
+        return dnf_or(lower_expr(e.a, hook), lower_expr(e.b, hook));
+      case ExprKind::negate:
+        return dnf_not(lower_expr(e.a, hook));
+      case ExprKind::atom:
+        break;
     }
     const Atom& atom = program_.atoms[e.a];
     if (atom.kind == AtomKind::iif && !iif_available(hook)) {
-      errors_.add(atom.location, std::string("'iif' is not known in hook ") + to_string(hook) + ": expected 'oif'");
+      errors_.add(atom.location, std::string("'iif' is not known in hook ") + to_string(hook) +
+                                     ": expected 'oif'");
     }
     if (atom.kind == AtomKind::oif && !oif_available(hook)) {
-      errors_.add(atom.location, std::string("'oif' is not known in hook ") + to_string(hook) + ": expected 'iif'");
+      errors_.add(atom.location, std::string("'oif' is not known in hook ") + to_string(hook) +
+                                     ": expected 'iif'");
     }
     Dnf d = dnf_field(atom_field(atom.kind), atom.resolved);
-    if (uint8_t proto = atom_implied_proto(atom)) d = dnf_and(dnf_field(Field::proto, single(proto, proto)), d);
+    if (uint8_t proto = atom_implied_proto(atom))
+      d = dnf_and(dnf_field(Field::proto, single(proto, proto)), d);
     return d;
   }
 
@@ -66,25 +74,31 @@ class Lowering {
     bool nat = base.kind == ChainKind::nat;
     switch (rule.action) {
       case RuleAction::drop:
-        if (nat) bad("'drop' is not allowed in nat chains: expected accept, snat, dnat or masquerade");
+        if (nat)
+          bad("'drop' is not allowed in nat chains: expected accept, snat, dnat or masquerade");
         break;
       case RuleAction::reject:
-        if (nat) bad("'reject' is not allowed in nat chains: expected accept, snat, dnat or masquerade");
+        if (nat)
+          bad("'reject' is not allowed in nat chains: expected accept, snat, dnat or masquerade");
         else if (base.hook == Hook::prerouting || base.hook == Hook::postrouting)
-          bad(std::string("'reject' is only allowed in input, forward and output hooks, not ") + to_string(base.hook));
+          bad(std::string("'reject' is only allowed in input, forward and output hooks, not ") +
+              to_string(base.hook));
         break;
       case RuleAction::snat:
       case RuleAction::masquerade:
-        if (!nat) bad("address translation is only allowed in nat chains (chain ... type nat)");
+        if (!nat)
+          bad("address translation is only allowed in nat chains (chain ... type nat)");
         else if (base.hook != Hook::postrouting && base.hook != Hook::input)
           bad("'snat' and 'masquerade' belong in nat chains on hook postrouting or input");
         break;
       case RuleAction::dnat:
-        if (!nat) bad("address translation is only allowed in nat chains (chain ... type nat)");
+        if (!nat)
+          bad("address translation is only allowed in nat chains (chain ... type nat)");
         else if (base.hook != Hook::prerouting && base.hook != Hook::output)
           bad("'dnat' belongs in nat chains on hook prerouting or output");
         break;
-      default: break;
+      default:
+        break;
     }
   }
 
@@ -94,7 +108,8 @@ class Lowering {
       Dnf cond = rule.condition == kNoExpr ? dnf_true() : lower_expr(rule.condition, base.hook);
       cond = dnf_and(prefix, cond);
       if (cond.size() > kMaxCubesPerRule) {
-        errors_.add(rule.location, "condition too complex: more than " + std::to_string(kMaxCubesPerRule) +
+        errors_.add(rule.location, "condition too complex: more than " +
+                                       std::to_string(kMaxCubesPerRule) +
                                        " alternatives after expanding 'not' and 'or'");
         continue;
       }
@@ -130,11 +145,14 @@ class Lowering {
     const ChainStmt& target = program_.chains[it->second];
     const ChainStmt& base = program_.chains[stack_.front()];
     if (target.has_hook) {
-      errors_.add(rule.target_location, "cannot jump to '" + rule.target + "': it is attached to a hook; expected a chain without 'hook'");
+      errors_.add(rule.target_location,
+                  "cannot jump to '" + rule.target +
+                      "': it is attached to a hook; expected a chain without 'hook'");
       return;
     }
     if (target.kind != base.kind) {
-      errors_.add(rule.target_location, "cannot jump to '" + rule.target + "': its type differs from the calling chain");
+      errors_.add(rule.target_location,
+                  "cannot jump to '" + rule.target + "': its type differs from the calling chain");
       return;
     }
     for (uint32_t on_stack : stack_) {
@@ -153,13 +171,20 @@ class Lowering {
 
   static Action to_action(RuleAction a) {
     switch (a) {
-      case RuleAction::accept: return Action::accept;
-      case RuleAction::drop: return Action::drop;
-      case RuleAction::reject: return Action::reject;
-      case RuleAction::snat: return Action::snat;
-      case RuleAction::dnat: return Action::dnat;
-      case RuleAction::masquerade: return Action::masquerade;
-      case RuleAction::jump: break;
+      case RuleAction::accept:
+        return Action::accept;
+      case RuleAction::drop:
+        return Action::drop;
+      case RuleAction::reject:
+        return Action::reject;
+      case RuleAction::snat:
+        return Action::snat;
+      case RuleAction::dnat:
+        return Action::dnat;
+      case RuleAction::masquerade:
+        return Action::masquerade;
+      case RuleAction::jump:
+        break;
     }
     return Action::accept;
   }

@@ -41,20 +41,29 @@ enum class ProtoClass { icmp, tcp, udp, other };
 bool defined_for(Field f, ProtoClass c) {
   switch (f) {
     case Field::sport:
-    case Field::dport: return c == ProtoClass::tcp || c == ProtoClass::udp;
-    case Field::tcp_flags: return c == ProtoClass::tcp;
+    case Field::dport:
+      return c == ProtoClass::tcp || c == ProtoClass::udp;
+    case Field::tcp_flags:
+      return c == ProtoClass::tcp;
     case Field::icmp_type:
-    case Field::icmp_code: return c == ProtoClass::icmp;
-    default: return true;
+    case Field::icmp_code:
+      return c == ProtoClass::icmp;
+    default:
+      return true;
   }
 }
 
 IntervalSet class_protocols(ProtoClass c) {
   switch (c) {
-    case ProtoClass::icmp: return single(kProtoIcmp, kProtoIcmp);
-    case ProtoClass::tcp: return single(kProtoTcp, kProtoTcp);
-    case ProtoClass::udp: return single(kProtoUdp, kProtoUdp);
-    case ProtoClass::other: return complement({{kProtoIcmp, kProtoIcmp}, {kProtoTcp, kProtoTcp}, {kProtoUdp, kProtoUdp}}, 0xFF);
+    case ProtoClass::icmp:
+      return single(kProtoIcmp, kProtoIcmp);
+    case ProtoClass::tcp:
+      return single(kProtoTcp, kProtoTcp);
+    case ProtoClass::udp:
+      return single(kProtoUdp, kProtoUdp);
+    case ProtoClass::other:
+      return complement({{kProtoIcmp, kProtoIcmp}, {kProtoTcp, kProtoTcp}, {kProtoUdp, kProtoUdp}},
+                        0xFF);
   }
   return {};
 }
@@ -113,9 +122,11 @@ class Exporter {
     line += std::string(keyword) + (others ? " != { " : " { ") + names + " } ";
   }
 
-  void emit(const IrCube& cube, const IntervalSet* protos, ProtoClass c, const std::string& action) {
+  void emit(const IrCube& cube, const IntervalSet* protos, ProtoClass c,
+            const std::string& action) {
     std::string line = "    ";
-    if (protos && !is_full(*protos, 0xFF)) line += "meta l4proto " + set_text(Field::proto, *protos) + " ";
+    if (protos && !is_full(*protos, 0xFF))
+      line += "meta l4proto " + set_text(Field::proto, *protos) + " ";
     for (const FieldSet& fs : cube.fields) {
       if (fs.field == Field::proto) {
         if (!protos) line += "meta l4proto " + set_text(Field::proto, fs.set) + " ";
@@ -127,19 +138,44 @@ class Exporter {
       }
       const char* l4 = c == ProtoClass::tcp ? "tcp" : "udp";
       switch (fs.field) {
-        case Field::iif: interface_match("iifname", fs.set, line); continue;
-        case Field::oif: interface_match("oifname", fs.set, line); continue;
-        case Field::saddr: line += "ip saddr "; break;
-        case Field::daddr: line += "ip daddr "; break;
-        case Field::sport: line += std::string(l4) + " sport "; break;
-        case Field::dport: line += std::string(l4) + " dport "; break;
-        case Field::tcp_flags: line += "tcp flags "; break;
-        case Field::icmp_type: line += "icmp type "; break;
-        case Field::icmp_code: line += "icmp code "; break;
-        case Field::ttl: line += "ip ttl "; break;
-        case Field::length: line += "ip length "; break;
-        case Field::ct_state: line += "ct state "; break;
-        case Field::proto: break;
+        case Field::iif:
+          interface_match("iifname", fs.set, line);
+          continue;
+        case Field::oif:
+          interface_match("oifname", fs.set, line);
+          continue;
+        case Field::saddr:
+          line += "ip saddr ";
+          break;
+        case Field::daddr:
+          line += "ip daddr ";
+          break;
+        case Field::sport:
+          line += std::string(l4) + " sport ";
+          break;
+        case Field::dport:
+          line += std::string(l4) + " dport ";
+          break;
+        case Field::tcp_flags:
+          line += "tcp flags ";
+          break;
+        case Field::icmp_type:
+          line += "icmp type ";
+          break;
+        case Field::icmp_code:
+          line += "icmp code ";
+          break;
+        case Field::ttl:
+          line += "ip ttl ";
+          break;
+        case Field::length:
+          line += "ip length ";
+          break;
+        case Field::ct_state:
+          line += "ct state ";
+          break;
+        case Field::proto:
+          break;
       }
       line += set_text(fs.field, fs.set) + " ";
     }
@@ -163,42 +199,51 @@ std::string nat_target(const IrRule& r, NatPorts ports) {
 
 std::string verdict(const IrRule& r, NatPorts ports = NatPorts::include) {
   switch (r.action) {
-    case Action::accept: return "accept";
-    case Action::drop: return "drop";
-    case Action::reject: return "reject";
-    case Action::snat: return "snat" + nat_target(r, ports);
-    case Action::dnat: return "dnat" + nat_target(r, ports);
-    case Action::masquerade: return "masquerade";
+    case Action::accept:
+      return "accept";
+    case Action::drop:
+      return "drop";
+    case Action::reject:
+      return "reject";
+    case Action::snat:
+      return "snat" + nat_target(r, ports);
+    case Action::dnat:
+      return "dnat" + nat_target(r, ports);
+    case Action::masquerade:
+      return "masquerade";
   }
   return "accept";
 }
 
 int priority(const IrChain& chain) {
   if (chain.kind == ChainKind::filter) return kFilterPriority;
-  return chain.hook == Hook::prerouting || chain.hook == Hook::output ? kDstNatPriority : kSrcNatPriority;
+  return chain.hook == Hook::prerouting || chain.hook == Hook::output ? kDstNatPriority
+                                                                      : kSrcNatPriority;
 }
 }  // namespace
 
 std::string ipv4_text(uint32_t a) {
-  return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." + std::to_string(a >> 8 & 0xFF) +
-         "." + std::to_string(a & 0xFF);
+  return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
+         std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
 }
 
 std::string export_nft(const Ruleset& ruleset, const std::string& table_name) {
-  std::string out = "# generated by keel-fw\ntable ip " + table_name + "\ndelete table ip " + table_name +
-                    "\ntable ip " + table_name + " {\n";
+  std::string out = "# generated by keel-fw\ntable ip " + table_name + "\ndelete table ip " +
+                    table_name + "\ntable ip " + table_name + " {\n";
   Exporter exporter(ruleset, out);
   for (const IrChain& chain : ruleset.chains) {
-    out += "  chain " + chain.name + " {\n    type " + (chain.kind == ChainKind::nat ? "nat" : "filter") +
-           " hook " + to_string(chain.hook) + " priority " + std::to_string(priority(chain)) + "; policy " +
-           to_string(chain.policy) + ";\n";
+    out += "  chain " + chain.name + " {\n    type " +
+           (chain.kind == ChainKind::nat ? "nat" : "filter") + " hook " + to_string(chain.hook) +
+           " priority " + std::to_string(priority(chain)) + "; policy " + to_string(chain.policy) +
+           ";\n";
     for (const IrRule& rule : chain.rules) {
       std::string log;
       if (rule.log) log = "log prefix \"" + ruleset.strings[rule.log_prefix] + "\" ";
       const bool limited = rule.log && rule.log_rate_per_minute;
       // A limit is a match in nft: log under the limit, then decide unconditionally.
       const std::string prefix = limited ? "" : log;
-      const ActionText action(prefix + verdict(rule) + "\n", prefix + verdict(rule, NatPorts::omit) + "\n");
+      const ActionText action(prefix + verdict(rule) + "\n",
+                              prefix + verdict(rule, NatPorts::omit) + "\n");
       for (const IrCube& cube : rule.condition) {
         if (limited) {
           std::string rate = std::to_string(rule.log_rate_per_minute);

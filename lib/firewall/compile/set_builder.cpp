@@ -8,12 +8,13 @@
 
 namespace keel::firewall {
 namespace {
-constexpr size_t kDirectMinSegments = 64;   // below this a binary search over starts is as fast
+constexpr size_t kDirectMinSegments = 64;  // below this a binary search over starts is as fast
 constexpr size_t kHashMinPoints = 16;
-constexpr size_t kHashLoadInverse = 3;   // slots >= 3 per key: load <= 1/3, so most probes end at the home slot
+constexpr size_t kHashLoadInverse =
+    3;  // slots >= 3 per key: load <= 1/3, so most probes end at the home slot
 constexpr size_t kIndexMinSegments = 64;
 constexpr int kMinIndexBits = 8;
-constexpr int kMaxIndexBits = 22;           // 16 MiB index at most; 2-4 entries per segment below that
+constexpr int kMaxIndexBits = 22;  // 16 MiB index at most; 2-4 entries per segment below that
 
 // Union-find "next unpainted segment" so each segment is painted once: O(n log n) overall.
 uint32_t find_next(std::vector<uint32_t>& next, uint32_t i) {
@@ -27,9 +28,9 @@ uint32_t find_next(std::vector<uint32_t>& next, uint32_t i) {
   return root;
 }
 
-// Open addressing with linear probing over (key, rule) pairs in keys: a lookup reads one line. Empty
-// slots hold a key that is not in the set and rule kNoRule, so "key is v or empty" ends a probe
-// with the answer in the slot: one branch, almost always taken at the home slot.
+// Open addressing with linear probing over (key, rule) pairs in keys: a lookup reads one line.
+// Empty slots hold a key that is not in the set and rule kNoRule, so "key is v or empty" ends a
+// probe with the answer in the slot: one branch, almost always taken at the home slot.
 void build_hash_set(Tables& tables, SetTable& set, const std::vector<uint32_t>& starts,
                     const std::vector<uint32_t>& value) {
   size_t points = 0;
@@ -96,7 +97,8 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
   std::vector<uint32_t> next(starts.size() + 1);
   for (uint32_t i = 0; i < next.size(); ++i) next[i] = i;
   auto segment_of = [&](uint32_t v) {
-    return static_cast<uint32_t>(std::upper_bound(starts.begin(), starts.end(), v) - starts.begin() - 1);
+    return static_cast<uint32_t>(std::upper_bound(starts.begin(), starts.end(), v) -
+                                 starts.begin() - 1);
   };
   // Members arrive in rule order, so the first painter of a segment is its first match.
   for (const PartCube& m : group.members) {
@@ -123,7 +125,8 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
   SetTable set;
   set.field = static_cast<uint8_t>(group.key);
   uint32_t residual_count = 0;
-  set.first_check = emit_checks(tables, *group.residual_source, skip_mask | field_bit(group.key), residual_count);
+  set.first_check =
+      emit_checks(tables, *group.residual_source, skip_mask | field_bit(group.key), residual_count);
   set.check_count = residual_count;
   const int bits = field_bits(group.key);
   if (bits <= 16 && starts.size() >= kDirectMinSegments) {
@@ -133,13 +136,15 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
     tables.values.resize(set.first + size_t{set.count});
     for (size_t i = 0; i < starts.size(); ++i) {
       uint32_t end = i + 1 < starts.size() ? starts[i + 1] : max + 1;
-      std::fill(tables.values.begin() + set.first + starts[i], tables.values.begin() + set.first + end, value[i]);
+      std::fill(tables.values.begin() + set.first + starts[i],
+                tables.values.begin() + set.first + end, value[i]);
     }
   } else if (all_points && starts.size() / 2 >= kHashMinPoints) {
     build_hash_set(tables, set, starts, value);
   } else {
     // (start, rule) pairs side by side in keys, then an index on the top bits whose entries give
-    // either the rule of a bucket no segment boundary crosses (one read) or the bucket's first segment.
+    // either the rule of a bucket no segment boundary crosses (one read) or the bucket's first
+    // segment.
     set.kind = SetKind::intervals;
     set.count = static_cast<uint32_t>(starts.size());
     set.first = static_cast<uint32_t>(tables.keys.size());
@@ -148,8 +153,8 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
       tables.keys.push_back(value[i]);
     }
     if (starts.size() >= kIndexMinSegments) {
-      int index_bits = std::clamp(static_cast<int>(std::bit_width(starts.size())) + 1, kMinIndexBits,
-                                  std::min(kMaxIndexBits, bits));
+      int index_bits = std::clamp(static_cast<int>(std::bit_width(starts.size())) + 1,
+                                  kMinIndexBits, std::min(kMaxIndexBits, bits));
       set.index_bits = static_cast<uint8_t>(index_bits);
       set.index_first = static_cast<uint32_t>(tables.keys.size());
       const int shift = bits - index_bits;
@@ -158,7 +163,8 @@ uint32_t build_set_table(Tables& tables, const SetGroup& group, uint32_t skip_ma
         const uint64_t point = b << shift, last = point + (uint64_t{1} << shift) - 1;
         while (segment + 1 < starts.size() && starts[segment + 1] <= point) ++segment;
         const bool leaf = segment + 1 == starts.size() || starts[segment + 1] > last;
-        tables.keys.push_back(leaf ? set_index_leaf(value[segment]) : static_cast<uint32_t>(segment));
+        tables.keys.push_back(leaf ? set_index_leaf(value[segment])
+                                   : static_cast<uint32_t>(segment));
       }
     }
   }

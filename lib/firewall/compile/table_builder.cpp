@@ -12,8 +12,9 @@ namespace keel::firewall {
 namespace {
 constexpr Field kDispatchCandidates[] = {Field::proto, Field::ct_state, Field::iif, Field::oif};
 constexpr size_t kMaxPartitions = 4096;
-constexpr size_t kCopySlack = 1024;      // allowed extra cube copies beyond 2x from dispatch
-constexpr size_t kMinGroupSize = 64;  // smaller runs cost more as separate probes than inside tuples
+constexpr size_t kCopySlack = 1024;  // allowed extra cube copies beyond 2x from dispatch
+constexpr size_t kMinGroupSize =
+    64;  // smaller runs cost more as separate probes than inside tuples
 // A run must also hold this share of its partition: each set table is one more probe, and many
 // small runs (a 5-tuple mix) cost more as probes than inside the few merged tuple tables.
 constexpr size_t kMinGroupShareDivisor = 32;
@@ -70,15 +71,18 @@ uint64_t hash_fields(const IrCube& cube, Field skip, uint32_t skip_mask) {
 
 bool same_residual(const IrCube& a, const IrCube& b, Field key, uint32_t skip_mask) {
   auto next = [&](const IrCube& c, size_t i) {
-    while (i < c.fields.size() && (c.fields[i].field == key || (skip_mask & field_bit(c.fields[i].field)))) ++i;
+    while (i < c.fields.size() &&
+           (c.fields[i].field == key || (skip_mask & field_bit(c.fields[i].field))))
+      ++i;
     return i;
   };
   size_t i = next(a, 0), j = next(b, 0);
   while (i < a.fields.size() && j < b.fields.size()) {
     const FieldSet &x = a.fields[i], &y = b.fields[j];
     if (x.field != y.field || x.set.size() != y.set.size() ||
-        !std::equal(x.set.begin(), x.set.end(), y.set.begin(),
-                    [](const Interval& p, const Interval& q) { return p.lo == q.lo && p.hi == q.hi; })) {
+        !std::equal(
+            x.set.begin(), x.set.end(), y.set.begin(),
+            [](const Interval& p, const Interval& q) { return p.lo == q.lo && p.hi == q.hi; })) {
       return false;
     }
     i = next(a, i + 1);
@@ -109,7 +113,8 @@ void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_
   std::sort(signatures.begin(), signatures.end());
   for (size_t run = 0, end = 0; run < signatures.size(); run = end) {
     while (end < signatures.size() && signatures[end].first == signatures[run].first) ++end;
-    for (size_t i = run; i < end; ++i) slot_count[signatures[i].second] = static_cast<uint32_t>(end - run);
+    for (size_t i = run; i < end; ++i)
+      slot_count[signatures[i].second] = static_cast<uint32_t>(end - run);
   }
   std::vector<std::pair<uint64_t, uint32_t>>().swap(signatures);
   uint32_t next_slot = 0;  // the second pass visits the slots in the same order
@@ -151,13 +156,17 @@ void build_partition(Tables& tables, const std::vector<PartCube>& cubes, uint32_
     probe.best_rule = g.members.front().rule;
     probes.push_back(probe);
   }
-  std::stable_sort(rest.begin(), rest.end(), [](const PartCube& a, const PartCube& b) { return a.rule < b.rule; });
+  std::stable_sort(rest.begin(), rest.end(),
+                   [](const PartCube& a, const PartCube& b) { return a.rule < b.rule; });
   build_tuple_tables(tables, rest, skip_mask, probes);
-  std::stable_sort(probes.begin(), probes.end(), [](const Probe& a, const Probe& b) { return a.best_rule < b.best_rule; });
+  std::stable_sort(probes.begin(), probes.end(),
+                   [](const Probe& a, const Probe& b) { return a.best_rule < b.best_rule; });
   // Trees are walked side by side when consecutive: move them up to the first one. The probe
   // order stays sorted by best rule when the group counts as one probe with its first's rule.
-  auto first_tree = std::find_if(probes.begin(), probes.end(), [](const Probe& p) { return p.kind == ProbeKind::tree; });
-  std::stable_partition(first_tree, probes.end(), [](const Probe& p) { return p.kind == ProbeKind::tree; });
+  auto first_tree = std::find_if(probes.begin(), probes.end(),
+                                 [](const Probe& p) { return p.kind == ProbeKind::tree; });
+  std::stable_partition(first_tree, probes.end(),
+                        [](const Probe& p) { return p.kind == ProbeKind::tree; });
   Partition part;
   part.first_probe = static_cast<uint32_t>(tables.probes.size());
   part.probe_count = static_cast<uint32_t>(probes.size());
@@ -198,7 +207,8 @@ void build_chain(Tables& tables, const IrChain& chain, uint32_t first_rule) {
   for (size_t i = 0; i < dispatch.size(); ++i) {
     ct.dispatch_field[i] = static_cast<uint8_t>(dispatch[i].field);
     ct.class_count[i] = dispatch[i].classes;
-    tables.class_maps.insert(tables.class_maps.end(), dispatch[i].class_of.begin(), dispatch[i].class_of.end());
+    tables.class_maps.insert(tables.class_maps.end(), dispatch[i].class_of.begin(),
+                             dispatch[i].class_of.end());
     skip_mask |= field_bit(dispatch[i].field);
   }
   // Distribute cubes to every partition whose classes they accept (rule order is kept).
@@ -229,7 +239,8 @@ Tables build_tables(const Ruleset& ruleset, BuildStats* stats) {
     return static_cast<uint32_t>(tables.strings.size() - 1);
   };
   for (const IrInterface& i : ruleset.interfaces) {
-    tables.interfaces.push_back({intern(i.name), i.address, i.netmask, i.gateway, i.vlan, i.dhcp, 0});
+    tables.interfaces.push_back(
+        {intern(i.name), i.address, i.netmask, i.gateway, i.vlan, i.dhcp, 0});
   }
   for (const IrRoute& r : ruleset.routes) {
     tables.routes.push_back({r.prefix, r.gateway, r.metric, r.length, r.interface, {}});
@@ -261,13 +272,14 @@ Tables build_tables(const Ruleset& ruleset, BuildStats* stats) {
 }
 
 size_t table_bytes(const Tables& t) {
-  return t.class_maps.size() + t.partitions.size() * sizeof(Partition) + t.probes.size() * sizeof(Probe) +
-         t.sets.size() * sizeof(SetTable) + t.tuples.size() * sizeof(TupleTable) + t.cubes.size() * sizeof(Cube) +
+  return t.class_maps.size() + t.partitions.size() * sizeof(Partition) +
+         t.probes.size() * sizeof(Probe) + t.sets.size() * sizeof(SetTable) +
+         t.tuples.size() * sizeof(TupleTable) + t.cubes.size() * sizeof(Cube) +
          t.checks.size() * sizeof(FieldCheck) + t.intervals.size() * sizeof(Interval) +
-         (t.keys.size() + t.values.size()) * sizeof(uint32_t) + t.tuple_entries.size() * sizeof(TupleEntry) +
-         t.trees.size() * sizeof(TreeTable) + t.tree_roots.size() * sizeof(uint32_t) +
-         t.tree_lines.size() * sizeof(TreeLine) + t.leaf_octets.size() * sizeof(LeafOctet) +
-         t.rules.size() * sizeof(RuleInfo);
+         (t.keys.size() + t.values.size()) * sizeof(uint32_t) +
+         t.tuple_entries.size() * sizeof(TupleEntry) + t.trees.size() * sizeof(TreeTable) +
+         t.tree_roots.size() * sizeof(uint32_t) + t.tree_lines.size() * sizeof(TreeLine) +
+         t.leaf_octets.size() * sizeof(LeafOctet) + t.rules.size() * sizeof(RuleInfo);
 }
 
 }  // namespace keel::firewall

@@ -1,8 +1,8 @@
 // HyperSplit decision tree (Qi et al. 2009) over the packed 5-tuple entries of a partition.
 // Tuple space search probes one table per rule shape, and a realistic 5-tuple mix has tens of
 // shapes; a tree's lookup is one root-to-leaf walk plus a test of at most kLeafEntries entries
-// (stored as octets, four or eight tested per instruction), whatever the shapes. Each node splits one
-// field at a rule endpoint chosen to balance the entries on both sides and to copy few of them
+// (stored as octets, four or eight tested per instruction), whatever the shapes. Each node splits
+// one field at a rule endpoint chosen to balance the entries on both sides and to copy few of them
 // into both; entries that cover a node's whole box end its list (later ones can never match
 // first there). Copies are budgeted: a tree that would exceed kMaxRefsPerEntry references per
 // entry is abandoned and the caller keeps tuples.
@@ -13,15 +13,15 @@
 
 namespace keel::firewall {
 namespace {
-constexpr size_t kLeafEntries = 24;       // leaves hold at most this many entries (unless unsplittable)
-constexpr size_t kSplitSample = 512;      // endpoints sampled per field to propose split points
+constexpr size_t kLeafEntries = 24;   // leaves hold at most this many entries (unless unsplittable)
+constexpr size_t kSplitSample = 512;  // endpoints sampled per field to propose split points
 constexpr double kMaxRefsPerEntry = 4.0;  // leaf references per entry: bounds table bytes per rule
 constexpr size_t kRefSlack = 1024;        // small trees may copy more, their bytes do not matter
 constexpr uint64_t kCopyWeight = 2;       // a copied entry costs this many entries of imbalance
 constexpr int kCandidatesPerField = 7;    // octiles of the sampled endpoints
 constexpr size_t kEntriesPerRoot = 1;     // the root cut has about entries / this many slots
 
-constexpr int kMaxTreeDepth = 64;         // levels of binary splits (kMaxTreeLines lines)
+constexpr int kMaxTreeDepth = 64;  // levels of binary splits (kMaxTreeLines lines)
 static_assert(kMaxTreeDepth <= kMaxTreeLines * kLineLevels);
 
 using Bounds = std::array<uint32_t, kTupleFields>;
@@ -40,8 +40,8 @@ Item item_of(const TupleEntry& e, uint32_t id) {
   Item it;
   it.id = id;
   it.lo = {e.saddr, e.daddr, e.sport_lo, e.dport_lo, e.proto_lo};
-  it.hi = {e.saddr | ~prefix_mask(e.saddr_length), e.daddr | ~prefix_mask(e.daddr_length), e.sport_hi, e.dport_hi,
-           e.proto_hi};
+  it.hi = {e.saddr | ~prefix_mask(e.saddr_length), e.daddr | ~prefix_mask(e.daddr_length),
+           e.sport_hi, e.dport_hi, e.proto_hi};
   return it;
 }
 
@@ -70,7 +70,8 @@ class TreeBuilder {
         break;
       }
     }
-    const Split split = items.size() <= kLeafEntries || depth >= kMaxTreeDepth ? Split{} : choose(items, box);
+    const Split split =
+        items.size() <= kLeafEntries || depth >= kMaxTreeDepth ? Split{} : choose(items, box);
     if (split.field < 0) return make_leaf(at, items);
     const auto child = static_cast<uint32_t>(nodes_.size());
     nodes_.resize(nodes_.size() + 2);
@@ -120,7 +121,8 @@ class TreeBuilder {
       std::sort(sample_.begin(), sample_.end());
       std::array<uint32_t, kCandidatesPerField> candidates{};
       std::array<uint64_t, kCandidatesPerField> left{}, right{};
-      for (int c = 0; c < kCandidatesPerField; ++c) candidates[c] = sample_[sample_.size() * (c + 1) / (kCandidatesPerField + 1)];
+      for (int c = 0; c < kCandidatesPerField; ++c)
+        candidates[c] = sample_[sample_.size() * (c + 1) / (kCandidatesPerField + 1)];
       for (const Item& it : items) {
         for (int c = 0; c < kCandidatesPerField; ++c) {
           left[c] += it.lo[f] < candidates[c];
@@ -142,14 +144,16 @@ class TreeBuilder {
 
 }  // namespace
 
-bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field, int max_root_bits,
-                std::vector<Probe>& probes) {
+bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field,
+                int max_root_bits, std::vector<Probe>& probes) {
   if (entries.empty()) return false;
-  TreeBuilder builder(static_cast<size_t>(kMaxRefsPerEntry * static_cast<double>(entries.size())) + kRefSlack);
+  TreeBuilder builder(static_cast<size_t>(kMaxRefsPerEntry * static_cast<double>(entries.size())) +
+                      kRefSlack);
   // Root cut: slots for about kEntriesPerRoot entries each, on the group's specific field.
   const int field_width = field_bits(kTupleFieldList[root_field]);
-  const int root_bits = std::min<int>(
-      {max_root_bits, kMaxTreeRootBits, static_cast<int>(std::bit_width(entries.size() / kEntriesPerRoot)) - 1});
+  const int root_bits =
+      std::min<int>({max_root_bits, kMaxTreeRootBits,
+                     static_cast<int>(std::bit_width(entries.size() / kEntriesPerRoot)) - 1});
   const int bits = std::max(root_bits, 0);
   const int shift = field_width - bits;
   std::vector<std::vector<Item>> slots(size_t{1} << bits);
@@ -174,7 +178,8 @@ bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root
   TreeTable tree;
   tree.root_field = static_cast<uint8_t>(root_field);
   tree.root_bits = static_cast<uint8_t>(bits);
-  if (!lay_out_tree(tables, tree, builder.nodes_, builder.refs_, entries, static_cast<uint32_t>(slots.size()))) {
+  if (!lay_out_tree(tables, tree, builder.nodes_, builder.refs_, entries,
+                    static_cast<uint32_t>(slots.size()))) {
     return false;
   }
   tables.trees.push_back(tree);

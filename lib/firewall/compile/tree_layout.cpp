@@ -43,7 +43,8 @@ void store_leaves(std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>
 // octets than a reference can name.
 class LinePacker {
  public:
-  LinePacker(const std::vector<TreeBuildNode>& nodes, std::vector<TreeLine>& lines) : nodes_(nodes), lines_(lines) {}
+  LinePacker(const std::vector<TreeBuildNode>& nodes, std::vector<TreeLine>& lines)
+      : nodes_(nodes), lines_(lines) {}
 
   // The reference to binary node `n`: its leaf, or a new line holding its top three levels.
   uint32_t ref(uint32_t n) {
@@ -68,7 +69,8 @@ class LinePacker {
       return;
     }
     const TreeBuildNode& node = nodes_[n];
-    if (node.field == TreeBuildNode::kLeaf) {  // a pass-through split (value 0: every value goes right)
+    if (node.field ==
+        TreeBuildNode::kLeaf) {  // a pass-through split (value 0: every value goes right)
       fill(line, n, 2 * at + 1);
       fill(line, n, 2 * at + 2);
       return;
@@ -108,8 +110,9 @@ LeafOctet leaf_octet(std::span<const TupleEntry> entries) {
   return octet;
 }
 
-bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes, const std::vector<uint32_t>& refs,
-                  const std::vector<TupleEntry>& entries, uint32_t roots) {
+bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& nodes,
+                  const std::vector<uint32_t>& refs, const std::vector<TupleEntry>& entries,
+                  uint32_t roots) {
   tree.octets_first = static_cast<uint32_t>(tables.leaf_octets.size());
   store_leaves(nodes, refs, entries, tables.leaf_octets);
   tree.octets_count = static_cast<uint32_t>(tables.leaf_octets.size()) - tree.octets_first;

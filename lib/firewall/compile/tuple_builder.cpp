@@ -52,7 +52,8 @@ Lengths cube_lengths(const IrCube& cube, uint32_t skip_mask) {
   for (int i = 0; i < kTupleFields; ++i) {
     Field f = kTupleFieldList[i];
     const FieldSet* fs = find_field(cube, f);
-    if (fs && !(skip_mask & field_bit(f))) out[i] = static_cast<uint8_t>(enclosing_length(fs->set, field_bits(f)));
+    if (fs && !(skip_mask & field_bit(f)))
+      out[i] = static_cast<uint8_t>(enclosing_length(fs->set, field_bits(f)));
   }
   return out;
 }
@@ -61,8 +62,10 @@ Lengths cube_lengths(const IrCube& cube, uint32_t skip_mask) {
 Lengths relax_coarse(Lengths l) {
   for (int i = 0; i < kTupleFields; ++i) {
     int bits = field_bits(kTupleFieldList[i]);
-    if (bits == 32) l[i] = static_cast<uint8_t>(l[i] >= kAddressRelaxCoarse ? kAddressRelaxCoarse : 0);
-    else if (l[i] != bits || kTupleFieldList[i] == Field::sport) l[i] = 0;
+    if (bits == 32)
+      l[i] = static_cast<uint8_t>(l[i] >= kAddressRelaxCoarse ? kAddressRelaxCoarse : 0);
+    else if (l[i] != bits || kTupleFieldList[i] == Field::sport)
+      l[i] = 0;
   }
   return l;
 }
@@ -71,8 +74,11 @@ Lengths relax_coarse(Lengths l) {
 Lengths relax_fine(Lengths l) {
   for (int i = 0; i < kTupleFields; ++i) {
     int bits = field_bits(kTupleFieldList[i]);
-    if (bits == 32) l[i] = static_cast<uint8_t>(std::min<int>(l[i] - l[i] % kAddressRelaxStep, kAddressRelaxFine));
-    else if (l[i] != bits) l[i] = 0;
+    if (bits == 32)
+      l[i] =
+          static_cast<uint8_t>(std::min<int>(l[i] - l[i] % kAddressRelaxStep, kAddressRelaxFine));
+    else if (l[i] != bits)
+      l[i] = 0;
   }
   return l;
 }
@@ -108,15 +114,23 @@ std::optional<TupleEntry> pack(const PartCube& pc, uint32_t skip_mask) {
       case Field::saddr:
       case Field::daddr: {
         int length = enclosing_length(fs.set, 32);
-        if (iv.lo != (iv.lo & prefix_mask(length)) || iv.hi != (iv.lo | ~prefix_mask(length))) return std::nullopt;
+        if (iv.lo != (iv.lo & prefix_mask(length)) || iv.hi != (iv.lo | ~prefix_mask(length)))
+          return std::nullopt;
         (fs.field == Field::saddr ? e.saddr : e.daddr) = iv.lo;
         (fs.field == Field::saddr ? e.saddr_length : e.daddr_length) = static_cast<uint8_t>(length);
         break;
       }
-      case Field::sport: e.sport_lo = static_cast<uint16_t>(iv.lo), e.sport_hi = static_cast<uint16_t>(iv.hi); break;
-      case Field::dport: e.dport_lo = static_cast<uint16_t>(iv.lo), e.dport_hi = static_cast<uint16_t>(iv.hi); break;
-      case Field::proto: e.proto_lo = static_cast<uint8_t>(iv.lo), e.proto_hi = static_cast<uint8_t>(iv.hi); break;
-      default: return std::nullopt;
+      case Field::sport:
+        e.sport_lo = static_cast<uint16_t>(iv.lo), e.sport_hi = static_cast<uint16_t>(iv.hi);
+        break;
+      case Field::dport:
+        e.dport_lo = static_cast<uint16_t>(iv.lo), e.dport_hi = static_cast<uint16_t>(iv.hi);
+        break;
+      case Field::proto:
+        e.proto_lo = static_cast<uint8_t>(iv.lo), e.proto_hi = static_cast<uint8_t>(iv.hi);
+        break;
+      default:
+        return std::nullopt;
     }
   }
   return e;
@@ -126,8 +140,8 @@ std::optional<TupleEntry> pack(const PartCube& pc, uint32_t skip_mask) {
 bool entry_covers(const TupleEntry& a, const TupleEntry& b) {
   return a.saddr_length <= b.saddr_length && (b.saddr & prefix_mask(a.saddr_length)) == a.saddr &&
          a.daddr_length <= b.daddr_length && (b.daddr & prefix_mask(a.daddr_length)) == a.daddr &&
-         a.sport_lo <= b.sport_lo && b.sport_hi <= a.sport_hi && a.dport_lo <= b.dport_lo && b.dport_hi <= a.dport_hi &&
-         a.proto_lo <= b.proto_lo && b.proto_hi <= a.proto_hi;
+         a.sport_lo <= b.sport_lo && b.sport_hi <= a.sport_hi && a.dport_lo <= b.dport_lo &&
+         b.dport_hi <= a.dport_hi && a.proto_lo <= b.proto_lo && b.proto_hi <= a.proto_hi;
 }
 
 // True when a cube already in `bucket` covers `entry` (so the new cube is dead).
@@ -162,7 +176,8 @@ void merge_small_tables(std::vector<Candidate>& candidates) {
       std::vector<std::optional<TupleEntry>> packed(into.packed);
       packed.insert(packed.end(), small.packed.begin(), small.packed.end());
       for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-      std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return cubes[a].rule < cubes[b].rule; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](uint32_t a, uint32_t b) { return cubes[a].rule < cubes[b].rule; });
       into.cubes.clear();
       into.packed.clear();
       for (uint32_t i : order) into.cubes.push_back(cubes[i]), into.packed.push_back(packed[i]);
@@ -195,7 +210,8 @@ int tree_group(const TupleEntry& e) {
 
 // Moves packed cubes into trees (one per group) when the tuple layout would need several
 // probes; a group whose tree exceeds its copy budget stays in the tuple tables.
-void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates, std::vector<Probe>& probes) {
+void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates,
+                         std::vector<Probe>& probes) {
   std::array<std::vector<TupleEntry>, kTreeGroupCount> groups;
   size_t packed_tables = 0, packed = 0;
   for (const Candidate& c : candidates) {
@@ -219,7 +235,8 @@ void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates, std
     std::vector<TupleEntry> entries = groups[into];
     entries.insert(entries.end(), groups[g].begin(), groups[g].end());
     std::stable_sort(entries.begin(), entries.end(), by_rule);
-    if (!build_tree(tables, entries, kTreeGroups[into].field, kTreeGroups[into].min_length, probes)) continue;
+    if (!build_tree(tables, entries, kTreeGroups[into].field, kTreeGroups[into].min_length, probes))
+      continue;
     moved[g] = moved[into] = true;
   }
   for (int g = 0; g < kTreeGroupCount; ++g) {
@@ -243,23 +260,28 @@ void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates, std
   }
 }
 
-void emit_table(Tables& tables, const Candidate& c, uint32_t skip_mask, std::vector<Probe>& probes) {
+void emit_table(Tables& tables, const Candidate& c, uint32_t skip_mask,
+                std::vector<Probe>& probes) {
   TupleTable table;
   table.lengths = c.lengths;
   table.bucket_bits = static_cast<uint8_t>(std::bit_width(c.load.size()));
-  const bool packed = std::all_of(c.packed.begin(), c.packed.end(), [](const auto& p) { return p.has_value(); });
+  const bool packed =
+      std::all_of(c.packed.begin(), c.packed.end(), [](const auto& p) { return p.has_value(); });
   table.format = packed ? TupleFormat::packed : TupleFormat::cubes;
   const uint32_t buckets = 1u << table.bucket_bits;
   std::vector<std::pair<uint32_t, uint32_t>> placed;  // (bucket, cube), cubes in rule order
   placed.reserve(c.cubes.size());
   for (uint32_t i = 0; i < c.cubes.size(); ++i) {
     uint64_t h = tuple_hash(key_of(*c.cubes[i].cube, c.lengths));
-    uint32_t bucket = table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
+    uint32_t bucket =
+        table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
     placed.push_back({bucket, i});
   }
-  std::stable_sort(placed.begin(), placed.end(), [](auto& a, auto& b) { return a.first < b.first; });
+  std::stable_sort(placed.begin(), placed.end(),
+                   [](auto& a, auto& b) { return a.first < b.first; });
   table.offsets_first = static_cast<uint32_t>(tables.keys.size());
-  table.entries_first = static_cast<uint32_t>(packed ? tables.tuple_entries.size() : tables.values.size());
+  table.entries_first =
+      static_cast<uint32_t>(packed ? tables.tuple_entries.size() : tables.values.size());
   table.entries_count = static_cast<uint32_t>(placed.size());
   size_t next = 0;
   for (uint32_t b = 0; b <= buckets; ++b) {
@@ -291,7 +313,8 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
                         std::vector<Probe>& probes) {
   std::vector<Candidate> candidates;
   auto existing = [&](const Lengths& l) {
-    auto it = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate& c) { return c.lengths == l; });
+    auto it = std::find_if(candidates.begin(), candidates.end(),
+                           [&](const Candidate& c) { return c.lengths == l; });
     return it == candidates.end() ? nullptr : &*it;
   };
   for (const PartCube& pc : cubes) {
@@ -310,7 +333,8 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
         dead = true;
         break;
       }
-      if (!chosen && (it == c.load.end() || it->second.count < kCollisionLimit)) chosen = &c, chosen_key = key;
+      if (!chosen && (it == c.load.end() || it->second.count < kCollisionLimit))
+        chosen = &c, chosen_key = key;
       if (chosen && !entry) break;
     }
     if (dead) continue;

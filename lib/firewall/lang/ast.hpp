@@ -26,7 +26,18 @@ struct Value {
 };
 
 enum class AtomKind : uint8_t {
-  iif, oif, saddr, daddr, protocol, sport, dport, tcp_flags, icmp_type, icmp_code, ttl, length,
+  iif,
+  oif,
+  saddr,
+  daddr,
+  protocol,
+  sport,
+  dport,
+  tcp_flags,
+  icmp_type,
+  icmp_code,
+  ttl,
+  length,
   ct_state,
 };
 enum class CompareOp : uint8_t { eq, ne, lt, le, gt, ge };

@@ -8,19 +8,32 @@ constexpr size_t kMaxInterfaces = kUnknownInterface;  // ids 0..254; 255 means u
 
 const char* atom_name(const Atom& atom) {
   switch (atom.kind) {
-    case AtomKind::iif: return "iif";
-    case AtomKind::oif: return "oif";
-    case AtomKind::saddr: return "ip saddr";
-    case AtomKind::daddr: return "ip daddr";
-    case AtomKind::protocol: return "protocol";
-    case AtomKind::sport: return atom.proto == kProtoTcp ? "tcp sport" : "udp sport";
-    case AtomKind::dport: return atom.proto == kProtoTcp ? "tcp dport" : "udp dport";
-    case AtomKind::tcp_flags: return "tcp flags";
-    case AtomKind::icmp_type: return "icmp type";
-    case AtomKind::icmp_code: return "icmp code";
-    case AtomKind::ttl: return "ttl";
-    case AtomKind::length: return "length";
-    case AtomKind::ct_state: return "ct state";
+    case AtomKind::iif:
+      return "iif";
+    case AtomKind::oif:
+      return "oif";
+    case AtomKind::saddr:
+      return "ip saddr";
+    case AtomKind::daddr:
+      return "ip daddr";
+    case AtomKind::protocol:
+      return "protocol";
+    case AtomKind::sport:
+      return atom.proto == kProtoTcp ? "tcp sport" : "udp sport";
+    case AtomKind::dport:
+      return atom.proto == kProtoTcp ? "tcp dport" : "udp dport";
+    case AtomKind::tcp_flags:
+      return "tcp flags";
+    case AtomKind::icmp_type:
+      return "icmp type";
+    case AtomKind::icmp_code:
+      return "icmp code";
+    case AtomKind::ttl:
+      return "ttl";
+    case AtomKind::length:
+      return "length";
+    case AtomKind::ct_state:
+      return "ct state";
   }
   return "?";
 }
@@ -28,19 +41,26 @@ const char* atom_name(const Atom& atom) {
 ValueType expected_type(AtomKind kind) {
   switch (kind) {
     case AtomKind::iif:
-    case AtomKind::oif: return ValueType::name;
+    case AtomKind::oif:
+      return ValueType::name;
     case AtomKind::saddr:
-    case AtomKind::daddr: return ValueType::address;
-    default: return ValueType::number;
+    case AtomKind::daddr:
+      return ValueType::address;
+    default:
+      return ValueType::number;
   }
 }
 
 const char* type_phrase(ValueType type) {
   switch (type) {
-    case ValueType::address: return "an address, prefix or address range";
-    case ValueType::number: return "a number, range or list of numbers";
-    case ValueType::name: return "an interface name";
-    case ValueType::empty: return "an empty list";
+    case ValueType::address:
+      return "an address, prefix or address range";
+    case ValueType::number:
+      return "a number, range or list of numbers";
+    case ValueType::name:
+      return "an interface name";
+    case ValueType::empty:
+      return "an empty list";
   }
   return "?";
 }
@@ -48,10 +68,14 @@ const char* type_phrase(ValueType type) {
 
 const char* to_string(ValueType type) {
   switch (type) {
-    case ValueType::address: return "address";
-    case ValueType::number: return "number";
-    case ValueType::name: return "name";
-    case ValueType::empty: return "empty list";
+    case ValueType::address:
+      return "address";
+    case ValueType::number:
+      return "number";
+    case ValueType::name:
+      return "name";
+    case ValueType::empty:
+      return "empty list";
   }
   return "?";
 }
@@ -63,19 +87,32 @@ std::string where(const Program& program, SourceLocation loc) {
 
 Field atom_field(AtomKind kind) {
   switch (kind) {
-    case AtomKind::iif: return Field::iif;
-    case AtomKind::oif: return Field::oif;
-    case AtomKind::saddr: return Field::saddr;
-    case AtomKind::daddr: return Field::daddr;
-    case AtomKind::protocol: return Field::proto;
-    case AtomKind::sport: return Field::sport;
-    case AtomKind::dport: return Field::dport;
-    case AtomKind::tcp_flags: return Field::tcp_flags;
-    case AtomKind::icmp_type: return Field::icmp_type;
-    case AtomKind::icmp_code: return Field::icmp_code;
-    case AtomKind::ttl: return Field::ttl;
-    case AtomKind::length: return Field::length;
-    case AtomKind::ct_state: return Field::ct_state;
+    case AtomKind::iif:
+      return Field::iif;
+    case AtomKind::oif:
+      return Field::oif;
+    case AtomKind::saddr:
+      return Field::saddr;
+    case AtomKind::daddr:
+      return Field::daddr;
+    case AtomKind::protocol:
+      return Field::proto;
+    case AtomKind::sport:
+      return Field::sport;
+    case AtomKind::dport:
+      return Field::dport;
+    case AtomKind::tcp_flags:
+      return Field::tcp_flags;
+    case AtomKind::icmp_type:
+      return Field::icmp_type;
+    case AtomKind::icmp_code:
+      return Field::icmp_code;
+    case AtomKind::ttl:
+      return Field::ttl;
+    case AtomKind::length:
+      return Field::length;
+    case AtomKind::ct_state:
+      return Field::ct_state;
   }
   return Field::proto;
 }
@@ -83,22 +120,28 @@ Field atom_field(AtomKind kind) {
 uint8_t atom_implied_proto(const Atom& atom) {
   switch (atom.kind) {
     case AtomKind::sport:
-    case AtomKind::dport: return atom.proto;
-    case AtomKind::tcp_flags: return kProtoTcp;
+    case AtomKind::dport:
+      return atom.proto;
+    case AtomKind::tcp_flags:
+      return kProtoTcp;
     case AtomKind::icmp_type:
-    case AtomKind::icmp_code: return kProtoIcmp;
-    default: return 0;
+    case AtomKind::icmp_code:
+      return kProtoIcmp;
+    default:
+      return 0;
   }
 }
 
 namespace {
-void declare(std::unordered_map<std::string, uint32_t>& table, const std::string& name, uint32_t index,
-             SourceLocation loc, SourceLocation first_loc_of(uint32_t, const Program&), const Program& program,
+void declare(std::unordered_map<std::string, uint32_t>& table, const std::string& name,
+             uint32_t index, SourceLocation loc,
+             SourceLocation first_loc_of(uint32_t, const Program&), const Program& program,
              const char* what, ErrorSink& errors) {
   auto [it, inserted] = table.emplace(name, index);
   if (!inserted) {
-    errors.add(loc, std::string("duplicate definition of ") + what + " '" + name + "' (first defined at " +
-                        where(program, first_loc_of(it->second, program)) + ")");
+    errors.add(loc, std::string("duplicate definition of ") + what + " '" + name +
+                        "' (first defined at " + where(program, first_loc_of(it->second, program)) +
+                        ")");
   }
 }
 
@@ -113,13 +156,15 @@ void resolve_atom(Atom& atom, const Program& program, const Symbols& symbols, Er
       return;
     }
     value = &program.defines[it->second].value;
-    origin = " '$" + atom.value.reference + "' (defined at " + where(program, program.defines[it->second].location) + ")";
+    origin = " '$" + atom.value.reference + "' (defined at " +
+             where(program, program.defines[it->second].location) + ")";
   }
   Field field = atom_field(atom.kind);
   ValueType want = expected_type(atom.kind);
   if (value->type != want && value->type != ValueType::empty) {
     errors.add(atom.value.location, std::string("type mismatch: ") + atom_name(atom) + " expects " +
-                                        type_phrase(want) + ", found " + to_string(value->type) + origin);
+                                        type_phrase(want) + ", found " + to_string(value->type) +
+                                        origin);
     return;
   }
   IntervalSet set;
@@ -134,8 +179,9 @@ void resolve_atom(Atom& atom, const Program& program, const Symbols& symbols, Er
     }
   } else {
     if (value->max_value > field_max(field)) {
-      errors.add(value->max_location, "value " + std::to_string(value->max_value) + " out of range for " +
-                                          atom_name(atom) + ": expected 0-" + std::to_string(field_max(field)));
+      errors.add(value->max_location, "value " + std::to_string(value->max_value) +
+                                          " out of range for " + atom_name(atom) + ": expected 0-" +
+                                          std::to_string(field_max(field)));
       return;
     }
     set = value->set;
@@ -145,15 +191,24 @@ void resolve_atom(Atom& atom, const Program& program, const Symbols& symbols, Er
   if (atom.op != CompareOp::eq && atom.op != CompareOp::ne) {
     if (want == ValueType::name || set.size() != 1 || set[0].lo != set[0].hi) {
       errors.add(atom.value.location, std::string("comparison needs a single ") +
-                                          (want == ValueType::name ? "number or address, not a name" : "value, not a range or list"));
+                                          (want == ValueType::name ? "number or address, not a name"
+                                                                   : "value, not a range or list"));
       return;
     }
     uint32_t v = set[0].lo;
     switch (atom.op) {
-      case CompareOp::lt: set = v == 0 ? IntervalSet{} : single(0, v - 1); break;
-      case CompareOp::le: set = single(0, v); break;
-      case CompareOp::gt: set = v == max ? IntervalSet{} : single(v + 1, max); break;
-      default: set = single(v, max); break;
+      case CompareOp::lt:
+        set = v == 0 ? IntervalSet{} : single(0, v - 1);
+        break;
+      case CompareOp::le:
+        set = single(0, v);
+        break;
+      case CompareOp::gt:
+        set = v == max ? IntervalSet{} : single(v + 1, max);
+        break;
+      default:
+        set = single(v, max);
+        break;
     }
   } else if (atom.op == CompareOp::ne) {
     set = complement(set, max);
@@ -168,19 +223,25 @@ void check_program(Program& program, Symbols& symbols, ErrorSink& errors) {
     if (!define.value.reference.empty()) {
       // A define may alias an earlier one.
       auto it = symbols.defines.find(define.value.reference);
-      if (it == symbols.defines.end()) errors.add(define.value.location, "undefined name '" + define.value.reference + "'");
-      else define.value = program.defines[it->second].value;
+      if (it == symbols.defines.end())
+        errors.add(define.value.location, "undefined name '" + define.value.reference + "'");
+      else
+        define.value = program.defines[it->second].value;
     }
-    declare(symbols.defines, define.name, i, define.location,
-            [](uint32_t k, const Program& p) { return p.defines[k].location; }, program, "name", errors);
+    declare(
+        symbols.defines, define.name, i, define.location,
+        [](uint32_t k, const Program& p) { return p.defines[k].location; }, program, "name",
+        errors);
   }
   for (uint32_t i = 0; i < program.interfaces.size(); ++i) {
     if (i >= kMaxInterfaces) {
       errors.add(program.interfaces[i].location, "too many interfaces: at most 255");
       break;
     }
-    declare(symbols.interfaces, program.interfaces[i].name, i, program.interfaces[i].location,
-            [](uint32_t k, const Program& p) { return p.interfaces[k].location; }, program, "interface", errors);
+    declare(
+        symbols.interfaces, program.interfaces[i].name, i, program.interfaces[i].location,
+        [](uint32_t k, const Program& p) { return p.interfaces[k].location; }, program, "interface",
+        errors);
   }
   for (RouteStmt& route : program.routes) {
     if (!route.device.empty() && !symbols.interfaces.count(route.device)) {
@@ -188,22 +249,26 @@ void check_program(Program& program, Symbols& symbols, ErrorSink& errors) {
     }
   }
   for (uint32_t i = 0; i < program.chains.size(); ++i) {
-    declare(symbols.chains, program.chains[i].name, i, program.chains[i].location,
-            [](uint32_t k, const Program& p) { return p.chains[k].location; }, program, "chain", errors);
+    declare(
+        symbols.chains, program.chains[i].name, i, program.chains[i].location,
+        [](uint32_t k, const Program& p) { return p.chains[k].location; }, program, "chain",
+        errors);
   }
   // One base chain per (type, hook).
   for (uint32_t i = 0; i < program.chains.size(); ++i) {
     const ChainStmt& chain = program.chains[i];
     if (!chain.has_hook) continue;
     if (chain.kind == ChainKind::nat && chain.hook == Hook::forward) {
-      errors.add(chain.hook_location, "nat chains attach to prerouting, input, output or postrouting, not forward");
+      errors.add(chain.hook_location,
+                 "nat chains attach to prerouting, input, output or postrouting, not forward");
     }
     for (uint32_t j = 0; j < i; ++j) {
       const ChainStmt& other = program.chains[j];
       if (other.has_hook && other.kind == chain.kind && other.hook == chain.hook) {
-        errors.add(chain.hook_location, std::string("duplicate definition of hook '") + to_string(chain.hook) +
-                                            "' (first attached by chain '" + other.name + "' at " +
-                                            where(program, other.location) + ")");
+        errors.add(chain.hook_location, std::string("duplicate definition of hook '") +
+                                            to_string(chain.hook) + "' (first attached by chain '" +
+                                            other.name + "' at " + where(program, other.location) +
+                                            ")");
         break;
       }
     }

@@ -68,7 +68,8 @@ Token Lexer::next() {
     token.kind = TokenKind::string;
     advance();
     while (pos_ < text_.size() && peek() != '"' && peek() != '\n') advance();
-    if (peek() != '"') throw CompileError(token.location, "unterminated string: expected '\"' before end of line");
+    if (peek() != '"')
+      throw CompileError(token.location, "unterminated string: expected '\"' before end of line");
     advance();
     token.text = text_.substr(start + 1, pos_ - start - 2);
     return token;
@@ -88,9 +89,12 @@ Token Lexer::next() {
 
 std::string describe(const Token& token) {
   switch (token.kind) {
-    case TokenKind::end: return "end of file";
-    case TokenKind::string: return "string \"" + std::string(token.text) + "\"";
-    default: return "'" + std::string(token.text) + "'";
+    case TokenKind::end:
+      return "end of file";
+    case TokenKind::string:
+      return "string \"" + std::string(token.text) + "\"";
+    default:
+      return "'" + std::string(token.text) + "'";
   }
 }
 

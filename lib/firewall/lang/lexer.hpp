@@ -28,7 +28,9 @@ class Lexer {
   Token next();
 
  private:
-  char peek(size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  char peek(size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
   void advance();
   void skip_space_and_comments();
 

@@ -24,8 +24,8 @@ const Keyword* find(std::span<const Keyword> table, std::string_view name) {
 }  // namespace
 
 bool Parser::starts_condition() const {
-  static constexpr std::string_view kStarts[] = {"iif", "oif", "ip", "protocol", "tcp", "udp",
-                                                 "icmp", "ttl", "length", "ct", "not", "("};
+  static constexpr std::string_view kStarts[] = {"iif",  "oif", "ip",     "protocol", "tcp", "udp",
+                                                 "icmp", "ttl", "length", "ct",       "not", "("};
   for (std::string_view s : kStarts)
     if (at(s)) return true;
   return false;
@@ -45,9 +45,12 @@ uint32_t Parser::parse_or() {
 uint32_t Parser::parse_and() {
   uint32_t left = parse_unary();
   for (;;) {
-    if (accept("and")) left = add_expr(ExprKind::all, left, parse_unary());
-    else if (starts_condition()) left = add_expr(ExprKind::all, left, parse_unary());
-    else return left;
+    if (accept("and"))
+      left = add_expr(ExprKind::all, left, parse_unary());
+    else if (starts_condition())
+      left = add_expr(ExprKind::all, left, parse_unary());
+    else
+      return left;
   }
 }
 
@@ -80,12 +83,14 @@ void Parser::parse_keyword_list(Value& value, AtomKind kind) {
     SourceLocation loc = current_.location;
     if (kind == AtomKind::tcp_flags) {
       bool clear = accept("!");
-      const Keyword* flag = current_.kind == TokenKind::name ? find(kTcpFlags, current_.text) : nullptr;
+      const Keyword* flag =
+          current_.kind == TokenKind::name ? find(kTcpFlags, current_.text) : nullptr;
       if (!flag) fail("a TCP flag (fin, syn, rst, psh, ack, urg, ecn, cwr)");
       (clear ? must_clear : must_set) |= flag->value;
       advance();
     } else if (kind == AtomKind::ct_state) {
-      const Keyword* state = current_.kind == TokenKind::name ? find(kCtStates, current_.text) : nullptr;
+      const Keyword* state =
+          current_.kind == TokenKind::name ? find(kCtStates, current_.text) : nullptr;
       if (!state) fail("a connection state (new, established, related, invalid)");
       add_item(value, ValueType::number, state->value, state->value, loc);
       advance();
@@ -94,7 +99,8 @@ void Parser::parse_keyword_list(Value& value, AtomKind kind) {
         uint32_t number = parse_number_token(current_);
         add_item(value, ValueType::number, number, number, loc);
       } else {
-        const Keyword* proto = current_.kind == TokenKind::name ? find(kProtocols, current_.text) : nullptr;
+        const Keyword* proto =
+            current_.kind == TokenKind::name ? find(kProtocols, current_.text) : nullptr;
         if (!proto) fail("a protocol (tcp, udp, icmp or a number)");
         add_item(value, ValueType::number, proto->value, proto->value, loc);
       }
@@ -104,9 +110,11 @@ void Parser::parse_keyword_list(Value& value, AtomKind kind) {
   }
   if (braced) expect("}", "'}' to close the list");
   if (kind == AtomKind::tcp_flags) {
-    if (must_set & must_clear) throw CompileError(value.location, "impossible flags: a flag is both required and excluded");
+    if (must_set & must_clear)
+      throw CompileError(value.location, "impossible flags: a flag is both required and excluded");
     for (uint32_t v = 0; v < kTcpFlagValues; ++v) {
-      if ((v & must_set) == must_set && (v & must_clear) == 0) add_item(value, ValueType::number, v, v, value.location);
+      if ((v & must_set) == must_set && (v & must_clear) == 0)
+        add_item(value, ValueType::number, v, v, value.location);
     }
   }
 }
@@ -119,23 +127,32 @@ uint32_t Parser::parse_atom() {
     atom.op = parse_compare();
     atom.value = parse_value(/*allow_file=*/false);
   };
-  if (accept("iif")) with_value(AtomKind::iif);
-  else if (accept("oif")) with_value(AtomKind::oif);
+  if (accept("iif"))
+    with_value(AtomKind::iif);
+  else if (accept("oif"))
+    with_value(AtomKind::oif);
   else if (accept("ip")) {
-    if (accept("saddr")) with_value(AtomKind::saddr);
-    else if (accept("daddr")) with_value(AtomKind::daddr);
-    else fail("'saddr' or 'daddr' after 'ip'");
+    if (accept("saddr"))
+      with_value(AtomKind::saddr);
+    else if (accept("daddr"))
+      with_value(AtomKind::daddr);
+    else
+      fail("'saddr' or 'daddr' after 'ip'");
   } else if (accept("protocol")) {
     atom.kind = AtomKind::protocol;
     atom.op = parse_compare();
-    if (at("$")) atom.value = parse_value(false);
-    else parse_keyword_list(atom.value, atom.kind);
+    if (at("$"))
+      atom.value = parse_value(false);
+    else
+      parse_keyword_list(atom.value, atom.kind);
   } else if (at("tcp") || at("udp")) {
     uint8_t proto = at("tcp") ? kProtoTcp : kProtoUdp;
     advance();
     atom.proto = proto;
-    if (accept("sport")) with_value(AtomKind::sport);
-    else if (accept("dport")) with_value(AtomKind::dport);
+    if (accept("sport"))
+      with_value(AtomKind::sport);
+    else if (accept("dport"))
+      with_value(AtomKind::dport);
     else if (proto == kProtoTcp && accept("flags")) {
       atom.kind = AtomKind::tcp_flags;
       atom.op = parse_compare();
@@ -145,20 +162,26 @@ uint32_t Parser::parse_atom() {
       add_item(atom.value, ValueType::number, proto, proto, atom.location);
     }
   } else if (accept("icmp")) {
-    if (accept("type")) with_value(AtomKind::icmp_type);
-    else if (accept("code")) with_value(AtomKind::icmp_code);
+    if (accept("type"))
+      with_value(AtomKind::icmp_type);
+    else if (accept("code"))
+      with_value(AtomKind::icmp_code);
     else {
       atom.kind = AtomKind::protocol;
       add_item(atom.value, ValueType::number, kProtoIcmp, kProtoIcmp, atom.location);
     }
-  } else if (accept("ttl")) with_value(AtomKind::ttl);
-  else if (accept("length")) with_value(AtomKind::length);
+  } else if (accept("ttl"))
+    with_value(AtomKind::ttl);
+  else if (accept("length"))
+    with_value(AtomKind::length);
   else if (accept("ct")) {
     expect("state", "'state' after 'ct'");
     atom.kind = AtomKind::ct_state;
     atom.op = parse_compare();
-    if (at("$")) atom.value = parse_value(false);
-    else parse_keyword_list(atom.value, atom.kind);
+    if (at("$"))
+      atom.value = parse_value(false);
+    else
+      parse_keyword_list(atom.value, atom.kind);
   } else {
     fail("a condition (iif, oif, ip, protocol, tcp, udp, icmp, ttl, length, ct, not, '(')");
   }

@@ -26,7 +26,8 @@ uint32_t Parser::parse_number_token(const Token& token) {
   return value;
 }
 
-uint32_t Parser::parse_address_token(const Token& token, uint8_t* prefix_length, bool allow_host_bits) {
+uint32_t Parser::parse_address_token(const Token& token, uint8_t* prefix_length,
+                                     bool allow_host_bits) {
   std::string_view text = token.text;
   size_t slash = text.find('/');
   std::string_view dotted = text.substr(0, slash);
@@ -54,14 +55,17 @@ uint32_t Parser::parse_address_token(const Token& token, uint8_t* prefix_length,
     std::string_view digits = text.substr(slash + 1);
     auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), length);
     if (error != std::errc() || length > kAddressBits) {
-      throw CompileError(token.location, "prefix length out of range in '" + std::string(text) + "': expected 0-32");
+      throw CompileError(token.location, "prefix length out of range in '" + std::string(text) +
+                                             "': expected 0-32");
     }
     uint32_t host_mask = length == 0 ? ~0u : (length == kAddressBits ? 0 : ~0u >> length);
     if ((address & host_mask) && !allow_host_bits) {
       throw CompileError(token.location, "prefix '" + std::string(text) +
                                              "' has host bits set: expected the network address");
     }
-    if (!prefix_length) throw CompileError(token.location, "expected a single address, found prefix '" + std::string(text) + "'");
+    if (!prefix_length)
+      throw CompileError(token.location,
+                         "expected a single address, found prefix '" + std::string(text) + "'");
   }
   if (prefix_length) *prefix_length = static_cast<uint8_t>(length);
   return address;
@@ -104,7 +108,8 @@ void Parser::parse_item(Value& value) {
     uint32_t hi = length == 0 ? ~0u : lo | (length == kAddressBits ? 0 : ~0u >> length);
     if (length == kAddressBits && accept("-")) {
       hi = expect_address();
-      if (hi < lo) throw CompileError(loc, "impossible range: start address is greater than end address");
+      if (hi < lo)
+        throw CompileError(loc, "impossible range: start address is greater than end address");
     }
     add_item(value, ValueType::address, lo, hi, loc);
   } else if (current_.kind == TokenKind::number) {
@@ -114,15 +119,16 @@ void Parser::parse_item(Value& value) {
     if (accept("-")) {
       hi = expect_number();
       if (hi < lo) {
-        throw CompileError(loc, "impossible range " + std::to_string(lo) + "-" + std::to_string(hi) +
-                                    ": start is greater than end");
+        throw CompileError(loc, "impossible range " + std::to_string(lo) + "-" +
+                                    std::to_string(hi) + ": start is greater than end");
       }
     }
     add_item(value, ValueType::number, lo, hi, loc);
   } else if (current_.kind == TokenKind::name) {
     if (value.type != ValueType::empty && value.type != ValueType::name) {
       throw CompileError(loc, std::string("mixed list: expected ") + to_string(value.type) +
-                                  " like the first element, found name '" + std::string(current_.text) + "'");
+                                  " like the first element, found name '" +
+                                  std::string(current_.text) + "'");
     }
     value.type = ValueType::name;
     value.names.emplace_back(current_.text);

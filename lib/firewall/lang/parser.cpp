@@ -7,7 +7,8 @@ constexpr uint32_t kMinutesPerHour = 60;
 constexpr uint32_t kMaxLogRatePerMinute = 0xFFFF;
 
 bool parse_hook(std::string_view word, Hook& hook) {
-  static constexpr std::string_view kNames[] = {"prerouting", "input", "forward", "output", "postrouting"};
+  static constexpr std::string_view kNames[] = {"prerouting", "input", "forward", "output",
+                                                "postrouting"};
   for (int i = 0; i < kHookCount; ++i) {
     if (word == kNames[i]) {
       hook = static_cast<Hook>(i);
@@ -47,12 +48,18 @@ void Parser::fail(std::string_view expected) const {
 
 void Parser::parse_program() {
   while (current_.kind != TokenKind::end) {
-    if (at("define")) parse_define();
-    else if (at("interface")) parse_interface();
-    else if (at("route")) parse_route();
-    else if (at("conntrack")) parse_conntrack();
-    else if (at("chain")) parse_chain();
-    else fail("a statement (define, interface, route, conntrack or chain)");
+    if (at("define"))
+      parse_define();
+    else if (at("interface"))
+      parse_interface();
+    else if (at("route"))
+      parse_route();
+    else if (at("conntrack"))
+      parse_conntrack();
+    else if (at("chain"))
+      parse_chain();
+    else
+      fail("a statement (define, interface, route, conntrack or chain)");
     accept(";");
   }
 }
@@ -84,7 +91,8 @@ void Parser::parse_interface() {
       iface.netmask = expect_address();
       uint32_t inverted = ~iface.netmask;
       if ((inverted & (inverted + 1)) != 0) {
-        throw CompileError(current_.location, "netmask is not contiguous: expected ones followed by zeros");
+        throw CompileError(current_.location,
+                           "netmask is not contiguous: expected ones followed by zeros");
       }
     } else if (accept("gateway")) {
       iface.gateway = expect_address();
@@ -94,7 +102,8 @@ void Parser::parse_interface() {
       SourceLocation at_vlan = current_.location;
       uint32_t vlan = expect_number();
       constexpr uint32_t kMaxVlan = 4094;  // IEEE 802.1Q: 0 and 4095 are reserved
-      if (vlan < 1 || vlan > kMaxVlan) throw CompileError(at_vlan, "vlan id out of range: expected 1-4094");
+      if (vlan < 1 || vlan > kMaxVlan)
+        throw CompileError(at_vlan, "vlan id out of range: expected 1-4094");
       iface.vlan = static_cast<uint16_t>(vlan);
     } else {
       fail("an interface property (address, netmask, gateway, dhcp, vlan) or '}'");
@@ -123,9 +132,12 @@ void Parser::parse_route() {
 
 void Parser::parse_conntrack() {
   advance();
-  if (accept("on")) program_.conntrack = true;
-  else if (accept("off")) program_.conntrack = false;
-  else fail("'on' or 'off'");
+  if (accept("on"))
+    program_.conntrack = true;
+  else if (accept("off"))
+    program_.conntrack = false;
+  else
+    fail("'on' or 'off'");
 }
 
 void Parser::parse_chain() {
@@ -136,9 +148,12 @@ void Parser::parse_chain() {
   bool has_policy = false;
   while (!at("{")) {
     if (accept("type")) {
-      if (accept("filter")) chain.kind = ChainKind::filter;
-      else if (accept("nat")) chain.kind = ChainKind::nat;
-      else fail("chain type 'filter' or 'nat'");
+      if (accept("filter"))
+        chain.kind = ChainKind::filter;
+      else if (accept("nat"))
+        chain.kind = ChainKind::nat;
+      else
+        fail("chain type 'filter' or 'nat'");
     } else if (accept("hook")) {
       chain.hook_location = current_.location;
       if (current_.kind != TokenKind::name || !parse_hook(current_.text, chain.hook)) {
@@ -148,15 +163,19 @@ void Parser::parse_chain() {
       advance();
     } else if (accept("policy")) {
       has_policy = true;
-      if (accept("accept")) chain.policy = Action::accept;
-      else if (accept("drop")) chain.policy = Action::drop;
-      else fail("policy 'accept' or 'drop'");
+      if (accept("accept"))
+        chain.policy = Action::accept;
+      else if (accept("drop"))
+        chain.policy = Action::drop;
+      else
+        fail("policy 'accept' or 'drop'");
     } else {
       fail("'type', 'hook', 'policy' or '{' after the chain name");
     }
   }
   if (has_policy && !chain.has_hook) {
-    throw CompileError(chain.location, "a policy needs a hook: chain '" + chain.name + "' has none");
+    throw CompileError(chain.location,
+                       "a policy needs a hook: chain '" + chain.name + "' has none");
   }
   advance();
   while (!accept("}")) {
@@ -184,10 +203,14 @@ void Parser::parse_rule(ChainStmt& chain) {
         uint32_t count = expect_number();
         expect("/", "'/' and a unit (second, minute, hour)");
         uint64_t per_minute = 0;
-        if (accept("second")) per_minute = uint64_t{count} * kSecondsPerMinute;
-        else if (accept("minute")) per_minute = count;
-        else if (accept("hour")) per_minute = (count + kMinutesPerHour - 1) / kMinutesPerHour;
-        else fail("a rate unit (second, minute, hour)");
+        if (accept("second"))
+          per_minute = uint64_t{count} * kSecondsPerMinute;
+        else if (accept("minute"))
+          per_minute = count;
+        else if (accept("hour"))
+          per_minute = (count + kMinutesPerHour - 1) / kMinutesPerHour;
+        else
+          fail("a rate unit (second, minute, hour)");
         if (per_minute == 0 || per_minute > kMaxLogRatePerMinute) {
           throw CompileError(at_rate, "log rate out of range: expected 1/minute to 1092/second");
         }
@@ -203,10 +226,14 @@ void Parser::parse_rule(ChainStmt& chain) {
 
 void Parser::parse_action(RuleStmt& rule) {
   rule.action_location = current_.location;
-  if (accept("accept")) rule.action = RuleAction::accept;
-  else if (accept("drop")) rule.action = RuleAction::drop;
-  else if (accept("reject")) rule.action = RuleAction::reject;
-  else if (accept("masquerade")) rule.action = RuleAction::masquerade;
+  if (accept("accept"))
+    rule.action = RuleAction::accept;
+  else if (accept("drop"))
+    rule.action = RuleAction::drop;
+  else if (accept("reject"))
+    rule.action = RuleAction::reject;
+  else if (accept("masquerade"))
+    rule.action = RuleAction::masquerade;
   else if (accept("jump")) {
     rule.action = RuleAction::jump;
     rule.target_location = current_.location;
@@ -229,7 +256,8 @@ void Parser::parse_nat_target(RuleStmt& rule) {
     SourceLocation at_port = current_.location;
     uint32_t lo = expect_number();
     uint32_t hi = accept("-") ? expect_number() : lo;
-    if (hi > field_max(Field::dport)) throw CompileError(at_port, "port out of range: expected 0-65535");
+    if (hi > field_max(Field::dport))
+      throw CompileError(at_port, "port out of range: expected 0-65535");
     if (lo > hi) throw CompileError(at_port, "impossible range: start is greater than end");
     rule.nat_port_lo = static_cast<uint16_t>(lo);
     rule.nat_port_hi = static_cast<uint16_t>(hi);

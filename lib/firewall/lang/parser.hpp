@@ -40,7 +40,8 @@ class Parser {
   void parse_item(Value& value);
   void load_list_file(Value& value, const Token& path_token);
   void add_item(Value& value, ValueType type, uint32_t lo, uint32_t hi, SourceLocation loc);
-  uint32_t parse_address_token(const Token& token, uint8_t* prefix_length, bool allow_host_bits = false);
+  uint32_t parse_address_token(const Token& token, uint8_t* prefix_length,
+                               bool allow_host_bits = false);
   uint32_t parse_number_token(const Token& token);
   uint32_t expect_address();
   uint32_t expect_number();
@@ -48,7 +49,8 @@ class Parser {
   // tokens
   void advance() { current_ = lexer_.next(); }
   bool at(std::string_view word) const {
-    return (current_.kind == TokenKind::name || current_.kind == TokenKind::symbol) && current_.text == word;
+    return (current_.kind == TokenKind::name || current_.kind == TokenKind::symbol) &&
+           current_.text == word;
   }
   bool accept(std::string_view word);
   void expect(std::string_view word, std::string_view what);

@@ -1,7 +1,7 @@
 #pragma once
 // Table blob layout, version 7 (little-endian, x86-64 record layouts as in tables.hpp):
-//   header: magic[8] | version u32 | reserved u32 | payload_size u64 | checksum u64 (FNV-1a of payload)
-//   payload: conntrack u8, the chain slots, then each pool as u64 count + raw records,
+//   header: magic[8] | version u32 | reserved u32 | payload_size u64 | checksum u64 (FNV-1a of
+//   payload) payload: conntrack u8, the chain slots, then each pool as u64 count + raw records,
 //            strings as u64 count + (u32 length + bytes) each.
 #include <cstdint>
 

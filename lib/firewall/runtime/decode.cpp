@@ -34,7 +34,8 @@ std::span<const uint8_t> blob_magic() { return {blob::kMagic, sizeof(blob::kMagi
 
 LoadStatus decode_tables(std::span<const uint8_t> data, Tables& out) {
   if (data.size() < blob::kHeaderSize) return LoadStatus::truncated;
-  if (std::memcmp(data.data(), blob::kMagic, sizeof(blob::kMagic)) != 0) return LoadStatus::bad_magic;
+  if (std::memcmp(data.data(), blob::kMagic, sizeof(blob::kMagic)) != 0)
+    return LoadStatus::bad_magic;
   Reader header(data.subspan(sizeof(blob::kMagic)));
   uint32_t version = 0, reserved = 0;
   uint64_t payload_size = 0, checksum = 0;

@@ -24,16 +24,18 @@ struct PacketLanes {
 // Bit i set when lane i of quad `half` (lanes 0-3 or 4-7) of `octet` matches.
 inline uint32_t quad_matches(const LeafOctet& octet, uint32_t half, const PacketLanes& p) {
   const uint32_t at = 4 * half;
-  const auto field = [&](const uint32_t (&lane)[8]) {
+  const auto field = [&](const uint32_t(&lane)[8]) {
     return _mm_load_si128(reinterpret_cast<const __m128i*>(lane + at));
   };
-  const __m128i source = _mm_cmpeq_epi32(_mm_and_si128(p.saddr, field(octet.saddr_mask)), field(octet.saddr));
-  const __m128i destination = _mm_cmpeq_epi32(_mm_and_si128(p.daddr, field(octet.daddr_mask)), field(octet.daddr));
+  const __m128i source =
+      _mm_cmpeq_epi32(_mm_and_si128(p.saddr, field(octet.saddr_mask)), field(octet.saddr));
+  const __m128i destination =
+      _mm_cmpeq_epi32(_mm_and_si128(p.daddr, field(octet.daddr_mask)), field(octet.daddr));
   const __m128i addresses = _mm_and_si128(source, destination);
   // A range half greater than the packet's half is a bound the packet misses (range_key).
-  const __m128i outside = _mm_or_si128(
-      _mm_or_si128(_mm_cmpgt_epi16(field(octet.sport), p.sport), _mm_cmpgt_epi16(field(octet.dport), p.dport)),
-      _mm_cmpgt_epi16(field(octet.proto), p.proto));
+  const __m128i outside = _mm_or_si128(_mm_or_si128(_mm_cmpgt_epi16(field(octet.sport), p.sport),
+                                                    _mm_cmpgt_epi16(field(octet.dport), p.dport)),
+                                       _mm_cmpgt_epi16(field(octet.proto), p.proto));
   const __m128i match = _mm_and_si128(addresses, _mm_cmpeq_epi32(outside, _mm_setzero_si128()));
   return static_cast<uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(match)));
 }

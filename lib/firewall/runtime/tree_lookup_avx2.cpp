@@ -9,6 +9,8 @@
 //  - A leaf's octets are tested into one match mask (eight bits an octet) and the first set bit
 //    names the best lane: one select per leaf instead of one per octet.
 //  - The packet's broadcasts are made once per lookup, not once per tree.
+#include "runtime/tree_lookup_avx2.hpp"
+
 #include <cpuid.h>
 #include <immintrin.h>
 
@@ -18,14 +20,13 @@
 
 #include "keel/firewall/classifier.hpp"
 #include "runtime/leaf_match.hpp"
-#include "runtime/tree_lookup_avx2.hpp"
 
 namespace keel::firewall {
 namespace {
 constexpr uint32_t kSignBit = 0x80000000u;
 constexpr uint32_t kOctetLanes = 8;
 constexpr uint32_t kFixedOctets = 3;  // leaves of up to 24 entries are tested without a loop
-constexpr int kLineFieldMask = 7;    // a split's field index is 3 bits of TreeLine::fields
+constexpr int kLineFieldMask = 7;     // a split's field index is 3 bits of TreeLine::fields
 
 // The exit (0-7) a line's walk takes for each outcome of its seven splits (bit i: the value is
 // at least split i's), following heap order: split i leads to 2i + 1 or 2i + 2.
@@ -51,7 +52,8 @@ __attribute__((target("avx2"))) inline __m256i lanes(const uint32_t (&field)[kOc
 }
 
 // The reference a walk from `ref` reaches: lines until a leaf (the loader checked that walks end).
-__attribute__((target("avx2"))) inline uint32_t walk(const TreeLine* lines, uint32_t ref, const PacketVectors& p) {
+__attribute__((target("avx2"))) inline uint32_t walk(const TreeLine* lines, uint32_t ref,
+                                                     const PacketVectors& p) {
   const __m256i shifts = _mm256_setr_epi32(0, 0, 3, 6, 9, 12, 15, 18);
   const __m256i field_mask = _mm256_set1_epi32(kLineFieldMask);
   const __m256i sign = _mm256_set1_epi32(static_cast<int>(kSignBit));
@@ -64,31 +66,36 @@ __attribute__((target("avx2"))) inline uint32_t walk(const TreeLine* lines, uint
     const __m256i keys = _mm256_permutevar8x32_epi32(p.tuple, fields);
     // Unsigned "value > key" as signed after flipping both sign bits: the split's left side.
     const __m256i left = _mm256_cmpgt_epi32(_mm256_xor_si256(words, sign), keys);
-    const uint32_t outcome = ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(left))) >> 1 & 0x7F;
+    const uint32_t outcome =
+        ~static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(left))) >> 1 & 0x7F;
     ref = line.exit[kExit[outcome]];
   }
   return ref;
 }
 
 // Match bits of one octet: bit i when lane i matches.
-__attribute__((target("avx2"))) inline uint32_t octet_matches(const LeafOctet& octet, const PacketVectors& p) {
-  const __m256i source = _mm256_cmpeq_epi32(_mm256_and_si256(p.saddr, lanes(octet.saddr_mask)), lanes(octet.saddr));
+__attribute__((target("avx2"))) inline uint32_t octet_matches(const LeafOctet& octet,
+                                                              const PacketVectors& p) {
+  const __m256i source =
+      _mm256_cmpeq_epi32(_mm256_and_si256(p.saddr, lanes(octet.saddr_mask)), lanes(octet.saddr));
   const __m256i destination =
       _mm256_cmpeq_epi32(_mm256_and_si256(p.daddr, lanes(octet.daddr_mask)), lanes(octet.daddr));
   // A range half greater than the packet's half is a bound the packet misses (range_key).
-  const __m256i outside = _mm256_or_si256(
-      _mm256_or_si256(_mm256_cmpgt_epi16(lanes(octet.sport), p.sport), _mm256_cmpgt_epi16(lanes(octet.dport), p.dport)),
-      _mm256_cmpgt_epi16(lanes(octet.proto), p.proto));
+  const __m256i outside =
+      _mm256_or_si256(_mm256_or_si256(_mm256_cmpgt_epi16(lanes(octet.sport), p.sport),
+                                      _mm256_cmpgt_epi16(lanes(octet.dport), p.dport)),
+                      _mm256_cmpgt_epi16(lanes(octet.proto), p.proto));
   const __m256i match = _mm256_and_si256(_mm256_and_si256(source, destination),
                                          _mm256_cmpeq_epi32(outside, _mm256_setzero_si256()));
   return static_cast<uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(match)));
 }
 
 // Leaves the builder could not split below kFixedOctets octets, in order until a lane matches.
-__attribute__((target("avx2"))) uint32_t long_leaf(const LeafOctet* octets, uint32_t count, const PacketVectors& p,
-                                                   uint32_t best) {
+__attribute__((target("avx2"))) uint32_t long_leaf(const LeafOctet* octets, uint32_t count,
+                                                   const PacketVectors& p, uint32_t best) {
   for (uint32_t o = 0; o < count; ++o)
-    if (const uint32_t m = octet_matches(octets[o], p)) return std::min(best, octets[o].rule[std::countr_zero(m)]);
+    if (const uint32_t m = octet_matches(octets[o], p))
+      return std::min(best, octets[o].rule[std::countr_zero(m)]);
   return best;
 }
 
@@ -124,9 +131,10 @@ __attribute__((target("avx2,bmi"))) inline uint32_t leaf(const LeafOctet* octets
 
 __attribute__((target("avx2"))) PacketVectors packet_vectors(const Packet& packet) {
   PacketVectors p;
-  p.tuple = _mm256_xor_si256(_mm256_setr_epi32(static_cast<int>(packet.saddr), static_cast<int>(packet.daddr),
-                                               packet.sport, packet.dport, packet.proto, 0, 0, 0),
-                             _mm256_set1_epi32(static_cast<int>(kSignBit)));
+  p.tuple = _mm256_xor_si256(
+      _mm256_setr_epi32(static_cast<int>(packet.saddr), static_cast<int>(packet.daddr),
+                        packet.sport, packet.dport, packet.proto, 0, 0, 0),
+      _mm256_set1_epi32(static_cast<int>(kSignBit)));
   p.saddr = _mm256_set1_epi32(static_cast<int>(packet.saddr));
   p.daddr = _mm256_set1_epi32(static_cast<int>(packet.daddr));
   p.sport = _mm256_set1_epi32(static_cast<int>(range_key(packet.sport, packet.sport)));
@@ -136,9 +144,10 @@ __attribute__((target("avx2"))) PacketVectors packet_vectors(const Packet& packe
 }
 
 template <uint32_t kCount>
-__attribute__((target("avx2,bmi"))) uint32_t walk_trees(const Tables& tables, const Probe* probes, const Packet& packet,
-                                                    uint32_t best) {
-  const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport, packet.proto};
+__attribute__((target("avx2,bmi"))) uint32_t walk_trees(const Tables& tables, const Probe* probes,
+                                                        const Packet& packet, uint32_t best) {
+  const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport,
+                                      packet.proto};
   const PacketVectors p = packet_vectors(packet);
   uint32_t ref[kCount];
   const TreeTable* trees[kCount];
@@ -148,9 +157,11 @@ __attribute__((target("avx2,bmi"))) uint32_t walk_trees(const Tables& tables, co
     const uint32_t slot = leading_bits(key[field], kTupleBits[field], trees[t]->root_bits);
     ref[t] = tables.tree_roots[trees[t]->roots_first + slot];
   }
-  for (uint32_t t = 0; t < kCount; ++t) ref[t] = walk(tables.tree_lines.data() + trees[t]->lines_first, ref[t], p);
+  for (uint32_t t = 0; t < kCount; ++t)
+    ref[t] = walk(tables.tree_lines.data() + trees[t]->lines_first, ref[t], p);
   for (uint32_t t = 0; t < kCount; ++t) {
-    best = leaf(tables.leaf_octets.data() + trees[t]->octets_first + leaf_first(ref[t]), leaf_count(ref[t]), p, best);
+    best = leaf(tables.leaf_octets.data() + trees[t]->octets_first + leaf_first(ref[t]),
+                leaf_count(ref[t]), p, best);
   }
   return best;
 }
@@ -165,22 +176,30 @@ bool cpu_has_avx2() {
   return __get_cpuid_count(7, 0, &a, &b, &c, &d) && (b & bit_AVX2) && (b & bit_BMI);
 }
 
-__attribute__((target("avx2,bmi"))) uint32_t leaf_match_avx2(const LeafOctet* octets, uint32_t count,
-                                                          const Packet& packet) {
+__attribute__((target("avx2,bmi"))) uint32_t leaf_match_avx2(const LeafOctet* octets,
+                                                             uint32_t count, const Packet& packet) {
   return leaf(octets, count, packet_vectors(packet), kNoRule);
 }
 
-uint32_t lookup_trees_avx2(const Tables& tables, const Probe* probes, uint32_t count, const Packet& packet,
-                           uint32_t best) {
+uint32_t lookup_trees_avx2(const Tables& tables, const Probe* probes, uint32_t count,
+                           const Packet& packet, uint32_t best) {
   switch (count) {
-    case 1: return walk_trees<1>(tables, probes, packet, best);
-    case 2: return walk_trees<2>(tables, probes, packet, best);
-    case 3: return walk_trees<3>(tables, probes, packet, best);
-    case 4: return walk_trees<4>(tables, probes, packet, best);
-    case 5: return walk_trees<5>(tables, probes, packet, best);
-    case 6: return walk_trees<6>(tables, probes, packet, best);
-    case 7: return walk_trees<7>(tables, probes, packet, best);
-    default: return walk_trees<8>(tables, probes, packet, best);
+    case 1:
+      return walk_trees<1>(tables, probes, packet, best);
+    case 2:
+      return walk_trees<2>(tables, probes, packet, best);
+    case 3:
+      return walk_trees<3>(tables, probes, packet, best);
+    case 4:
+      return walk_trees<4>(tables, probes, packet, best);
+    case 5:
+      return walk_trees<5>(tables, probes, packet, best);
+    case 6:
+      return walk_trees<6>(tables, probes, packet, best);
+    case 7:
+      return walk_trees<7>(tables, probes, packet, best);
+    default:
+      return walk_trees<8>(tables, probes, packet, best);
   }
 }
 

@@ -9,7 +9,9 @@ namespace {
 constexpr int kMaxBucketBits = 31;
 constexpr int kMaxSetIndexBits = 24;
 
-bool range_ok(uint64_t first, uint64_t count, size_t size) { return first <= size && count <= size - first; }
+bool range_ok(uint64_t first, uint64_t count, size_t size) {
+  return first <= size && count <= size - first;
+}
 bool rule_ok(uint32_t rule, const Tables& t) { return rule == kNoRule || rule < t.rules.size(); }
 
 LoadStatus validate_set(const SetTable& s, const Tables& t) {
@@ -34,13 +36,15 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
         if (!rule_ok(slots[2 * i + 1], t)) return LoadStatus::bad_index;
         if (slots[2 * i] == empty) {
           has_empty = true;
-          if (slots[2 * i + 1] != kNoRule) return LoadStatus::bad_order;  // a lookup of the empty key lands here
+          if (slots[2 * i + 1] != kNoRule)
+            return LoadStatus::bad_order;  // a lookup of the empty key lands here
         }
       }
       return has_empty ? LoadStatus::ok : LoadStatus::bad_size;
     }
     case SetKind::intervals: {
-      if (s.count == 0 || !range_ok(s.first, uint64_t{s.count} * 2, t.keys.size())) return LoadStatus::bad_index;
+      if (s.count == 0 || !range_ok(s.first, uint64_t{s.count} * 2, t.keys.size()))
+        return LoadStatus::bad_index;
       const uint32_t* pairs = t.keys.data() + s.first;
       for (uint32_t i = 0; i < s.count; ++i)
         if (!rule_ok(pairs[2 * i + 1], t)) return LoadStatus::bad_index;
@@ -50,7 +54,8 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
       if (pairs[2 * (s.count - 1)] > field_max(field)) return LoadStatus::bad_order;
       if (s.index_bits == 0) return LoadStatus::ok;
       if (s.index_bits > bits || s.index_bits > kMaxSetIndexBits) return LoadStatus::bad_size;
-      if (s.count >= kSetIndexLeaf || t.rules.size() >= kSetIndexLeaf) return LoadStatus::bad_size;  // top bit tags leaves
+      if (s.count >= kSetIndexLeaf || t.rules.size() >= kSetIndexLeaf)
+        return LoadStatus::bad_size;  // top bit tags leaves
       const uint64_t entries = uint64_t{1} << s.index_bits;
       if (!range_ok(s.index_first, entries, t.keys.size())) return LoadStatus::bad_index;
       // Each entry must be exactly what the builder writes: the rule of a bucket inside one
@@ -62,7 +67,8 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
         while (seg + 1 < s.count && pairs[2 * (seg + 1)] <= point) ++seg;
         const bool leaf = seg + 1 == s.count || pairs[2 * (seg + 1)] > last;
         const uint32_t entry = t.keys[s.index_first + b];
-        if (entry != (leaf ? set_index_leaf(pairs[2 * seg + 1]) : seg)) return LoadStatus::bad_order;
+        if (entry != (leaf ? set_index_leaf(pairs[2 * seg + 1]) : seg))
+          return LoadStatus::bad_order;
       }
       return LoadStatus::ok;
     }
@@ -73,10 +79,12 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
 LoadStatus validate_entry(const TupleEntry& e, const Tables& t) {
   if (e.rule >= t.rules.size()) return LoadStatus::bad_index;
   if (e.saddr_length > 32 || e.daddr_length > 32) return LoadStatus::bad_size;
-  if ((e.saddr & ~prefix_mask(e.saddr_length)) != 0 || (e.daddr & ~prefix_mask(e.daddr_length)) != 0) {
+  if ((e.saddr & ~prefix_mask(e.saddr_length)) != 0 ||
+      (e.daddr & ~prefix_mask(e.daddr_length)) != 0) {
     return LoadStatus::bad_order;
   }
-  if (e.sport_lo > e.sport_hi || e.dport_lo > e.dport_hi || e.proto_lo > e.proto_hi) return LoadStatus::bad_order;
+  if (e.sport_lo > e.sport_hi || e.dport_lo > e.dport_hi || e.proto_lo > e.proto_hi)
+    return LoadStatus::bad_order;
   return LoadStatus::ok;
 }
 
@@ -91,21 +99,26 @@ LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
     return LoadStatus::bad_size;
   }
   for (uint64_t b = 1; b < offsets; ++b)
-    if (t.keys[tt.offsets_first + b] < t.keys[tt.offsets_first + b - 1]) return LoadStatus::bad_order;
+    if (t.keys[tt.offsets_first + b] < t.keys[tt.offsets_first + b - 1])
+      return LoadStatus::bad_order;
   switch (tt.format) {
     case TupleFormat::cubes:
-      if (!range_ok(tt.entries_first, tt.entries_count, t.values.size())) return LoadStatus::bad_index;
+      if (!range_ok(tt.entries_first, tt.entries_count, t.values.size()))
+        return LoadStatus::bad_index;
       for (uint32_t i = 0; i < tt.entries_count; ++i)
         if (t.values[tt.entries_first + i] >= t.cubes.size()) return LoadStatus::bad_index;
       return LoadStatus::ok;
     case TupleFormat::packed: {
-      if (!range_ok(tt.entries_first, tt.entries_count, t.tuple_entries.size())) return LoadStatus::bad_index;
+      if (!range_ok(tt.entries_first, tt.entries_count, t.tuple_entries.size()))
+        return LoadStatus::bad_index;
       const TupleEntry* entries = t.tuple_entries.data() + tt.entries_first;
       for (uint32_t i = 0; i < tt.entries_count; ++i)
         if (LoadStatus st = validate_entry(entries[i], t); st != LoadStatus::ok) return st;
-      // The lookup stops at the first entry not better than the match so far: rule order per bucket.
+      // The lookup stops at the first entry not better than the match so far: rule order per
+      // bucket.
       for (uint64_t b = 0; b + 1 < offsets; ++b) {
-        for (uint32_t e = t.keys[tt.offsets_first + b] + 1; e < t.keys[tt.offsets_first + b + 1]; ++e)
+        for (uint32_t e = t.keys[tt.offsets_first + b] + 1; e < t.keys[tt.offsets_first + b + 1];
+             ++e)
           if (entries[e].rule < entries[e - 1].rule) return LoadStatus::bad_order;
       }
       return LoadStatus::ok;
@@ -138,8 +151,10 @@ LoadStatus validate_leaf(uint32_t ref, const TreeTable& tree, const Tables& t) {
 // (so no cycle), and a line's depth (one for the root references' lines) stays in bounds.
 // Splits name tuple fields; every reference is a line of the tree or a valid leaf.
 LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
-  if (tree.root_field >= kTupleFields || tree.pad[0] != 0 || tree.pad[1] != 0) return LoadStatus::bad_enum;
-  if (tree.root_bits > kMaxTreeRootBits || tree.root_bits > field_bits(kTupleFieldList[tree.root_field])) {
+  if (tree.root_field >= kTupleFields || tree.pad[0] != 0 || tree.pad[1] != 0)
+    return LoadStatus::bad_enum;
+  if (tree.root_bits > kMaxTreeRootBits ||
+      tree.root_bits > field_bits(kTupleFieldList[tree.root_field])) {
     return LoadStatus::bad_size;
   }
   if (!range_ok(tree.roots_first, uint64_t{1} << tree.root_bits, t.tree_roots.size()) ||
@@ -159,7 +174,8 @@ LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
     return LoadStatus::ok;
   };
   for (uint32_t s = 0; s < (1u << tree.root_bits); ++s)
-    if (LoadStatus st = reference(t.tree_roots[tree.roots_first + s], 0, 1); st != LoadStatus::ok) return st;
+    if (LoadStatus st = reference(t.tree_roots[tree.roots_first + s], 0, 1); st != LoadStatus::ok)
+      return st;
   const TreeLine* lines = t.tree_lines.data() + tree.lines_first;
   for (uint32_t n = 0; n < tree.lines_count; ++n) {
     if (lines[n].fields >> (3 * kLineSplits) != 0) return LoadStatus::bad_enum;
@@ -167,7 +183,9 @@ LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
       if (line_field(lines[n], i) >= kTupleFields) return LoadStatus::bad_enum;
     // Lines no reference reaches (depth 0) are never walked; their exits are checked anyway.
     for (uint32_t exit : lines[n].exit)
-      if (LoadStatus st = reference(exit, n + 1, static_cast<uint8_t>(depth[n] + 1)); st != LoadStatus::ok) return st;
+      if (LoadStatus st = reference(exit, n + 1, static_cast<uint8_t>(depth[n] + 1));
+          st != LoadStatus::ok)
+        return st;
   }
   return LoadStatus::ok;
 }
@@ -177,7 +195,8 @@ LoadStatus validate_chain(const ChainTable& c, const Tables& t) {
   if (!c.present) return LoadStatus::ok;
   if (static_cast<int>(c.policy) >= kActionCount) return LoadStatus::bad_enum;
   if (c.dispatch_count > kMaxDispatchFields) return LoadStatus::bad_size;
-  if (!range_ok(c.class_maps_first, uint64_t{c.dispatch_count} * kClassMapSize, t.class_maps.size())) {
+  if (!range_ok(c.class_maps_first, uint64_t{c.dispatch_count} * kClassMapSize,
+                t.class_maps.size())) {
     return LoadStatus::bad_index;
   }
   uint64_t partitions = 1;
@@ -185,11 +204,13 @@ LoadStatus validate_chain(const ChainTable& c, const Tables& t) {
     if (c.dispatch_field[d] > static_cast<uint8_t>(Field::ct_state)) return LoadStatus::bad_enum;
     if (c.class_count[d] == 0 || c.class_count[d] > kClassMapSize) return LoadStatus::bad_size;
     for (uint32_t v = 0; v < kClassMapSize; ++v)
-      if (t.class_maps[c.class_maps_first + d * kClassMapSize + v] >= c.class_count[d]) return LoadStatus::bad_index;
+      if (t.class_maps[c.class_maps_first + d * kClassMapSize + v] >= c.class_count[d])
+        return LoadStatus::bad_index;
     partitions *= c.class_count[d];
   }
   if (partitions != c.partition_count) return LoadStatus::bad_size;
-  if (!range_ok(c.first_partition, c.partition_count, t.partitions.size())) return LoadStatus::bad_index;
+  if (!range_ok(c.first_partition, c.partition_count, t.partitions.size()))
+    return LoadStatus::bad_index;
   return LoadStatus::ok;
 }
 }  // namespace
@@ -204,7 +225,8 @@ LoadStatus validate(const Tables& t) {
     if (i.name >= t.strings.size()) return LoadStatus::bad_index;
   for (const RouteInfo& r : t.routes) {
     if (r.length > 32) return LoadStatus::bad_size;
-    if (r.interface != kUnknownInterface && r.interface >= t.interfaces.size()) return LoadStatus::bad_index;
+    if (r.interface != kUnknownInterface && r.interface >= t.interfaces.size())
+      return LoadStatus::bad_index;
   }
   for (const Interval& iv : t.intervals)
     if (iv.lo > iv.hi) return LoadStatus::bad_order;

@@ -46,7 +46,9 @@ struct CpuidResult {
 };
 inline CpuidResult cpuid(uint32_t leaf, uint32_t subleaf = 0) {
   CpuidResult r;
-  asm volatile("cpuid" : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx) : "a"(leaf), "c"(subleaf));
+  asm volatile("cpuid"
+               : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+               : "a"(leaf), "c"(subleaf));
   return r;
 }
 

@@ -47,7 +47,8 @@ alignas(16) uint64_t gdt[5] = {
     0,
     0x00af9a000000ffff,  // 0x08: 64-bit code
     0x00cf92000000ffff,  // 0x10: data
-    0, 0,                // 0x18: TSS (16 bytes)
+    0,
+    0,  // 0x18: TSS (16 bytes)
 };
 constexpr uint16_t tss_selector = 0x18;
 
@@ -97,8 +98,13 @@ void init_descriptors() {
 
   for (int v = 0; v < vector_count; ++v) {
     uint64_t handler = reinterpret_cast<uint64_t>(interrupt_stubs + v * stub_spacing);
-    idt[v] = IdtEntry{uint16_t(handler), kernel_code_selector, uint8_t(stack_for(v)),
-                      interrupt_gate, uint16_t(handler >> 16), uint32_t(handler >> 32), 0};
+    idt[v] = IdtEntry{uint16_t(handler),
+                      kernel_code_selector,
+                      uint8_t(stack_for(v)),
+                      interrupt_gate,
+                      uint16_t(handler >> 16),
+                      uint32_t(handler >> 32),
+                      0};
   }
   TablePointer idtr{sizeof idt - 1, reinterpret_cast<uint64_t>(idt)};
   asm volatile("lidt %0" ::"m"(idtr));

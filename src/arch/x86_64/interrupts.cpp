@@ -26,17 +26,33 @@ void print_registers(const CpuState& s) {
     uint64_t value;
   };
   const Named regs[] = {
-      {"rip", s.rip}, {"rsp", s.rsp}, {"rbp", s.rbp}, {"rflags", s.rflags},
-      {"rax", s.rax}, {"rbx", s.rbx}, {"rcx", s.rcx}, {"rdx", s.rdx},
-      {"rsi", s.rsi}, {"rdi", s.rdi}, {"r8", s.r8},   {"r9", s.r9},
-      {"r10", s.r10}, {"r11", s.r11}, {"r12", s.r12}, {"r13", s.r13},
-      {"r14", s.r14}, {"r15", s.r15}, {"cr2", arch::read_cr2()}, {"cr3", arch::read_cr3()},
+      {"rip", s.rip},
+      {"rsp", s.rsp},
+      {"rbp", s.rbp},
+      {"rflags", s.rflags},
+      {"rax", s.rax},
+      {"rbx", s.rbx},
+      {"rcx", s.rcx},
+      {"rdx", s.rdx},
+      {"rsi", s.rsi},
+      {"rdi", s.rdi},
+      {"r8", s.r8},
+      {"r9", s.r9},
+      {"r10", s.r10},
+      {"r11", s.r11},
+      {"r12", s.r12},
+      {"r13", s.r13},
+      {"r14", s.r14},
+      {"r15", s.r15},
+      {"cr2", arch::read_cr2()},
+      {"cr3", arch::read_cr3()},
   };
   char line[512];
   FixedWriter w(line, sizeof line);
   int column = 0;
   for (const Named& r : regs) {
-    w.text("  ").text(r.name).text(std::string_view("       ", 7 - std::string_view(r.name).size()));
+    w.text("  ").text(r.name).text(
+        std::string_view("       ", 7 - std::string_view(r.name).size()));
     w.hex(r.value);
     if (++column % 4 == 0) {
       w.text("\n");
@@ -56,14 +72,38 @@ constexpr uint64_t breakpoint_vector = 3;
 constexpr uint64_t page_fault_vector = 14;
 constexpr uint64_t null_guard_size = 64 * 1024;  // unmapped by paging.cpp
 
-const char* const exception_names[exception_vectors] = {
-    "divide error", "debug", "NMI", "breakpoint", "overflow", "bound range exceeded",
-    "invalid opcode", "device not available", "double fault", "coprocessor segment overrun",
-    "invalid TSS", "segment not present", "stack-segment fault", "general protection fault",
-    "page fault", "reserved", "x87 floating-point error", "alignment check", "machine check",
-    "SIMD floating-point error", "virtualization exception", "control protection",
-    "reserved", "reserved", "reserved", "reserved", "reserved", "reserved",
-    "hypervisor injection", "VMM communication", "security exception", "reserved"};
+const char* const exception_names[exception_vectors] = {"divide error",
+                                                        "debug",
+                                                        "NMI",
+                                                        "breakpoint",
+                                                        "overflow",
+                                                        "bound range exceeded",
+                                                        "invalid opcode",
+                                                        "device not available",
+                                                        "double fault",
+                                                        "coprocessor segment overrun",
+                                                        "invalid TSS",
+                                                        "segment not present",
+                                                        "stack-segment fault",
+                                                        "general protection fault",
+                                                        "page fault",
+                                                        "reserved",
+                                                        "x87 floating-point error",
+                                                        "alignment check",
+                                                        "machine check",
+                                                        "SIMD floating-point error",
+                                                        "virtualization exception",
+                                                        "control protection",
+                                                        "reserved",
+                                                        "reserved",
+                                                        "reserved",
+                                                        "reserved",
+                                                        "reserved",
+                                                        "reserved",
+                                                        "hypervisor injection",
+                                                        "VMM communication",
+                                                        "security exception",
+                                                        "reserved"};
 
 keel::arch::InterruptSampler sampler = nullptr;
 
@@ -111,7 +151,8 @@ extern "C" void interrupt_dispatch(keel::kernel::CpuState* state) {
   if (vector < exception_vectors) cpu_exception(*state);
   if (sampler) sampler(*state);
   if (vector == apic::spurious_vector) return;  // no EOI for spurious interrupts
-  if (vector >= apic::first_event_vector && vector < apic::first_event_vector + os::Events::max_events) {
+  if (vector >= apic::first_event_vector &&
+      vector < apic::first_event_vector + os::Events::max_events) {
     os::Events::trigger(int(vector - apic::first_event_vector));
   }
   // The timer needs no work: ending the idle hlt lets the loop run timers.

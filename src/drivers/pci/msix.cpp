@@ -30,8 +30,8 @@ std::optional<Msix> Msix::find(const Device& device) {
   Msix m;
   m.device_ = device;
   m.capability_ = caps.front();
-  m.table_size_ = uint16_t((read16(device.address, m.capability_ + msix_control) &
-                            control_table_size_mask) + 1);
+  m.table_size_ = uint16_t(
+      (read16(device.address, m.capability_ + msix_control) & control_table_size_mask) + 1);
   uint32_t table = read32(device.address, m.capability_ + msix_table);
   Bar bar = device.bar(int(table & table_bir_mask));
   uint64_t offset = table & ~table_bir_mask;

@@ -23,14 +23,13 @@ TEST(MmioArguments, SuffixesIdsAndSeveral) {
 }
 
 TEST(MmioArguments, MalformedAreSkipped) {
-  for (const char* bad : {"virtio_mmio.device=", "virtio_mmio.device=512", "virtio_mmio.device=512@",
-                          "virtio_mmio.device=512@0x1000", "virtio_mmio.device=512@0x1000:",
-                          "virtio_mmio.device=x@0x1000:5", "virtio_mmio.device=0@0x1000:5",
-                          "virtio_mmio.device=512@0x1000:5x", "virtio_mmio.device=-1@0x1000:5",
-                          "virtio_mmio.device=512@0x1000:99999999",
-                          "virtio_mmio.device=99999999999999999999@0:1",
-                          "virtio_mmio.device=16G@0xffffffffffffffff:1",
-                          "xvirtio_mmio.device=512@0x1000:5"}) {
+  for (const char* bad :
+       {"virtio_mmio.device=", "virtio_mmio.device=512", "virtio_mmio.device=512@",
+        "virtio_mmio.device=512@0x1000", "virtio_mmio.device=512@0x1000:",
+        "virtio_mmio.device=x@0x1000:5", "virtio_mmio.device=0@0x1000:5",
+        "virtio_mmio.device=512@0x1000:5x", "virtio_mmio.device=-1@0x1000:5",
+        "virtio_mmio.device=512@0x1000:99999999", "virtio_mmio.device=99999999999999999999@0:1",
+        "virtio_mmio.device=16G@0xffffffffffffffff:1", "xvirtio_mmio.device=512@0x1000:5"}) {
     EXPECT_TRUE(parse_mmio_arguments(bad).empty()) << bad;
   }
 }

@@ -1,10 +1,10 @@
 // The test plays the device: it reads the available ring and writes the
 // used ring the way a device would, and also the ways a broken one would.
+#include "drivers/virtio/virtqueue.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
-
-#include "drivers/virtio/virtqueue.hpp"
 
 using keel::drivers::virtio::Virtqueue;
 
@@ -104,9 +104,9 @@ TEST(Virtqueue, BogusIdsAndLengthsAreCountedNotTrusted) {
   ASSERT_TRUE(q->add({&seg, 1}, 5));
   q->publish();
   uint16_t head = dev.next_head();
-  dev.complete(1000, 10);        // out of range
-  dev.complete(head ^ 1, 10);    // in range, not in flight
-  dev.complete(head, 65);        // longer than the buffer
+  dev.complete(1000, 10);      // out of range
+  dev.complete(head ^ 1, 10);  // in range, not in flight
+  dev.complete(head, 65);      // longer than the buffer
   auto c = q->take_used();
   ASSERT_TRUE(c);
   EXPECT_EQ(c->token, 5u);
@@ -158,7 +158,7 @@ TEST(Virtqueue, EventIndex) {
   ASSERT_TRUE(q->add({&seg, 1}, 1));
   EXPECT_FALSE(q->publish());  // idx 0 -> 1: event 1 not crossed
   ASSERT_TRUE(q->add({&seg, 1}, 2));
-  EXPECT_TRUE(q->publish());   // 1 -> 2 crosses it
+  EXPECT_TRUE(q->publish());  // 1 -> 2 crosses it
   dev.complete(dev.next_head(), 1);
   EXPECT_EQ(*used_event, 0);
   ASSERT_TRUE(q->take_used());

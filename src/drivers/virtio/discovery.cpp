@@ -1,9 +1,8 @@
 #include "discovery.hpp"
 
-#include <os>
-
 #include <algorithm>
 #include <cstdio>
+#include <os>
 
 #include "drivers/pci/pci.hpp"
 #include "transport_mmio.hpp"
@@ -27,13 +26,14 @@ constexpr uint32_t mmio_magic = 0x74726976;  // "virt"
 std::vector<MmioLocation> probe_microvm_window() {
   int transports = 0;
   for (; transports < microvm_max_transports; ++transports) {
-    auto* magic = reinterpret_cast<volatile uint32_t*>(microvm_window + transports * microvm_stride);
+    auto* magic =
+        reinterpret_cast<volatile uint32_t*>(microvm_window + transports * microvm_stride);
     if (*magic != mmio_magic) break;
   }
   std::vector<MmioLocation> found;
   if (transports == 0) return found;
-  uint32_t gsi_base = transports > microvm_small_layout ? microvm_gsi_base_ioapic2
-                                                         : microvm_gsi_base_acpi;
+  uint32_t gsi_base =
+      transports > microvm_small_layout ? microvm_gsi_base_ioapic2 : microvm_gsi_base_acpi;
   for (int i = 0; i < transports; ++i) {
     uint64_t base = microvm_window + uint64_t(i) * microvm_stride;
     if (MmioTransport::device_id_at(base) != 0) {
@@ -51,7 +51,8 @@ void add_mmio_nets(std::vector<MmioLocation> locations, std::vector<std::unique_
   for (const MmioLocation& l : locations) {
     auto transport = MmioTransport::probe(l.base, l.gsi);
     if (!transport || transport->device_id() != device_net) continue;
-    if (auto nic = Net::create(std::move(transport), int(out.size()))) out.push_back(std::move(nic));
+    if (auto nic = Net::create(std::move(transport), int(out.size())))
+      out.push_back(std::move(nic));
   }
 }
 
@@ -68,7 +69,8 @@ std::vector<std::unique_ptr<Net>> find_net_devices() {
                   d.address.slot, d.address.function);
       continue;
     }
-    if (auto nic = Net::create(std::move(transport), int(nics.size()))) nics.push_back(std::move(nic));
+    if (auto nic = Net::create(std::move(transport), int(nics.size())))
+      nics.push_back(std::move(nic));
   }
   auto named = parse_mmio_arguments(os::cmdline());
   if (!named.empty()) {

@@ -4,7 +4,7 @@
 
 namespace keel::drivers::virtio {
 
-namespace net_feature {  // 5.1.3
+namespace net_feature {                            // 5.1.3
 inline constexpr uint64_t csum = 1ull << 0;        // device takes partial checksums
 inline constexpr uint64_t guest_csum = 1ull << 1;  // driver takes partial/validated ones
 inline constexpr uint64_t mac = 1ull << 5;

@@ -201,8 +201,8 @@ bool PciTransport::setup_queue(const Virtqueue& queue) {
   mmio_write<uint64_t>(common_, common_queue_device, queue.used_address());
   // Cached: reading it on every kick would cost an MMIO exit each time.
   // A device-provided offset: it must stay inside the notify structure.
-  uint64_t offset = uint64_t(mmio_read<uint16_t>(common_, common_queue_notify_off)) *
-                    notify_multiplier_;
+  uint64_t offset =
+      uint64_t(mmio_read<uint16_t>(common_, common_queue_notify_off)) * notify_multiplier_;
   if (offset + sizeof(uint16_t) > notify_length_) return false;
   notify_offset_[queue.index()] = uint32_t(offset);
   mmio_write<uint16_t>(common_, common_queue_enable, 1);
@@ -217,7 +217,8 @@ void PciTransport::notify(uint16_t queue_index) {
 
 uint8_t PciTransport::config8(uint32_t offset) {
   if (legacy()) {
-    return arch::inb(uint16_t(io_base_ + (msix_enabled_ ? legacy_config_msix : legacy_config) + offset));
+    return arch::inb(
+        uint16_t(io_base_ + (msix_enabled_ ? legacy_config_msix : legacy_config) + offset));
   }
   return device_config_[offset];
 }

@@ -48,7 +48,7 @@ class PciTransport final : public Transport {
   volatile uint8_t* common_ = nullptr;
   volatile uint8_t* notify_base_ = nullptr;
   uint32_t notify_multiplier_ = 0;
-  uint32_t notify_length_ = 0;  // of the notify structure, from its capability
+  uint32_t notify_length_ = 0;               // of the notify structure, from its capability
   static constexpr uint16_t max_queues = 8;  // virtio-net uses 2 (3 with a control queue)
   uint32_t notify_offset_[max_queues] = {};
   volatile uint8_t* isr_ = nullptr;

@@ -46,7 +46,8 @@ void full_fence() { std::atomic_thread_fence(std::memory_order_seq_cst); }
 
 std::unique_ptr<Virtqueue> Virtqueue::create(uint16_t index, uint16_t size, bool event_idx) {
   if (size == 0 || size > max_size || (size & (size - 1)) != 0) return nullptr;
-  std::size_t used_offset = align_up(descriptors_bytes(size) + available_bytes(size), legacy_alignment);
+  std::size_t used_offset =
+      align_up(descriptors_bytes(size) + available_bytes(size), legacy_alignment);
   std::size_t bytes = used_offset + align_up(used_bytes(size), legacy_alignment);
   void* memory = std::aligned_alloc(legacy_alignment, bytes);
   if (!memory) return nullptr;
@@ -55,10 +56,19 @@ std::unique_ptr<Virtqueue> Virtqueue::create(uint16_t index, uint16_t size, bool
       new (std::nothrow) Virtqueue(index, size, event_idx, static_cast<uint8_t*>(memory), bytes));
 }
 
-Virtqueue::Virtqueue(uint16_t index, uint16_t size, bool event_idx, uint8_t* memory, std::size_t bytes)
-    : index_(index), size_(size), event_idx_(event_idx), memory_(memory), bytes_(bytes),
+Virtqueue::Virtqueue(uint16_t index, uint16_t size, bool event_idx, uint8_t* memory,
+                     std::size_t bytes)
+    : index_(index),
+      size_(size),
+      event_idx_(event_idx),
+      memory_(memory),
+      bytes_(bytes),
       used_offset_(align_up(descriptors_bytes(size) + available_bytes(size), legacy_alignment)),
-      next_(size), token_(size), writable_(size), chain_length_(size), free_count_(size) {
+      next_(size),
+      token_(size),
+      writable_(size),
+      chain_length_(size),
+      free_count_(size) {
   for (uint16_t i = 0; i < size; ++i) next_[i] = uint16_t(i + 1);
 }
 
@@ -117,7 +127,7 @@ bool Virtqueue::publish() {
   if (avail_index_ == published_index_) return false;
   release_fence();  // ring entries and descriptors before the index
   available()[1] = avail_index_;
-  full_fence();     // the index before reading what the device asked for
+  full_fence();  // the index before reading what the device asked for
   uint16_t old_index = published_index_;
   published_index_ = avail_index_;
   if (event_idx_) return need_event(*avail_event(), avail_index_, old_index);

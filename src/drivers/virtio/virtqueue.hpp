@@ -34,8 +34,8 @@ class Virtqueue {
   };
   struct Completion {
     uint32_t token;
-    uint32_t length;      // bytes the device wrote, checked against the chain
-    bool length_ok;       // false: the device claimed more than it was given
+    uint32_t length;  // bytes the device wrote, checked against the chain
+    bool length_ok;   // false: the device claimed more than it was given
   };
   struct Stats {
     uint64_t bad_id = 0;      // used id out of range or not in flight
@@ -85,7 +85,7 @@ class Virtqueue {
   struct Descriptor;
   struct UsedElement;
   Descriptor* descriptors() const;
-  volatile uint16_t* available() const;  // flags, idx, ring[size], used_event
+  volatile uint16_t* available() const;    // flags, idx, ring[size], used_event
   volatile uint16_t* used_header() const;  // flags, idx
   volatile UsedElement* used_ring() const;
   volatile uint16_t* avail_event() const;
@@ -98,9 +98,9 @@ class Virtqueue {
   std::size_t used_offset_;
 
   // Private bookkeeping: never read back from shared memory.
-  std::vector<uint16_t> next_;        // free list and chain links
-  std::vector<uint32_t> token_;       // per head
-  std::vector<uint32_t> writable_;    // per head: bytes the device may write
+  std::vector<uint16_t> next_;          // free list and chain links
+  std::vector<uint32_t> token_;         // per head
+  std::vector<uint32_t> writable_;      // per head: bytes the device may write
   std::vector<uint16_t> chain_length_;  // per head; 0 = not in flight
   uint16_t free_head_ = 0, free_count_ = 0, in_flight_ = 0;
   uint16_t avail_index_ = 0;      // next avail ring slot (free-running)

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+
 #include "net/link/link.hpp"
 #include "net/time.hpp"
 #include "net/wire/checksum.hpp"
@@ -164,18 +165,30 @@ void Dhcp::send(uint8_t type, Addr dst) {
   bool have_address = state_ == State::renewing || state_ == State::rebinding;
   if (!have_address) store16(&m[10], flag_broadcast);
   if (have_address) lease_.address.write(&m[12]);  // ciaddr
-  mac_.write(&m[28]);                                // chaddr
+  mac_.write(&m[28]);                              // chaddr
   store32(&m[dhcp::fixed_size], dhcp::magic_cookie);
   uint8_t* o = &m[options_offset];
-  *o++ = dhcp::message_type; *o++ = 1; *o++ = type;
-  *o++ = dhcp::client_id; *o++ = 7; *o++ = 1;  // RFC 2132 §9.14: type 1 + MAC
-  mac_.write(o); o += 6;
+  *o++ = dhcp::message_type;
+  *o++ = 1;
+  *o++ = type;
+  *o++ = dhcp::client_id;
+  *o++ = 7;
+  *o++ = 1;  // RFC 2132 §9.14: type 1 + MAC
+  mac_.write(o);
+  o += 6;
   if (type == dhcp::request && state_ == State::requesting) {
     // RFC 2131 §4.3.2 SELECTING: requested address and server identifier.
-    *o++ = dhcp::requested_address; *o++ = 4; offered_.write(o); o += 4;
-    *o++ = dhcp::server_id; *o++ = 4; server_.write(o); o += 4;
+    *o++ = dhcp::requested_address;
+    *o++ = 4;
+    offered_.write(o);
+    o += 4;
+    *o++ = dhcp::server_id;
+    *o++ = 4;
+    server_.write(o);
+    o += 4;
   }
-  *o++ = dhcp::parameter_list; *o++ = 6;
+  *o++ = dhcp::parameter_list;
+  *o++ = 6;
   for (uint8_t p : {dhcp::subnet_mask, dhcp::router, dhcp::dns_servers, dhcp::lease_time,
                     dhcp::renewal_time, dhcp::rebinding_time})
     *o++ = p;
@@ -201,7 +214,10 @@ void Dhcp::receive(const uint8_t* data, std::size_t len) {
   for (std::size_t i = options_offset; i < len;) {
     uint8_t code = data[i];
     if (code == dhcp::end) break;
-    if (code == dhcp::pad) { ++i; continue; }
+    if (code == dhcp::pad) {
+      ++i;
+      continue;
+    }
     if (i + 2 > len || i + 2 + data[i + 1] > len) {
       ++counters_.drop_malformed;
       return;
@@ -209,30 +225,48 @@ void Dhcp::receive(const uint8_t* data, std::size_t len) {
     uint8_t n = data[i + 1];
     const uint8_t* v = data + i + 2;
     switch (code) {
-      case dhcp::message_type: if (n == 1) m.type = v[0]; break;
-      case dhcp::server_id: if (n == 4) m.server_id = Addr::from_bytes(v); break;
-      case dhcp::subnet_mask: if (n == 4) m.netmask = Addr::from_bytes(v); break;
-      case dhcp::router: if (n >= 4) m.router = Addr::from_bytes(v); break;
-      case dhcp::dns_servers:
-        for (uint8_t k = 0; k + 4 <= n && m.dns.size() < 4; k += 4) m.dns.push_back(Addr::from_bytes(v + k));
+      case dhcp::message_type:
+        if (n == 1) m.type = v[0];
         break;
-      case dhcp::lease_time: if (n == 4) m.lease = load32(v); break;
-      case dhcp::renewal_time: if (n == 4) m.t1 = load32(v); break;
-      case dhcp::rebinding_time: if (n == 4) m.t2 = load32(v); break;
-      default: break;
+      case dhcp::server_id:
+        if (n == 4) m.server_id = Addr::from_bytes(v);
+        break;
+      case dhcp::subnet_mask:
+        if (n == 4) m.netmask = Addr::from_bytes(v);
+        break;
+      case dhcp::router:
+        if (n >= 4) m.router = Addr::from_bytes(v);
+        break;
+      case dhcp::dns_servers:
+        for (uint8_t k = 0; k + 4 <= n && m.dns.size() < 4; k += 4)
+          m.dns.push_back(Addr::from_bytes(v + k));
+        break;
+      case dhcp::lease_time:
+        if (n == 4) m.lease = load32(v);
+        break;
+      case dhcp::renewal_time:
+        if (n == 4) m.t1 = load32(v);
+        break;
+      case dhcp::rebinding_time:
+        if (n == 4) m.t2 = load32(v);
+        break;
+      default:
+        break;
     }
     i += 2 + n;
   }
   if (m.type == dhcp::offer && state_ == State::selecting) return handle_offer(m);
-  if (m.type == dhcp::ack && (state_ == State::requesting || state_ == State::renewing ||
-                              state_ == State::rebinding))
+  if (m.type == dhcp::ack &&
+      (state_ == State::requesting || state_ == State::renewing || state_ == State::rebinding))
     return handle_ack(m);
-  if (m.type == dhcp::nak && state_ != State::selecting && state_ != State::bound) return handle_nak();
+  if (m.type == dhcp::nak && state_ != State::selecting && state_ != State::bound)
+    return handle_nak();
   ++counters_.drop_unexpected;
 }
 
 void Dhcp::handle_offer(const Message& m) {
-  if (m.server_id.is_any() || m.yiaddr.is_any() || m.yiaddr.is_broadcast() || m.yiaddr.is_multicast()) {
+  if (m.server_id.is_any() || m.yiaddr.is_any() || m.yiaddr.is_broadcast() ||
+      m.yiaddr.is_multicast()) {
     ++counters_.drop_malformed;
     return;
   }
@@ -263,7 +297,9 @@ void Dhcp::handle_ack(const Message& m) {
                                       : ip4::netmask_of(24);
   lease.gateway = m.router;
   lease.dns = m.dns;
-  lease.server = !m.server_id.is_any() ? m.server_id : was == State::requesting ? server_ : lease_.server;
+  lease.server = !m.server_id.is_any()      ? m.server_id
+                 : was == State::requesting ? server_
+                                            : lease_.server;
   uint32_t seconds = std::max<uint32_t>(*m.lease, 1);
   lease.lease = Seconds{seconds};
   // RFC 2131 §4.4.5: T1 = 0.5 × lease, T2 = 0.875 × lease by default.

@@ -9,13 +9,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <optional>
-#include <vector>
-
 #include <net/counters.hpp>
 #include <net/ethernet_addr.hpp>
 #include <net/ip4_addr.hpp>
 #include <net/udp.hpp>
+#include <optional>
+#include <vector>
 
 namespace net {
 
@@ -24,13 +23,31 @@ class Link;
 namespace dhcp {
 inline constexpr uint16_t server_port = 67;
 inline constexpr uint16_t client_port = 68;
-inline constexpr uint32_t fixed_size = 236;  // RFC 2131 §2, up to the options
+inline constexpr uint32_t fixed_size = 236;           // RFC 2131 §2, up to the options
 inline constexpr uint32_t magic_cookie = 0x63825363;  // RFC 2131 §3
-enum MessageType : uint8_t { discover = 1, offer = 2, request = 3, decline = 4, ack = 5, nak = 6, release = 7 };
+enum MessageType : uint8_t {
+  discover = 1,
+  offer = 2,
+  request = 3,
+  decline = 4,
+  ack = 5,
+  nak = 6,
+  release = 7
+};
 enum Option : uint8_t {
-  pad = 0, subnet_mask = 1, router = 3, dns_servers = 6, requested_address = 50,
-  lease_time = 51, message_type = 53, server_id = 54, parameter_list = 55,
-  renewal_time = 58, rebinding_time = 59, client_id = 61, end = 255
+  pad = 0,
+  subnet_mask = 1,
+  router = 3,
+  dns_servers = 6,
+  requested_address = 50,
+  lease_time = 51,
+  message_type = 53,
+  server_id = 54,
+  parameter_list = 55,
+  renewal_time = 58,
+  rebinding_time = 59,
+  client_id = 61,
+  end = 255
 };
 }  // namespace dhcp
 

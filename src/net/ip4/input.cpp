@@ -16,8 +16,9 @@ constexpr uint32_t loopback_net = 127;  // RFC 1122 §3.2.1.3: 127/8 never on a 
 // address, from "this host" (0.0.0.0: we serve no DHCP), from loopback, or
 // from one of our own addresses over the wire.
 bool Ip4::bad_source(ip4::Addr src, InterfaceId in) const {
-  return src.is_broadcast() || src.is_multicast() || src.is_any() || (src.value >> 24) == loopback_net ||
-         parts_.link(in).is_directed_broadcast(src) || is_local_address(src);
+  return src.is_broadcast() || src.is_multicast() || src.is_any() ||
+         (src.value >> 24) == loopback_net || parts_.link(in).is_directed_broadcast(src) ||
+         is_local_address(src);
 }
 
 bool Ip4::is_for_us(ip4::Addr dst, InterfaceId in, LinkCast cast) const {
@@ -35,12 +36,23 @@ void Ip4::receive(InterfaceId in, PacketPtr packet, LinkCast cast) {
   ++c.rx;
   wire::Ip4View<uint8_t> v(packet->data(), packet->size());
   switch (v.check()) {
-    case wire::Ip4Error::none: break;
-    case wire::Ip4Error::truncated: ++c.drop_truncated; return;
-    case wire::Ip4Error::bad_version: ++c.drop_bad_version; return;
-    case wire::Ip4Error::bad_header_length: ++c.drop_bad_header_length; return;
-    case wire::Ip4Error::bad_total_length: ++c.drop_bad_total_length; return;
-    case wire::Ip4Error::bad_checksum: ++c.drop_bad_checksum; return;
+    case wire::Ip4Error::none:
+      break;
+    case wire::Ip4Error::truncated:
+      ++c.drop_truncated;
+      return;
+    case wire::Ip4Error::bad_version:
+      ++c.drop_bad_version;
+      return;
+    case wire::Ip4Error::bad_header_length:
+      ++c.drop_bad_header_length;
+      return;
+    case wire::Ip4Error::bad_total_length:
+      ++c.drop_bad_total_length;
+      return;
+    case wire::Ip4Error::bad_checksum:
+      ++c.drop_bad_checksum;
+      return;
   }
   packet->trim(v.total_length());  // Ethernet pads short frames
   if (bad_source(v.src(), in)) {

@@ -12,9 +12,10 @@ ReassemblyLimits limits_of(const StackConfig& c) {
   constexpr std::size_t floor = std::size_t(256) << 10, ceiling = std::size_t(8) << 20;
   constexpr std::size_t share_of_memory = 16, share_per_source = 4;
   const ReassemblyConfig& r = c.reassembly;
-  std::size_t bytes = r.max_bytes ? r.max_bytes
-                                  : std::clamp(c.total_memory / share_of_memory, floor, ceiling);
-  std::size_t per_source = r.max_bytes_per_source ? r.max_bytes_per_source : bytes / share_per_source;
+  std::size_t bytes =
+      r.max_bytes ? r.max_bytes : std::clamp(c.total_memory / share_of_memory, floor, ceiling);
+  std::size_t per_source =
+      r.max_bytes_per_source ? r.max_bytes_per_source : bytes / share_per_source;
   return {bytes, per_source, r.timeout};
 }
 
@@ -53,8 +54,6 @@ void Ip4::poll(uint64_t now) {
   run_loopback();
 }
 
-uint64_t Ip4::next_deadline() const {
-  return loopback_.empty() ? reassembly_.next_deadline() : 0;
-}
+uint64_t Ip4::next_deadline() const { return loopback_.empty() ? reassembly_.next_deadline() : 0; }
 
 }  // namespace net

@@ -7,15 +7,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <utility>
-#include <vector>
-
 #include <net/config.hpp>
 #include <net/hooks.hpp>
 #include <net/packet.hpp>
 #include <net/routes.hpp>
 #include <net/status.hpp>
 #include <util/delegate.hpp>
+#include <utility>
+#include <vector>
 
 #include "net/link/link.hpp"
 #include "net/wire/ip4.hpp"
@@ -112,8 +111,8 @@ class Ip4 {
   StackParts& parts_;
   Hooks& hooks_;
   Reassembly reassembly_;
-  std::vector<Upper> uppers_{1};              // [0]: none
-  std::array<uint8_t, 256> protocols_{};      // IP protocol number -> uppers_ index
+  std::vector<Upper> uppers_{1};               // [0]: none
+  std::array<uint8_t, 256> protocols_{};       // IP protocol number -> uppers_ index
   std::vector<ip4::Addr> local_, broadcasts_;  // of the interfaces, for per-packet checks
   uint16_t next_id_ = 1;
   bool forwarding_ = false;

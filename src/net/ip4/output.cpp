@@ -40,7 +40,8 @@ Result<Ip4Path> Ip4::route(ip4::Addr destination, ip4::Addr source, InterfaceId 
     path.interface = via;
     path.next_hop = destination;
     if (!destination.is_broadcast() && !destination.is_multicast()) {
-      if (auto r = parts_.routes.lookup(destination); r && r->interface == via && !r->gateway.is_any())
+      if (auto r = parts_.routes.lookup(destination);
+          r && r->interface == via && !r->gateway.is_any())
         path.next_hop = r->gateway;
     }
   } else if (auto r = parts_.routes.lookup(destination)) {
@@ -164,10 +165,9 @@ Status Ip4::fragment(Link& link, ip4::Addr next_hop, PacketPtr packet) {
   }
   uint8_t later_header[wire::ip4_header_max];
   std::memcpy(later_header, packet->data(), wire::ip4_header_min);
-  uint32_t later_len = wire::ip4_header_min +
-                       copied_options(packet->data() + wire::ip4_header_min,
-                                      header_len - wire::ip4_header_min,
-                                      later_header + wire::ip4_header_min);
+  uint32_t later_len = wire::ip4_header_min + copied_options(packet->data() + wire::ip4_header_min,
+                                                             header_len - wire::ip4_header_min,
+                                                             later_header + wire::ip4_header_min);
   later_header[0] = uint8_t(wire::ip4_version << 4 | later_len / 4);
   uint32_t base_offset = v.fragment_offset();  // a forwarded fragment may be split again
   bool last_is_more = v.more_fragments();

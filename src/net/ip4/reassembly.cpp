@@ -1,9 +1,9 @@
 #include "reassembly.hpp"
 
-#include <algorithm>
-#include <cstring>
 #include <sys/random.h>
 
+#include <algorithm>
+#include <cstring>
 
 namespace net {
 
@@ -87,10 +87,14 @@ void push_newest(Datagrams& datagrams, auto& list, uint32_t index, LinksOf links
 template <class Datagrams, class LinksOf>
 void unlink(Datagrams& datagrams, auto& list, uint32_t index, LinksOf links_of) {
   auto& links = links_of(datagrams[index]);
-  if (links.older != UINT32_MAX) links_of(datagrams[links.older]).newer = links.newer;
-  else list.oldest = links.newer;
-  if (links.newer != UINT32_MAX) links_of(datagrams[links.newer]).older = links.older;
-  else list.newest = links.older;
+  if (links.older != UINT32_MAX)
+    links_of(datagrams[links.older]).newer = links.newer;
+  else
+    list.oldest = links.newer;
+  if (links.newer != UINT32_MAX)
+    links_of(datagrams[links.newer]).older = links.older;
+  else
+    list.newest = links.older;
 }
 
 constexpr auto all_links = [](auto& d) -> auto& { return d.all; };
@@ -226,7 +230,8 @@ PacketPtr Reassembly::add(PacketPtr fragment, bool to_broadcast, uint64_t now_ns
     Datagram& d = tables_->datagrams[index];
     // The last fragment fixes the length: nothing may lie beyond it, and a
     // second last fragment must agree (RFC 815's rules, as Linux applies them).
-    bool conflict = more ? (d.end && end > d.end) : (end < d.highest_end || (d.end && end != d.end));
+    bool conflict =
+        more ? (d.end && end > d.end) : (end < d.highest_end || (d.end && end != d.end));
     if (conflict) {
       ++counters_.drop_fragment_overlap;
       discard(index);

@@ -21,11 +21,10 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <vector>
-
 #include <net/counters.hpp>
 #include <net/packet.hpp>
 #include <util/delegate.hpp>
+#include <vector>
 
 #include "net/wire/ip4.hpp"
 #include "util/flat_map.hpp"
@@ -106,11 +105,11 @@ class Reassembly {
   };
   struct Datagram {
     Key key;
-    bool to_broadcast = false;   // no ICMP errors about it (RFC 1122 §3.2.2)
+    bool to_broadcast = false;  // no ICMP errors about it (RFC 1122 §3.2.2)
     uint64_t started_ns = 0;
-    uint32_t end = 0;            // payload length, once the last fragment came
-    uint32_t highest_end = 0;    // of any fragment so far
-    uint32_t header_len = 0;     // of fragment zero, 0 until it came
+    uint32_t end = 0;          // payload length, once the last fragment came
+    uint32_t highest_end = 0;  // of any fragment so far
+    uint32_t header_len = 0;   // of fragment zero, 0 until it came
     uint32_t blocks_received = 0;
     uint32_t chunks_held = 0;
     Links all, by_source;

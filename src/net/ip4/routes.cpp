@@ -1,8 +1,7 @@
 // The routing table (api/net/routes.hpp): a list sorted so that the first
 // route containing a destination is its longest match with the lowest metric.
-#include <net/routes.hpp>
-
 #include <algorithm>
+#include <net/routes.hpp>
 
 namespace net {
 

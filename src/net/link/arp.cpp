@@ -14,9 +14,14 @@ Arp::Arp(Link& link, ArpCounters& counters) : link_(link), counters_(counters) {
 void Arp::receive(PacketPtr packet, uint64_t now) {
   ArpRepr arp;
   switch (ArpRepr::parse({packet->data(), packet->size()}, arp)) {
-    case wire::ArpError::none: break;
-    case wire::ArpError::truncated: ++counters_.drop_truncated; return;
-    case wire::ArpError::bad_format: ++counters_.drop_bad_format; return;
+    case wire::ArpError::none:
+      break;
+    case wire::ArpError::truncated:
+      ++counters_.drop_truncated;
+      return;
+    case wire::ArpError::bad_format:
+      ++counters_.drop_bad_format;
+      return;
   }
   ++(arp.op == ArpRepr::request ? counters_.rx_requests : counters_.rx_replies);
   ip4::Addr address = link_.address();
@@ -131,7 +136,8 @@ std::optional<ethernet::Addr> Arp::lookup(ip4::Addr ip) const {
   return it->second.mac;
 }
 
-bool Arp::send(uint16_t op, ethernet::Addr eth_dst, ethernet::Addr target_mac, ip4::Addr target_ip) {
+bool Arp::send(uint16_t op, ethernet::Addr eth_dst, ethernet::Addr target_mac,
+               ip4::Addr target_ip) {
   PacketPtr packet = link_.allocate();
   uint8_t* p = packet ? packet->append(ArpRepr::size) : nullptr;
   if (!p) return false;
@@ -164,7 +170,8 @@ void Arp::poll(uint64_t now) {
       }
       ++entry.requests;
       entry.retry_ns = now + retry_interval_ns;
-      if (send(ArpRepr::request, ethernet::Addr::broadcast(), ethernet::Addr{}, ip4::Addr{it->first})) {
+      if (send(ArpRepr::request, ethernet::Addr::broadcast(), ethernet::Addr{},
+               ip4::Addr{it->first})) {
         ++counters_.tx_requests;
       }
     }

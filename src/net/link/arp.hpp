@@ -13,13 +13,12 @@
 #pragma once
 #include <chrono>
 #include <cstdint>
-#include <optional>
-#include <unordered_map>
-#include <vector>
-
 #include <net/counters.hpp>
 #include <net/ip4_addr.hpp>
 #include <net/packet.hpp>
+#include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "net/wire/arp.hpp"
 

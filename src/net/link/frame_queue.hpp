@@ -2,7 +2,6 @@
 #pragma once
 #include <cstddef>
 #include <memory>
-
 #include <net/packet.hpp>
 
 namespace net {

@@ -220,7 +220,8 @@ void Link::start_dhcp(const InterfaceConfig& fallback) {
   if (!dhcp_) dhcp_ = std::make_unique<Dhcp>(parts_.udp, *this, counters_.dhcp);
   dhcp_->on_bound([this](const Dhcp::Lease& lease, bool renewed) {
     if (renewed) {
-      std::printf("%s: DHCP lease renewed (%lld s)\n", name_.c_str(), (long long)lease.lease.count());
+      std::printf("%s: DHCP lease renewed (%lld s)\n", name_.c_str(),
+                  (long long)lease.lease.count());
       return;
     }
     std::printf("%s: DHCP lease %s from %s for %lld s\n", name_.c_str(),
@@ -266,7 +267,8 @@ void Link::join(ip4::Addr group) {
 void Link::leave(ip4::Addr group) { std::erase(groups_, group); }
 
 bool Link::joined(ip4::Addr group) const {
-  return group == all_hosts_group || std::find(groups_.begin(), groups_.end(), group) != groups_.end();
+  return group == all_hosts_group ||
+         std::find(groups_.begin(), groups_.end(), group) != groups_.end();
 }
 
 void Link::poll(uint64_t now) {

@@ -5,14 +5,13 @@
 #pragma once
 #include <cstdint>
 #include <memory>
-#include <string>
-#include <vector>
-
 #include <net/config.hpp>
 #include <net/counters.hpp>
 #include <net/interface.hpp>
 #include <net/ip4_addr.hpp>
 #include <net/nic.hpp>
+#include <string>
+#include <vector>
 
 #include "arp.hpp"
 #include "frame_queue.hpp"
@@ -71,7 +70,8 @@ class Link {
   Outgoing allocate(uint32_t bytes);
 
   // IPv4 settings.
-  void configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway, std::vector<ip4::Addr> dns);
+  void configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway,
+                 std::vector<ip4::Addr> dns);
   void deconfigure();
   void apply(const InterfaceConfig& config);
   void start_dhcp(const InterfaceConfig& fallback);

@@ -15,7 +15,9 @@ std::size_t Udp::open_sockets() const { return layer_.open_sockets(); }
 const UdpCounters& Udp::counters() const { return layer_.counters(); }
 
 bool UdpSocket::is_open() const { return udp_ && udp_->layer_.is_open(slot_, generation_); }
-Endpoint UdpSocket::local() const { return udp_ ? udp_->layer_.local(slot_, generation_) : Endpoint{}; }
+Endpoint UdpSocket::local() const {
+  return udp_ ? udp_->layer_.local(slot_, generation_) : Endpoint{};
+}
 InterfaceId UdpSocket::interface() const {
   return udp_ ? udp_->layer_.interface(slot_, generation_) : no_interface;
 }
@@ -27,7 +29,8 @@ Status UdpSocket::on_writable(WritableHandler handler) {
 }
 Status UdpSocket::send_to(const Endpoint& destination, std::span<const uint8_t> payload,
                           const Address& source) {
-  return udp_ ? udp_->layer_.send(slot_, generation_, destination, payload, source) : Status::closed;
+  return udp_ ? udp_->layer_.send(slot_, generation_, destination, payload, source)
+              : Status::closed;
 }
 void UdpSocket::close() {
   if (udp_) udp_->layer_.close(slot_, generation_);

@@ -1,11 +1,12 @@
 #include "udp_layer.hpp"
 
-#include <cstring>
 #include <sys/random.h>
 
+#include <cstring>
+
 #include "net/stack_parts.hpp"
-#include "util/slots.hpp"
 #include "net/wire/udp.hpp"
+#include "util/slots.hpp"
 
 namespace net {
 
@@ -14,11 +15,13 @@ UdpLayer::UdpLayer(StackParts& parts)
   // RFC 6056 §3.3.1: start the ephemeral search at a random port.
   uint16_t r = 0;
   if (getrandom(&r, sizeof r, 0) != ssize_t(sizeof r)) r = 0;
-  ephemeral_next_ = uint16_t(Udp::ephemeral_first + r % (Udp::ephemeral_last - Udp::ephemeral_first + 1));
+  ephemeral_next_ =
+      uint16_t(Udp::ephemeral_first + r % (Udp::ephemeral_last - Udp::ephemeral_first + 1));
 }
 
 UdpLayer::Slot* UdpLayer::find(uint32_t slot, uint32_t generation) {
-  if (slot >= slots_.size() || !slots_[slot].open || slots_[slot].generation != generation) return nullptr;
+  if (slot >= slots_.size() || !slots_[slot].open || slots_[slot].generation != generation)
+    return nullptr;
   return &slots_[slot];
 }
 
@@ -142,7 +145,8 @@ Status UdpLayer::on_read(uint32_t slot, uint32_t generation, UdpSocket::ReadHand
   return Status::ok;
 }
 
-Status UdpLayer::on_writable(uint32_t slot, uint32_t generation, UdpSocket::WritableHandler handler) {
+Status UdpLayer::on_writable(uint32_t slot, uint32_t generation,
+                             UdpSocket::WritableHandler handler) {
   Slot* s = find(slot, generation);
   if (!s) return Status::closed;
   s->writable = std::move(handler);
@@ -155,10 +159,17 @@ void UdpLayer::receive(const Ip4Received& info, PacketPtr packet) {
   wire::UdpView<uint8_t> v(packet->data(), packet->size());
   bool verified = packet->flags & Packet::checksum_verified;
   switch (v.check(ip.src, ip.dst, !verified)) {
-    case wire::UdpError::none: break;
-    case wire::UdpError::truncated: ++counters_.drop_truncated; return;
-    case wire::UdpError::bad_length: ++counters_.drop_bad_length; return;
-    case wire::UdpError::bad_checksum: ++counters_.drop_bad_checksum; return;
+    case wire::UdpError::none:
+      break;
+    case wire::UdpError::truncated:
+      ++counters_.drop_truncated;
+      return;
+    case wire::UdpError::bad_length:
+      ++counters_.drop_bad_length;
+      return;
+    case wire::UdpError::bad_checksum:
+      ++counters_.drop_bad_checksum;
+      return;
   }
   packet->trim(v.length());
   uint32_t index = lookup(ip.dst, v.dst_port(), info.in);
@@ -196,7 +207,8 @@ Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destin
   if (payload.size() > Udp::max_payload) return Status::too_big;
   ip4::Addr dst = destination.address.ip4();
   // A socket bound to a group or broadcast address sends from the route's.
-  ip4::Addr source = s->address.is_multicast() || s->address.is_broadcast() ? ip4::Addr{} : s->address;
+  ip4::Addr source =
+      s->address.is_multicast() || s->address.is_broadcast() ? ip4::Addr{} : s->address;
   // A reply from where the request came: a broadcast or multicast
   // destination means no particular address of ours.
   if (!from.is_any() && !parts_.ip4.is_group_address(from.ip4())) {

@@ -12,12 +12,11 @@
 // installed a new handler.
 #pragma once
 #include <cstdint>
-#include <vector>
-
 #include <net/address.hpp>
 #include <net/counters.hpp>
 #include <net/packet.hpp>
 #include <net/udp.hpp>
+#include <vector>
 
 #include "net/ip4/ip4.hpp"
 #include "util/flat_map.hpp"

@@ -1,10 +1,9 @@
 // ARP packets (RFC 826) for IPv4 over Ethernet, as a parsed value.
 #pragma once
 #include <cstdint>
-#include <span>
-
 #include <net/ethernet_addr.hpp>
 #include <net/ip4_addr.hpp>
+#include <span>
 
 #include "checksum.hpp"
 #include "ethernet.hpp"

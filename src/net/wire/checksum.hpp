@@ -3,7 +3,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-
 #include <net/ip4_addr.hpp>
 
 namespace net::wire {

@@ -1,10 +1,9 @@
 // Ethernet II frames (IEEE 802.3, RFC 894): the header as a parsed value.
 #pragma once
 #include <cstdint>
+#include <net/ethernet_addr.hpp>
 #include <optional>
 #include <span>
-
-#include <net/ethernet_addr.hpp>
 
 #include "checksum.hpp"
 

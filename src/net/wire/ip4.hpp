@@ -2,7 +2,6 @@
 // value (Ip4Repr) that layers and tests compare and emit.
 #pragma once
 #include <cstdint>
-
 #include <net/ip4_addr.hpp>
 
 #include "checksum.hpp"
@@ -26,7 +25,7 @@ inline constexpr uint8_t ip_protocol_udp = 17;
 // Why a header was refused, in the order check() tests.
 enum class Ip4Error : uint8_t {
   none,
-  truncated,          // shorter than 20 bytes
+  truncated,  // shorter than 20 bytes
   bad_version,
   bad_header_length,  // IHL < 5 or past the packet
   bad_total_length,   // < IHL*4 or past the packet
@@ -58,7 +57,9 @@ class Ip4View : public View<Byte> {
   bool dont_fragment() const { return data_[6] & 0x40; }
   bool more_fragments() const { return data_[6] & 0x20; }
   // In bytes.
-  uint32_t fragment_offset() const { return uint32_t(load16(data_ + 6) & 0x1fff) * ip4_fragment_unit; }
+  uint32_t fragment_offset() const {
+    return uint32_t(load16(data_ + 6) & 0x1fff) * ip4_fragment_unit;
+  }
   bool is_fragment() const { return more_fragments() || fragment_offset() != 0; }
   uint8_t ttl() const { return data_[8]; }
   uint8_t protocol() const { return data_[9]; }
@@ -69,8 +70,8 @@ class Ip4View : public View<Byte> {
   uint32_t payload_len() const { return total_length() - header_len(); }
 
   void set_total_length(uint16_t v) requires View<Byte>::is_mutable { store16(data_ + 2, v); }
-  void set_fragment(bool dont_fragment, bool more_fragments, uint32_t offset_bytes)
-    requires View<Byte>::is_mutable {
+  void set_fragment(bool dont_fragment, bool more_fragments,
+                    uint32_t offset_bytes) requires View<Byte>::is_mutable {
     store16(data_ + 6, uint16_t((dont_fragment ? 0x4000 : 0) | (more_fragments ? 0x2000 : 0) |
                                 (offset_bytes / ip4_fragment_unit)));
   }
@@ -108,8 +109,16 @@ struct Ip4Repr {
   // From a header check() accepted (options are skipped).
   template <class Byte>
   static Ip4Repr parse(const Ip4View<Byte>& v) {
-    return {v.src(), v.dst(), v.protocol(), v.ttl(), v.tos(), v.id(), v.dont_fragment(),
-            v.more_fragments(), v.fragment_offset(), uint16_t(v.payload_len())};
+    return {v.src(),
+            v.dst(),
+            v.protocol(),
+            v.ttl(),
+            v.tos(),
+            v.id(),
+            v.dont_fragment(),
+            v.more_fragments(),
+            v.fragment_offset(),
+            uint16_t(v.payload_len())};
   }
   // Writes the 20-byte header, checksum included, at `out`.
   void emit(uint8_t* out) const {

@@ -2,7 +2,6 @@
 // with the IPv4 pseudo-header), and the parsed value.
 #pragma once
 #include <cstdint>
-
 #include <net/ip4_addr.hpp>
 
 #include "checksum.hpp"
@@ -32,7 +31,8 @@ class UdpView : public View<Byte> {
     if (length() < udp_header_size || length() > size_) return UdpError::bad_length;
     if (verify_checksum && datagram_checksum() != 0) {
       uint32_t pseudo = pseudo_header_sum(src, dst, ip_protocol_udp, length());
-      if (checksum_fold(checksum_add(pseudo, data_, length())) != 0xffff) return UdpError::bad_checksum;
+      if (checksum_fold(checksum_add(pseudo, data_, length())) != 0xffff)
+        return UdpError::bad_checksum;
     }
     return UdpError::none;
   }

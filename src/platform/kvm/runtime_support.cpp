@@ -1,10 +1,11 @@
 // The few symbols the static C++ runtime expects from a dynamic loader or a
 // newer libc than musl: Keel is one static image with one thread.
+#include <dlfcn.h>
+#include <iconv.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
-#include <dlfcn.h>
-#include <iconv.h>
 
 extern "C" {
 
@@ -34,7 +35,6 @@ uint32_t arc4random() {
   keel_random_bytes(reinterpret_cast<uint8_t*>(&value), sizeof value);
   return value;
 }
-
 }
 
 // libstdc++'s locale set-up references iconv, which would pull in musl's
@@ -54,5 +54,4 @@ size_t iconv(iconv_t, char**, size_t*, char**, size_t*) {
 }
 
 int iconv_close(iconv_t) { return 0; }
-
 }

@@ -76,14 +76,21 @@ extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
   random_bytes[1] = ~random_bytes[0];
   uint64_t start_block[] = {
       1,  // argc
-      reinterpret_cast<uint64_t>(program_name), 0,  // argv
-      0,                                            // envp
-      at_phdr, reinterpret_cast<uint64_t>(__ehdr_start) + elf.phoff,
-      at_phent, elf.phentsize,
-      at_phnum, elf.phnum,
-      at_pagesz, 4096,
-      at_random, reinterpret_cast<uint64_t>(random_bytes),
-      at_null, 0,
+      reinterpret_cast<uint64_t>(program_name),
+      0,  // argv
+      0,  // envp
+      at_phdr,
+      reinterpret_cast<uint64_t>(__ehdr_start) + elf.phoff,
+      at_phent,
+      elf.phentsize,
+      at_phnum,
+      elf.phnum,
+      at_pagesz,
+      4096,
+      at_random,
+      reinterpret_cast<uint64_t>(random_bytes),
+      at_null,
+      0,
   };
   __libc_start_main(keel_main, 1, reinterpret_cast<char**>(&start_block[1]), nullptr, nullptr,
                     nullptr);

@@ -74,8 +74,8 @@ namespace keel::platform {
 
 Symbol symbolize(uint64_t address) {
   Tables t = tables();
-  std::size_t i = last_at_or_below(t.entries, t.entry_count, address,
-                                   [](const Entry& e) { return e.address; });
+  std::size_t i =
+      last_at_or_below(t.entries, t.entry_count, address, [](const Entry& e) { return e.address; });
   if (i == t.entry_count || t.entries[i].name_offset >= t.strings_size) return {nullptr, 0};
   return {t.strings + t.entries[i].name_offset, address - t.entries[i].address};
 }

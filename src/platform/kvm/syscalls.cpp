@@ -1,15 +1,16 @@
 // The Linux system calls musl and libstdc++ make, answered in-kernel as plain
 // function calls (see syscall_entry.S). Anything unknown fails with ENOSYS
 // and is reported once, so a missing piece shows instead of misbehaving.
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <ctime>
-#include <sys/ioctl.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 
 #include "arch/x86_64/cpu.hpp"
 #include "kernel/console.hpp"
@@ -50,8 +51,12 @@ int64_t write_vector(int fd, const iovec* iov, int count) {
 void report_out_of_memory(uint64_t size) {
   char line[160];
   keel::FixedWriter w(line, sizeof line);
-  w.text("Keel: out of memory: asked for ").udec(size).text(" bytes, ")
-      .udec(keel::kvm::free_memory()).text(" of ").udec(keel::kvm::total_memory())
+  w.text("Keel: out of memory: asked for ")
+      .udec(size)
+      .text(" bytes, ")
+      .udec(keel::kvm::free_memory())
+      .text(" of ")
+      .udec(keel::kvm::total_memory())
       .text(" bytes free\n");
   keel::console::write(w.view().data(), w.view().size());
 }

@@ -10,7 +10,7 @@
 namespace {
 
 void on_fatal_signal(int signal) {
-  keel::kernel::panic(signal == SIGSEGV ? "SIGSEGV (invalid memory access)"
+  keel::kernel::panic(signal == SIGSEGV  ? "SIGSEGV (invalid memory access)"
                       : signal == SIGBUS ? "SIGBUS"
                       : signal == SIGFPE ? "SIGFPE (arithmetic error)"
                                          : "SIGILL (illegal instruction)");
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   alternate.ss_sp = signal_stack;
   alternate.ss_size = sizeof signal_stack;
   sigaltstack(&alternate, nullptr);
-  struct sigaction action{};
+  struct sigaction action {};
   action.sa_handler = on_fatal_signal;
   action.sa_flags = SA_ONSTACK;
   for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) sigaction(s, &action, nullptr);

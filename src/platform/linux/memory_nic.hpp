@@ -4,9 +4,8 @@
 #pragma once
 #include <cstdint>
 #include <deque>
-#include <vector>
-
 #include <net/nic.hpp>
+#include <vector>
 
 namespace net {
 

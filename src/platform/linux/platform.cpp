@@ -2,11 +2,12 @@
 // event loop sleeps in epoll_wait instead of hlt (see watch.hpp for devices).
 #include "kernel/platform.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <ctime>
-#include <unistd.h>
 
 #include "kernel/kernel.hpp"
 #include "watch.hpp"
@@ -26,7 +27,9 @@ uint64_t boot_ns = clock_ns(CLOCK_MONOTONIC);
 std::string_view name() { return "linux"; }
 uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC) - boot_ns; }
 uint64_t wall_clock_ns() { return clock_ns(CLOCK_REALTIME); }
-uint64_t total_memory() { return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)); }
+uint64_t total_memory() {
+  return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+}
 void wait_for_events(uint64_t deadline_ns) {
   if (kernel::events_pending()) return;
   int timeout_ms = -1;

@@ -1,20 +1,19 @@
 #include "tap.hpp"
 
+#include <fcntl.h>
+#include <linux/if.h>
+#include <linux/if_tun.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <linux/if.h>
-#include <linux/if_tun.h>
-#include <os>
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <net/nics.hpp>
+#include <os>
 
 #include "net/platform_nics.hpp"
-
 #include "watch.hpp"
 
 namespace net {

@@ -10,9 +10,8 @@
 // (`ip tuntap add dev keel0 mode tap`) so it can configure the host side.
 #pragma once
 #include <memory>
-#include <string>
-
 #include <net/nic.hpp>
+#include <string>
 
 namespace net {
 

@@ -1,9 +1,9 @@
 #include "watch.hpp"
 
-#include <cerrno>
 #include <sys/epoll.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <kernel/events.hpp>
 
 namespace keel::linux_platform {

@@ -10,4 +10,4 @@ void unwatch_fd(int fd);
 // Waits up to timeout_ms (-1: forever) for a watched fd.
 void wait_for_watched_fds(int timeout_ms);
 
-}  // namespace keel::linux_platform_platform
+}  // namespace keel::linux_platform

@@ -1,8 +1,8 @@
 // Prints the kernel command line, its words, the clocks, and whether global
 // constructors ran before Service::start().
-#include <os>
 #include <cstdio>
 #include <ctime>
+#include <os>
 #include <string>
 
 static std::string constructed_by_global = "global constructor ran";
@@ -16,6 +16,7 @@ void Service::start() {
   gmtime_r(&wall, &utc);
   std::printf("year: %d\n", utc.tm_year + 1900);
   std::printf("uptime_us: %lld\n",
-              static_cast<long long>(std::chrono::duration_cast<std::chrono::microseconds>(os::uptime()).count()));
+              static_cast<long long>(
+                  std::chrono::duration_cast<std::chrono::microseconds>(os::uptime()).count()));
   os::shutdown(0);
 }

@@ -1,9 +1,9 @@
 // Frees a misaligned pointer malloc never returned: musl's first check
 // catches it and halts (its a_crash); Keel must turn that halt into a
 // panic, not hang or run on.
-#include <os>
 #include <cstdio>
 #include <cstdlib>
+#include <os>
 
 using namespace std::chrono_literals;
 

@@ -1,8 +1,8 @@
 // Recurses with 12 KiB frames: each call jumps far past a page, so only
 // stack-clash probes and a large guard catch the overflow before it
 // reaches other memory.
-#include <os>
 #include <cstdio>
+#include <os>
 
 [[gnu::noinline]] int deep(int depth) {
   volatile char frame[12 * 1024];

@@ -1,6 +1,6 @@
 // A 1 s timer, so the host can check the guest's clock against its own.
-#include <os>
 #include <cstdio>
+#include <os>
 
 using namespace std::chrono_literals;
 

@@ -1,7 +1,7 @@
 // Prints 1.2 MB at once, far more than the 64 KiB console buffer: nothing
 // may be lost, and the service still shuts down.
-#include <os>
 #include <cstdio>
+#include <os>
 
 void Service::start() {
   constexpr int lines = 20000;

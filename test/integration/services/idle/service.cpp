@@ -1,6 +1,6 @@
 // Waits on a 60 s timer and nothing else: the CPU must halt meanwhile.
-#include <os>
 #include <cstdio>
+#include <os>
 
 using namespace std::chrono_literals;
 

@@ -1,10 +1,9 @@
 // A service that links a Keel library (lib/firewall's runtime) by name:
 // the classifier refuses a blob that is not one, and with no tables
 // accepts, in an image as on the host.
-#include <os>
-
 #include <cstdio>
 #include <keel/firewall/classifier.hpp>
+#include <os>
 
 void Service::start() {
   keel::firewall::Classifier classifier;

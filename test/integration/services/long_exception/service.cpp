@@ -1,8 +1,8 @@
 // Throws an uncaught exception whose type name is long (over 128 chars
 // demangled): the panic must still name it.
-#include <os>
 #include <cstdio>
 #include <map>
+#include <os>
 #include <stdexcept>
 #include <string>
 

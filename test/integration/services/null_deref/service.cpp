@@ -1,6 +1,6 @@
 // Dereferences a null pointer: the image must panic, not hang.
-#include <os>
 #include <cstdio>
+#include <os>
 
 [[gnu::noinline]] int read_through(volatile int* p) { return *p; }
 

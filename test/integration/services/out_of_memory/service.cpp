@@ -1,6 +1,6 @@
 // Allocates more than the VM has, without catching: a clear panic is expected.
-#include <os>
 #include <cstdio>
+#include <os>
 #include <vector>
 
 void Service::start() {

@@ -1,8 +1,8 @@
 // Writes past a local array: the stack protector's canary check calls
 // musl's __stack_chk_fail (a_crash), which must panic at once.
-#include <os>
 #include <cstdio>
 #include <cstring>
+#include <os>
 
 [[gnu::noinline]] void overrun(const char* text, std::size_t len) {
   char buffer[16];

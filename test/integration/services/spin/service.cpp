@@ -1,7 +1,7 @@
 // Prints, then never returns to the event loop: the line must still reach
 // the console.
-#include <os>
 #include <cstdio>
+#include <os>
 
 void Service::start() {
   std::printf("spinning forever\n");

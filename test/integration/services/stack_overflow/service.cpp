@@ -1,6 +1,6 @@
 // Recurses without end: the guard page under the stack must catch it.
-#include <os>
 #include <cstdio>
+#include <os>
 
 [[gnu::noinline]] int recurse(volatile int depth) {
   volatile char frame[512];

@@ -1,7 +1,7 @@
 // A 30 us periodic timer, 20,000 times: short enough that the timer often
 // fires between arming it and halting. A lost wake-up would hang the VM.
-#include <os>
 #include <cstdio>
+#include <os>
 
 using namespace std::chrono_literals;
 

@@ -1,6 +1,6 @@
 // Exercises os::Timers: ordering, periodic, stop, and that time advances.
-#include <os>
 #include <cstdio>
+#include <os>
 
 using namespace std::chrono_literals;
 using os::Timers;
@@ -11,8 +11,10 @@ static long long ms_since(std::chrono::nanoseconds start) {
 
 void Service::start() {
   auto start = os::uptime();
-  Timers::oneshot(30ms, [start](auto) { std::printf("oneshot 30ms at %lld ms\n", ms_since(start)); });
-  Timers::oneshot(10ms, [start](auto) { std::printf("oneshot 10ms at %lld ms\n", ms_since(start)); });
+  Timers::oneshot(30ms,
+                  [start](auto) { std::printf("oneshot 30ms at %lld ms\n", ms_since(start)); });
+  Timers::oneshot(10ms,
+                  [start](auto) { std::printf("oneshot 10ms at %lld ms\n", ms_since(start)); });
   auto never = Timers::oneshot(20ms, [](auto) { std::printf("stopped timer ran\n"); });
   Timers::stop(never);
   static int ticks = 0;

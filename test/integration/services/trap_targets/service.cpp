@@ -8,10 +8,9 @@
 // microseconds, and counts (through the interrupt sampler) the interrupts
 // whose return address is just past a crash trap. It exits 0 once enough
 // have landed there and it still runs; 1 if too few landed in the time.
-#include <os>
-
 #include <cstdio>
 #include <cstdlib>
+#include <os>
 
 #include "arch/x86_64/apic.hpp"
 #include "arch/x86_64/interrupts.hpp"

@@ -1,6 +1,6 @@
 // Throws an exception nobody catches: std::terminate must panic naming it.
-#include <os>
 #include <cstdio>
+#include <os>
 #include <stdexcept>
 
 void Service::start() {

@@ -22,7 +22,8 @@ struct CompileResult {
 
 CompileResult compile_file(const std::string& path);
 // `name` is used in error locations; list files resolve relative to `base_dir`.
-CompileResult compile_source(std::string_view text, const std::string& name, const std::string& base_dir = ".");
+CompileResult compile_source(std::string_view text, const std::string& name,
+                             const std::string& base_dir = ".");
 
 struct BuildStats {
   size_t partitions = 0;

@@ -28,12 +28,16 @@ inline constexpr int kFieldCount = 13;
 constexpr uint32_t field_max(Field f) {
   switch (f) {
     case Field::saddr:
-    case Field::daddr: return 0xFFFFFFFFu;
+    case Field::daddr:
+      return 0xFFFFFFFFu;
     case Field::sport:
     case Field::dport:
-    case Field::length: return 0xFFFFu;
-    case Field::ct_state: return 3;
-    default: return 0xFFu;
+    case Field::length:
+      return 0xFFFFu;
+    case Field::ct_state:
+      return 3;
+    default:
+      return 0xFFu;
   }
 }
 constexpr int field_bits(Field f) {
@@ -72,19 +76,32 @@ struct Packet {
 
 constexpr uint32_t field_value(const Packet& p, Field f) {
   switch (f) {
-    case Field::iif: return p.iif;
-    case Field::oif: return p.oif;
-    case Field::proto: return p.proto;
-    case Field::ct_state: return p.ct_state;
-    case Field::saddr: return p.saddr;
-    case Field::daddr: return p.daddr;
-    case Field::sport: return p.sport;
-    case Field::dport: return p.dport;
-    case Field::tcp_flags: return p.tcp_flags;
-    case Field::icmp_type: return p.icmp_type;
-    case Field::icmp_code: return p.icmp_code;
-    case Field::ttl: return p.ttl;
-    case Field::length: return p.length;
+    case Field::iif:
+      return p.iif;
+    case Field::oif:
+      return p.oif;
+    case Field::proto:
+      return p.proto;
+    case Field::ct_state:
+      return p.ct_state;
+    case Field::saddr:
+      return p.saddr;
+    case Field::daddr:
+      return p.daddr;
+    case Field::sport:
+      return p.sport;
+    case Field::dport:
+      return p.dport;
+    case Field::tcp_flags:
+      return p.tcp_flags;
+    case Field::icmp_type:
+      return p.icmp_type;
+    case Field::icmp_code:
+      return p.icmp_code;
+    case Field::ttl:
+      return p.ttl;
+    case Field::length:
+      return p.length;
   }
   return 0;
 }

@@ -39,7 +39,7 @@ struct IrRule {
   uint32_t nat_address = 0;
   uint16_t nat_port_lo = 0;
   uint16_t nat_port_hi = 0;
-  uint32_t source_id = 0;   // id of the rule statement that decides
+  uint32_t source_id = 0;  // id of the rule statement that decides
   SourceLocation location;
 };
 

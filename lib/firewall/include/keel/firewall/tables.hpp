@@ -33,9 +33,9 @@ struct Cube {
 
 // How a set table stores its key field.
 enum class SetKind : uint8_t {
-  intervals,  // sorted (start, rule) pairs in keys, optionally with a direct index on the top bits
-  exact_hash, // open-addressing hash of (key, rule) pairs in keys (e.g. a /32 blocklist)
-  direct,     // one rule per point of a small (<= 16 bit) domain, in values
+  intervals,   // sorted (start, rule) pairs in keys, optionally with a direct index on the top bits
+  exact_hash,  // open-addressing hash of (key, rule) pairs in keys (e.g. a /32 blocklist)
+  direct,      // one rule per point of a small (<= 16 bit) domain, in values
 };
 
 // An interval index entry is a segment number, or (top bit set) the rule of a bucket that no
@@ -51,14 +51,14 @@ constexpr uint32_t set_index_rule(uint32_t entry) {
 struct SetTable {
   uint8_t field = 0;
   SetKind kind = SetKind::intervals;
-  uint8_t index_bits = 0;   // intervals: top bits indexed directly (0 = plain binary search)
+  uint8_t index_bits = 0;  // intervals: top bits indexed directly (0 = plain binary search)
   uint8_t pad = 0;
-  uint32_t first_check = 0; // shared residual conditions
+  uint32_t first_check = 0;  // shared residual conditions
   uint32_t check_count = 0;
-  uint32_t first = 0;       // intervals, exact_hash: pairs in keys (count * 2 entries); direct: values
-  uint32_t count = 0;       // segments, hash slots (a power of two) or direct entries
-  uint32_t index_first = 0; // intervals with index_bits > 0: 1 << index_bits entries in keys;
-                            // exact_hash: the key of an empty slot (not in the set)
+  uint32_t first = 0;  // intervals, exact_hash: pairs in keys (count * 2 entries); direct: values
+  uint32_t count = 0;  // segments, hash slots (a power of two) or direct entries
+  uint32_t index_first = 0;  // intervals with index_bits > 0: 1 << index_bits entries in keys;
+                             // exact_hash: the key of an empty slot (not in the set)
 };
 
 // Tuple space search table: cubes hashed on the leading bits of the five header fields.
@@ -109,7 +109,9 @@ constexpr uint32_t prefix_mask(uint32_t length) {
 inline constexpr uint32_t kTreeLeafRef = 0x80000000u;
 inline constexpr int kLeafFirstBits = 27;
 inline constexpr uint32_t kMaxLeafOctets = 15;
-constexpr uint32_t leaf_ref(uint32_t first, uint32_t count) { return kTreeLeafRef | count << kLeafFirstBits | first; }
+constexpr uint32_t leaf_ref(uint32_t first, uint32_t count) {
+  return kTreeLeafRef | count << kLeafFirstBits | first;
+}
 constexpr uint32_t leaf_first(uint32_t ref) { return ref & ((1u << kLeafFirstBits) - 1); }
 constexpr uint32_t leaf_count(uint32_t ref) { return (ref >> kLeafFirstBits) & kMaxLeafOctets; }
 
@@ -125,7 +127,9 @@ struct alignas(64) TreeLine {
   uint32_t value[kLineSplits]{};
   uint32_t exit[kLineSplits + 1]{};
 };
-constexpr int line_field(const TreeLine& line, int split) { return static_cast<int>(line.fields >> (3 * split) & 7); }
+constexpr int line_field(const TreeLine& line, int split) {
+  return static_cast<int>(line.fields >> (3 * split) & 7);
+}
 
 // A 16-bit range [lo, hi] as one word that a signed 16-bit compare tests in one step: the low
 // half is lo ^ 0x8000, the high half ~hi ^ 0x8000 (so `hi >= v` reads as `~hi <= ~v`). A value
@@ -144,7 +148,7 @@ struct alignas(64) LeafOctet {
   uint32_t saddr_mask[8];  // prefix masks
   uint32_t daddr[8];
   uint32_t daddr_mask[8];
-  uint32_t sport[8];       // range_key(lo, hi)
+  uint32_t sport[8];  // range_key(lo, hi)
   uint32_t dport[8];
   uint32_t proto[8];
   uint32_t rule[8];
@@ -161,7 +165,7 @@ struct TreeTable {
   uint32_t lines_count = 0;
   uint32_t octets_first = 0;  // into leaf_octets
   uint32_t octets_count = 0;
-  uint8_t root_field = 0;    // index into kTupleFieldList
+  uint8_t root_field = 0;  // index into kTupleFieldList
   uint8_t root_bits = 0;
   uint8_t pad[2]{};
 };
@@ -194,7 +198,7 @@ struct ChainTable {
   uint32_t class_maps_first = 0;  // dispatch_count * 256 bytes
   uint32_t first_partition = 0;
   uint32_t partition_count = 0;
-  uint32_t first_rule = 0;        // rule numbers of this chain are first_rule.. (informational)
+  uint32_t first_rule = 0;  // rule numbers of this chain are first_rule.. (informational)
 };
 
 inline constexpr uint8_t kRuleLog = 1;
@@ -205,8 +209,8 @@ struct RuleInfo {
   uint16_t nat_port_hi = 0;
   uint16_t log_rate_per_minute = 0;  // 0 = unlimited
   uint32_t nat_address = 0;
-  uint32_t source_id = 0;      // the rule statement's id in the source (for diagnostics)
-  uint32_t log_prefix = 0;     // into strings (0 = empty string)
+  uint32_t source_id = 0;   // the rule statement's id in the source (for diagnostics)
+  uint32_t log_prefix = 0;  // into strings (0 = empty string)
 };
 
 struct InterfaceInfo {
@@ -247,7 +251,8 @@ constexpr uint32_t leading_bits(uint32_t value, int bits, int length) {
 }
 
 // The key a tuple table with `lengths` hashes for a packet (fields in kTupleFieldList order).
-constexpr std::array<uint32_t, kTupleFields> tuple_key(const Packet& p, const std::array<uint8_t, kTupleFields>& lengths) {
+constexpr std::array<uint32_t, kTupleFields> tuple_key(
+    const Packet& p, const std::array<uint8_t, kTupleFields>& lengths) {
   return {leading_bits(p.saddr, 32, lengths[0]), leading_bits(p.daddr, 32, lengths[1]),
           leading_bits(p.sport, 16, lengths[2]), leading_bits(p.dport, 16, lengths[3]),
           leading_bits(p.proto, 8, lengths[4])};
@@ -277,12 +282,12 @@ struct Tables {
   std::vector<Cube> cubes;
   std::vector<FieldCheck> checks;
   std::vector<Interval> intervals;
-  std::vector<uint32_t> keys;    // set keys, tuple offsets, set indexes
-  std::vector<uint32_t> values;  // set values (rule numbers), tuple entries (cube ids)
+  std::vector<uint32_t> keys;             // set keys, tuple offsets, set indexes
+  std::vector<uint32_t> values;           // set values (rule numbers), tuple entries (cube ids)
   std::vector<TupleEntry> tuple_entries;  // entries of packed tuple tables
   std::vector<LeafOctet> leaf_octets;     // tree leaves
   std::vector<TreeTable> trees;
-  std::vector<uint32_t> tree_roots;       // tree references of the root cuts
+  std::vector<uint32_t> tree_roots;  // tree references of the root cuts
   std::vector<TreeLine> tree_lines;
   std::vector<RuleInfo> rules;
   std::vector<InterfaceInfo> interfaces;

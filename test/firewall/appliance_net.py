@@ -230,9 +230,9 @@ def outcomes(sent, frames, sides):
     for index, p in sent:
         far, near = frames[1 - index], frames[index]
         got = [f for f in far if f["id"] == p["id"] and f.get("quoted_id") is None and not router_answer(f)]
-        # The sides' own kernels answer what reaches them (a RST for a closed TCP port), and a
-        # TCP segment that ends at the router itself is answered by Linux with a RST and by Keel,
-        # which has no TCP yet, with protocol unreachable (RFC 1122 §3.2.2.1): left out.
+        # The sides' own kernels answer what reaches them (a RST for a closed TCP port); protocol
+        # unreachable errors are left out of the comparison (the routers' own answers to
+        # protocols they do not speak are not what the rules decide).
         errors = sorted((f["type"], f["code"], f["src"]) for f in near
                         if f.get("quoted_id") == p["id"] and (f["type"], f["code"]) != PROTOCOL_UNREACHABLE)
         arrived = sorted((f["src"], f["dst"], f.get("sport"), f.get("dport"), f.get("echo_id"), f["ttl"])

@@ -159,7 +159,7 @@ def write(out, rows, args, seconds, window):
              "conn/s: bench/firewall-vm/tcp_rr.c, 64 B requests on one connection, and a new connection per "
              "request (as netperf's TCP_RR and TCP_CRR). The VM routers (Keel image, Linux VM) run on the same "
              "QEMU line (microvm, TCG, 512 MiB, virtio-net on TAPs with `event_idx=off`: with it Keel's transmit ring "
-             "can stall under a flood, a bug not yet found, see bench/firewall-vm/routers.py); launch = QEMU started → first UDP echo "
+             "could stall under a flood before the driver re-notifies (see bench/firewall-vm/routers.py); launch = QEMU started → first UDP echo "
              "through the router (a probe sends every 2 ms; it includes moving the TAPs to the sides, ~0.1 s, "
              "for both). Image = stripped Keel image with the rules; Linux VM = kernel + initramfs + the rules "
              "file. The Linux VM loads its rules (`nft -f`) before it starts forwarding, so its launch includes that. "

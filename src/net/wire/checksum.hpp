@@ -5,22 +5,14 @@
 #include <cstdint>
 #include <net/ip4_addr.hpp>
 
+#include "util/big_endian.hpp"
+
 namespace net::wire {
 
-inline uint16_t load16(const uint8_t* p) { return uint16_t(p[0] << 8 | p[1]); }
-inline uint32_t load32(const uint8_t* p) {
-  return uint32_t(p[0]) << 24 | uint32_t(p[1]) << 16 | uint32_t(p[2]) << 8 | p[3];
-}
-inline void store16(uint8_t* p, uint16_t v) {
-  p[0] = uint8_t(v >> 8);
-  p[1] = uint8_t(v);
-}
-inline void store32(uint8_t* p, uint32_t v) {
-  p[0] = uint8_t(v >> 24);
-  p[1] = uint8_t(v >> 16);
-  p[2] = uint8_t(v >> 8);
-  p[3] = uint8_t(v);
-}
+using keel::util::load16;
+using keel::util::load32;
+using keel::util::store16;
+using keel::util::store32;
 
 // The 32-bit running sum of 16-bit big-endian words; fold() finishes it.
 // RFC 1071 §2: the sum is byte-order independent, so words are summed in

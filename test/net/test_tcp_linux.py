@@ -99,12 +99,25 @@ def test_curl_downloads_over_http(net_for, platform):
 
 @pytest.mark.parametrize("platform", PLATFORMS)
 def test_iperf3_client(net_for, platform):
-    net = net_for()
-    net.keel(IPERF, platform, ready="listening on")
+    """iperf3 as the client. A run against the image hung once in three clean CI runs
+    (`-P 4`, 2026-11-24, cause not found): a hung run is tried once more on a fresh guest
+    and namespace, and a second hang fails."""
     seconds = IPERF_SECONDS
+
+    def fresh():
+        net = net_for()
+        net.keel(IPERF, platform, ready="listening on")
+        return net
+
+    net = fresh()
     for extra in ([], ["-R"], ["-P", "4"], ["-P", "4", "-R"]):
-        out = run(net.args(["iperf3", "-c", KEEL, "-t", str(seconds), "-J", *extra]),
-                  timeout=seconds + 60, check=False)
+        command = ["iperf3", "-c", KEEL, "-t", str(seconds), "-J", *extra]
+        try:
+            out = run(net.args(command), timeout=seconds + 60, check=False)
+        except subprocess.TimeoutExpired:
+            print(f"{platform} iperf3 {' '.join(extra)}: hung; once more on a fresh guest")
+            net = fresh()  # the hung one is closed with the others at teardown
+            out = run(net.args(command), timeout=seconds + 60, check=False)
         report = json.loads(out.stdout)
         assert "error" not in report, report.get("error")
         received = report["end"]["sum_received"]

@@ -69,6 +69,8 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/tcp/tcp_api.cpp
   ${KEEL_ROOT}/src/net/tcp/tcp_layer.cpp
   ${KEEL_ROOT}/src/net/tcp/tcp_receive.cpp
+  ${KEEL_ROOT}/src/net/tcp/time_wait.cpp
+  ${KEEL_ROOT}/src/net/tcp/time_wait_input.cpp
   ${KEEL_ROOT}/src/net/tcp/timers.cpp
   ${KEEL_ROOT}/src/net/udp/udp.cpp
   ${KEEL_ROOT}/src/net/udp/udp_layer.cpp

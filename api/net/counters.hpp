@@ -106,7 +106,9 @@ struct UdpCounters {
   uint64_t drop_bad_length = 0;
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_no_port = 0;
+  uint64_t drop_queue_full = 0;  // more datagrams waiting for handlers than the stack holds
   uint64_t drop_tx_failed = 0;
+  uint64_t handler_exceptions = 0;  // a read handler threw (the datagram is dropped)
 };
 
 // TCP (host-wide). Segments, connections and every reason a segment was
@@ -147,6 +149,7 @@ struct TcpCounters {
   uint64_t drop_rate_limited = 0;    // challenge ACKs and RSTs over their rate
   uint64_t drop_icmp_unmatched = 0;  // an ICMP error quoting no live connection or sequence
   uint64_t drop_tx_failed = 0;       // a segment not sent (no route, no buffer, filtered)
+  uint64_t handler_exceptions = 0;   // a service's handler threw: its connection was aborted
 };
 
 struct StackCounters {

@@ -33,7 +33,8 @@ class Interface {
   uint16_t mtu() const;
 
   // Static settings, at once: the connected route (and a default route
-  // through the gateway), a gratuitous ARP, then on_config handlers.
+  // through the gateway), a gratuitous ARP; on_config handlers follow at
+  // the stack's next step.
   void configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway = {},
                  std::vector<ip4::Addr> dns = {});
   // Drops the address and the routes configure() added.
@@ -51,7 +52,10 @@ class Interface {
   ip4::Addr gateway() const;
   const std::vector<ip4::Addr>& dns() const;
   // Runs `handler` each time the address becomes known or changes (static,
-  // DHCP lease, fallback); at once if already configured.
+  // DHCP lease, fallback); at the next step of the event loop if already
+  // configured. Like every handler of the stack it runs from the stack's
+  // step in the event loop (docs/net/handlers.md); an exception it throws
+  // is reported on the console and goes no further.
   void on_config(ConfigHandler handler);
 
   // IPv4 multicast groups whose frames this interface takes (RFC 1112 §6.4

@@ -240,6 +240,10 @@ class Tcp {
     std::size_t memory = 0;              // bytes of send and receive buffers, all connections
     uint32_t backlog = 128;              // per listener: handshakes in progress, then SYN cookies
     std::chrono::seconds time_wait{60};  // 2·MSL (RFC 9293 §3.4.2 with MSL 30 s, as Linux)
+    // RFC 5961 §7: challenge ACKs per second host-wide, drawn each second
+    // from [n/2, 3n/2); 0: no host-wide limit. Each connection also sends
+    // at most one challenge (or out-of-window ACK) per 500 ms.
+    uint32_t challenge_acks_per_second = 1000;
   };
 
   // Accepts connections to `local` (any address: every address of this

@@ -103,7 +103,9 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(udp, drop_bad_length);
   KEEL_C(udp, drop_bad_checksum);
   KEEL_C(udp, drop_no_port);
+  KEEL_C(udp, drop_queue_full);
   KEEL_C(udp, drop_tx_failed);
+  KEEL_C(udp, handler_exceptions);
   KEEL_C(tcp, rx);
   KEEL_C(tcp, tx);
   KEEL_C(tcp, active_opens);
@@ -143,6 +145,7 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(tcp, drop_rate_limited);
   KEEL_C(tcp, drop_icmp_unmatched);
   KEEL_C(tcp, drop_tx_failed);
+  KEEL_C(tcp, handler_exceptions);
 }
 
 #undef KEEL_C

@@ -29,6 +29,19 @@ StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
       udp_layer(*this),
       tcp_layer(*this, config) {}
 
+void StackParts::run_handlers() {
+  udp_layer.run_handlers();
+  tcp_layer.run_handlers();
+  // Last: a lease that a DHCP handler just took is announced in this step.
+  for (std::size_t i = 0; i < link_count(); ++i) link(InterfaceId(i)).run_config_handlers();
+}
+
+bool StackParts::handlers_pending() const {
+  for (std::size_t i = 0; i < link_count(); ++i)
+    if (link(InterfaceId(i)).config_handlers_due()) return true;
+  return udp_layer.handlers_pending() || tcp_layer.handlers_pending();
+}
+
 void StackParts::transmit_ready() {
   udp_layer.writable();
   tcp_layer.writable();
@@ -104,7 +117,12 @@ void Stack::poll() {
   for (std::size_t i = 0; i < p.link_count(); ++i) p.link(InterfaceId(i)).poll(now);
   p.ip4.poll(now);
   p.tcp_layer.poll(now);
-  p.time.wake_by(next_deadline());
+  // The one moment the service's handlers run (docs/net/handlers.md),
+  // after everything the stack had to do; what they start waits for the
+  // next step.
+  p.run_handlers();
+  p.time.woke();  // (the wake-up the work above asked for is this one)
+  p.time.wake_by(p.handlers_pending() ? p.time.now() : next_deadline());
 }
 
 uint64_t Stack::next_deadline() const {

@@ -29,6 +29,10 @@ struct StackParts {
   // An interface's transmit queue has room again: every protocol's
   // blocked senders resume.
   void transmit_ready();
+  // The service's handlers: the one moment they run (docs/net/handlers.md).
+  void run_handlers();
+  // Handlers left for another step (those the last ones made due).
+  bool handlers_pending() const;
 
   Stack& stack;
   StackTime time;

@@ -97,6 +97,7 @@ class Harness {
 
   void receive(int nic, const uint8_t* data, std::size_t n) {
     (nic ? nic1_ : nic0_).inject(data, n, rx_flags_);
+    clock_.advance(std::chrono::nanoseconds(0));  // the event loop's step: handlers run
   }
 
   void room(uint8_t r) {

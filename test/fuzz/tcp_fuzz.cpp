@@ -264,6 +264,7 @@ class Harness {
     ip.emit(f.data() + 14);
     f.insert(f.end(), payload.begin(), payload.end());
     nic_.inject(f.data(), f.size(), rx_flags_);
+    clock_.advance(std::chrono::nanoseconds(0));  // the event loop's step: handlers run
     drain();
   }
 

@@ -81,7 +81,9 @@ Bytes server_reply(uint8_t type, uint32_t xid, Ip yiaddr, uint32_t lease = 120,
 
 class DhcpTest : public ::testing::Test {
  protected:
-  DhcpTest() : nic(stack_mac), stack(clock, test_stack_config()), iface(stack.add_interface(nic)) {}
+  DhcpTest() : nic(stack_mac), stack(clock, test_stack_config()), iface(stack.add_interface(nic)) {
+    nic.set_after_receive([this] { clock.advance(0ns); });  // the event loop's step
+  }
 
   void advance(std::chrono::nanoseconds d) { clock.advance(d); }
   const ::net::DhcpCounters& dhcp() const { return iface.counters().dhcp; }
@@ -272,6 +274,8 @@ TEST(DhcpSecondInterface, SendsAndListensOnItsOwnInterfaceOnly) {
   ::net::Stack stack(clock, test_stack_config());
   ::net::Interface& if0 = stack.add_interface(nic0);
   ::net::Interface& if1 = stack.add_interface(nic1);
+  nic0.set_after_receive([&clock] { clock.advance(0ns); });  // the event loop's step
+  nic1.set_after_receive([&clock] { clock.advance(0ns); });
   if0.configure(Ip{10, 9, 0, 2}, ::net::ip4::netmask_of(24));
   nic0.transmitted.clear();
   ::net::InterfaceConfig c;

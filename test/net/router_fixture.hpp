@@ -28,7 +28,11 @@ class RouterTest : public ::testing::Test {
         nic1(router_mac1, mtu1),
         stack(clock, test_stack_config()),
         if0(stack.add_interface(nic0)),
-        if1(stack.add_interface(nic1)) {}
+        if1(stack.add_interface(nic1)) {
+    // Each frame delivered is followed by the event loop's step (handlers).
+    nic0.set_after_receive([this] { clock.advance(std::chrono::nanoseconds(0)); });
+    nic1.set_after_receive([this] { clock.advance(std::chrono::nanoseconds(0)); });
+  }
 
   void SetUp() override {
     if0.configure(stack_ip, ::net::ip4::netmask_of(24));

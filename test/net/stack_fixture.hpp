@@ -22,8 +22,11 @@ inline ::net::StackConfig test_stack_config() {
 
 class StackTest : public ::testing::Test {
  protected:
-  StackTest()
-      : nic(stack_mac), stack(clock, test_stack_config()), iface(stack.add_interface(nic)) {}
+  StackTest() : nic(stack_mac), stack(clock, test_stack_config()), iface(stack.add_interface(nic)) {
+    // Each frame delivered is followed by the event loop's step, where the
+    // stack runs the service's handlers (docs/net/handlers.md).
+    nic.set_after_receive([this] { clock.advance(std::chrono::nanoseconds(0)); });
+  }
 
   void SetUp() override {
     iface.configure(stack_ip, ::net::ip4::netmask_of(24), Ip{10, 0, 0, 254});

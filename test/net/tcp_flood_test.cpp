@@ -149,7 +149,7 @@ TEST_F(TcpFlood, ASynFloodLeavesMemoryBoundedAndClientsServed) {
   EXPECT_EQ(accepted.state(), TcpState::established);
 }
 
-TEST_F(TcpFlood, AFullTableRecyclesTheOldestTimeWait) {
+TEST_F(TcpFlood, TimeWaitsTakeNoConnectionSlotAndAFullTableOfThemRecyclesTheOldest) {
   stack.tcp().set_limits({.max_connections = 1});
   TcpConnection c = accept();
   c.shutdown();
@@ -157,9 +157,21 @@ TEST_F(TcpFlood, AFullTableRecyclesTheOldestTimeWait) {
   ++peer_ts;
   inject(from_peer(flag::ack | flag::fin, peer_isn + 1, iss + 2, 511));
   next();
-  EXPECT_EQ(stack.tcp().connections(), 1u);  // in TIME_WAIT
+  EXPECT_EQ(stack.tcp().connections(), 1u);  // in TIME_WAIT (a record, decision 0047)
+  // The connection table is free for a new connection...
   inject(syn_from(40009));
-  EXPECT_EQ(next_header().flags, flag::syn | flag::ack);
+  TcpRepr synack = next_header();
+  EXPECT_EQ(synack.flags, flag::syn | flag::ack);
+  EXPECT_EQ(stack.tcp().connections(), 2u);
+  EXPECT_EQ(counters().tcp.time_wait_recycled, 0u);
+  // ...and when that one closes first too, the TIME_WAIT table (as large
+  // as max_connections) gives up its oldest record.
+  complete(40009, synack);
+  ASSERT_TRUE(accepted.is_open());
+  accepted.shutdown();
+  next();
+  inject(TcpRepr{
+      40009, 80, peer_isn + 1, synack.seq + 2, uint8_t(flag::ack | flag::fin), 512, 0, {}, 0});
   EXPECT_EQ(counters().tcp.time_wait_recycled, 1u);
   EXPECT_EQ(stack.tcp().connections(), 1u);
 }

@@ -161,3 +161,47 @@ TEST_F(Handshake, ConnectRefusedByReset) {
 
 }  // namespace
 }  // namespace keel::test
+
+namespace keel::test {
+namespace {
+
+using namespace std::chrono_literals;
+
+// RFC 6298 (5.7): the SYN had to be sent again, so data starts with an RTO
+// of 3 s (it came after 1 s, issue 18).
+TEST_F(Handshake, DataAfterALostSynIsRetransmittedAfterThreeSeconds) {
+  auto c = *stack.tcp().connect(
+      {peer_ip, 80}, [](TcpConnection) {}, options());
+  TcpRepr syn = next_header();
+  advance(1s);
+  TcpRepr again = next_header();  // the first SYN was lost
+  ASSERT_EQ(again.flags, flag::syn);
+  iss = syn.seq;
+  our_port = syn.src_port;
+  their_port = 80;
+  timestamps = false;
+  TcpRepr synack{80, our_port, peer_isn, iss + 1, flag::syn | flag::ack, 65535, 0, {}, 0};
+  synack.options.mss = 1460;
+  inject(synack);
+  EXPECT_EQ(next_header().flags, flag::ack);
+  ASSERT_EQ(*c.write(text("data")), 4u);
+  EXPECT_EQ(next().payload, text("data"));
+  advance(3s - 1ms);
+  EXPECT_EQ(sent_count(), 0u);
+  advance(1ms);
+  SentSegment resent = next();
+  EXPECT_EQ(resent.header.seq, iss + 1);
+  EXPECT_EQ(resent.payload, text("data"));
+}
+
+TEST_F(Handshake, WithoutALostSynDataRetransmitsAfterTheMeasuredRto) {
+  TcpConnection c = connect();  // no loss: the SYN's RTT is a sample
+  ASSERT_EQ(*c.write(text("data")), 4u);
+  next();  // the ACK of the SYN-ACK
+  EXPECT_EQ(next().payload, text("data"));
+  advance(200ms);  // the floor (RFC 6298 (2.4), 200 ms as Linux)
+  EXPECT_EQ(next().payload, text("data"));
+}
+
+}  // namespace
+}  // namespace keel::test

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <exception>
 
 #include "net/dhcp/dhcp.hpp"
 #include "net/stack_parts.hpp"
@@ -247,16 +248,32 @@ void Link::start_dhcp(const InterfaceConfig& fallback) {
 void Link::on_config(Interface::ConfigHandler handler) {
   config_handlers_.push_back(std::move(handler));
   if (is_configured()) {
-    Interface::ConfigHandler copy = config_handlers_.back();  // it may add handlers
-    copy(*interface_);
+    config_due_.push_back(config_handlers_.size() - 1);
+    parts_.time.wake_by(parts_.time.now());
   }
 }
 
 void Link::configured() {
-  // By index, each from a copy: a handler may add handlers.
-  for (std::size_t i = 0; i < config_handlers_.size(); ++i) {
+  config_due_.clear();
+  for (std::size_t i = 0; i < config_handlers_.size(); ++i) config_due_.push_back(i);
+  if (!config_due_.empty()) parts_.time.wake_by(parts_.time.now());
+}
+
+void Link::run_config_handlers() {
+  if (config_due_.empty()) return;
+  // Each from a copy: a handler may add handlers (they run at once if the
+  // address is known: at the next step).
+  std::vector<std::size_t> due;
+  due.swap(config_due_);
+  for (std::size_t i : due) {
     Interface::ConfigHandler handler = config_handlers_[i];
-    handler(*interface_);
+    try {
+      handler(*interface_);
+    } catch (const std::exception& e) {
+      std::printf("%s: an on_config handler threw: %s\n", name_.c_str(), e.what());
+    } catch (...) {
+      std::printf("%s: an on_config handler threw\n", name_.c_str());
+    }
   }
 }
 

@@ -81,6 +81,10 @@ class Link {
   ip4::Addr gateway() const { return gateway_; }
   const std::vector<ip4::Addr>& dns() const { return dns_; }
   void on_config(Interface::ConfigHandler handler);
+  // The on_config handlers due since the last call (Stack::poll: the one
+  // moment the service's handlers run).
+  void run_config_handlers();
+  bool config_handlers_due() const { return !config_due_.empty(); }
   // The directed broadcast address of our subnet (RFC 919/922); none for
   // /31 and /32, or when unconfigured. (Without one, the limited broadcast
   // stands in: every caller treats that as a broadcast anyway.)
@@ -125,6 +129,7 @@ class Link {
   std::vector<Route> own_routes_;
   std::vector<ip4::Addr> dns_;
   std::vector<Interface::ConfigHandler> config_handlers_;
+  std::vector<std::size_t> config_due_;  // indices into config_handlers_
   std::vector<ip4::Addr> groups_;
   std::unique_ptr<Dhcp> dhcp_;
 };

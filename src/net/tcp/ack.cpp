@@ -19,24 +19,24 @@ constexpr uint64_t ns_per_us = 1000, us_per_ms = 1000;
 
 }  // namespace
 
-bool Connection::input_ack(const Segment& s, uint64_t now) {
+bool Connection::ack_acceptable(const Segment& s, uint64_t now) {
   uint32_t ack = s.header.ack;
   if (probe_end != 0 && seq_gt(ack, snd_nxt) && seq_le(ack, probe_end)) {
     snd_nxt = ack;  // the peer took a window probe's byte
   }
-  if (seq_gt(ack, snd_nxt)) {
-    // It acknowledges what was never sent: an ACK says where we are.
-    ++layer.counters().drop_bad_ack;
-    ack_now = true;
-    output(now);
-    return false;
-  }
-  if (seq_lt(ack, snd_una - max_snd_wnd)) {
-    // RFC 5961 §5.2: too old to be from this connection's peer.
+  // RFC 5961 §5.2: acceptable from SND.UNA - MAX.SND.WND up to SND.NXT;
+  // an ACK of what was never sent, or far older than the window, is
+  // answered with a (rate-limited) challenge ACK that says where we are.
+  if (seq_gt(ack, snd_nxt) || seq_lt(ack, snd_una - max_snd_wnd)) {
     ++layer.counters().drop_bad_ack;
     challenge_ack(now);
     return false;
   }
+  return true;
+}
+
+bool Connection::input_ack(const Segment& s, uint64_t now) {
+  uint32_t ack = s.header.ack;
   uint32_t window_before = snd_wnd;
   if (seq_lt(snd_wl1, s.seq()) || (snd_wl1 == s.seq() && seq_le(snd_wl2, ack))) {
     snd_wnd = uint32_t(s.header.window) << snd_wscale;

@@ -131,6 +131,7 @@ void Connection::establish(uint64_t now) {
   state = fin_queued ? TcpState::fin_wait_1 : TcpState::established;
   retransmit_at = never;
   rtt.reset_backoff();
+  if (syn_retries > 0) rtt.after_syn_loss();
   cc.start(options.congestion, mss);
   ++layer.counters().established;
   layer.handshake_done(*this);
@@ -139,9 +140,13 @@ void Connection::establish(uint64_t now) {
 }
 
 void Connection::enter_time_wait(uint64_t now) {
+  // RFC 9293 §3.6.1: the 4-tuple is held for 2·MSL, by a small record
+  // (time_wait.hpp) instead of this connection, which ends here for the
+  // service (closed) and for the table. The ACK of the peer's FIN still
+  // goes out from this object (input() sends it before returning).
   state = TcpState::time_wait;
-  retransmit_at = persist_at = keepalive_at = delayed_ack_at = never;
-  linger_at = now + uint64_t(std::chrono::nanoseconds(layer.limits().time_wait).count());
+  retransmit_at = persist_at = keepalive_at = delayed_ack_at = linger_at = never;
+  layer.entered_time_wait(*this, now);
   if (visible()) {
     ended = true;
     close_reason = TcpCloseReason::closed;
@@ -149,7 +154,7 @@ void Connection::enter_time_wait(uint64_t now) {
   } else {
     release_buffers();
   }
-  layer.entered_time_wait(*this);
+  layer.release(*this);
 }
 
 void Connection::release_buffers() {
@@ -212,9 +217,13 @@ void Connection::close(uint64_t now) {
   on_writable = nullptr;
   on_close = nullptr;
   on_connect = nullptr;
-  // RFC 2525 §2.17 (and Linux): closing with data the service never read
-  // resets the connection, so the peer knows it was not taken.
-  if (receive.undelivered() > 0 && state != TcpState::syn_sent) {
+  // RFC 1122 §4.2.2.13, RFC 2525 §2.17 (and Linux): closing with data the
+  // service never read resets the connection, so the peer knows it was not
+  // taken. Data handed to on_read but not consumed() was not taken either;
+  // with auto_consume, what on_read was given counts as read.
+  uint32_t unread =
+      receive.undelivered() + (options.auto_consume ? 0 : receive.unconsumed_delivered());
+  if (unread > 0 && state != TcpState::syn_sent) {
     abort(now);
     return;
   }

@@ -205,6 +205,7 @@ class Connection {
   void challenge_ack(uint64_t now);
   bool may_ack_out_of_window(uint64_t now);
   // ack.cpp
+  bool ack_acceptable(const Segment& s, uint64_t now);
   bool input_ack(const Segment& s, uint64_t now);
   void take_rtt_sample(const Segment& s, uint32_t ack, uint64_t now);
   void new_ack(const Segment& s, uint32_t acked, uint32_t flight, uint64_t now);

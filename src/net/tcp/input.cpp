@@ -17,9 +17,9 @@ namespace flag = wire::tcp_flag;
 constexpr uint64_t paws_idle_ns = 24ull * 24 * 3600 * 1'000'000'000;
 // RFC 5681 §4.2: an ACK may be delayed, but less than 500 ms; 40 ms as Linux.
 constexpr uint64_t delayed_ack_ns = 40'000'000;
-// ACKs for out-of-window segments without data, at most one per connection
-// this often (an ACK storm between two confused peers; Linux's
-// tcp_invalid_ratelimit).
+// ACKs for out-of-window segments without data and challenge ACKs, at most
+// one per connection this often (an ACK storm between two confused peers;
+// Linux's tcp_invalid_ratelimit).
 constexpr uint64_t out_of_window_ack_interval_ns = 500'000'000;
 
 }  // namespace
@@ -87,6 +87,11 @@ void Connection::input(const Segment& s, uint64_t now) {
     snd_wl2 = s.header.ack;
     establish(now);
   } else {
+    // RFC 9293 §3.10.7.4 fifth check, RFC 5961 §5.2: an ACK that is not
+    // acceptable is answered and the segment dropped before anything of it
+    // counts; TS.Recent included (RFC 7323 §4.3), or one blind segment with
+    // a high TSval would make PAWS drop the peer's real data.
+    if (!ack_acceptable(s, now)) return;
     take_timestamp(s, now);
   }
   if (!input_ack(s, now) || state == TcpState::closed) return;
@@ -169,10 +174,6 @@ bool Connection::acceptable(const Segment& s, uint64_t now) {
   if (ok) return true;
   ++layer.counters().drop_out_of_window;
   if (s.has(flag::rst)) return false;
-  // A retransmitted FIN in TIME_WAIT: the ACK again, and 2·MSL anew.
-  if (state == TcpState::time_wait && s.has(flag::fin)) {
-    linger_at = now + uint64_t(std::chrono::nanoseconds(layer.limits().time_wait).count());
-  }
   if (!s.payload.empty() || may_ack_out_of_window(now)) {
     ack_now = true;
     output(now);
@@ -205,11 +206,6 @@ void Connection::input_rst(const Segment& s) {
   if (s.seq() != rcv_nxt()) {
     ++layer.counters().drop_bad_rst;
     challenge_ack(layer.now());
-    return;
-  }
-  // RFC 1337: a RST does not end TIME_WAIT (it would let old duplicates in).
-  if (state == TcpState::time_wait) {
-    ++layer.counters().drop_bad_rst;
     return;
   }
   ++layer.counters().rx_resets;
@@ -315,7 +311,9 @@ void Connection::apply_fin(uint64_t now) {
 }
 
 void Connection::challenge_ack(uint64_t now) {
-  if (!layer.allow_challenge_ack(now)) {
+  // RFC 5961 §7: rate-limited per connection first (Linux's
+  // tcp_invalid_ratelimit), then host-wide.
+  if (!may_ack_out_of_window(now) || !layer.allow_challenge_ack(now)) {
     ++layer.counters().drop_rate_limited;
     return;
   }

@@ -119,17 +119,6 @@ void TcpLayer::accept_cookie(uint32_t index, const tcp::ConnectionKey& key, cons
   schedule(*c);
 }
 
-bool TcpLayer::reuse_time_wait(tcp::Connection& c, const tcp::Segment& s, uint64_t t) {
-  const auto& ts = s.header.options.timestamps;
-  bool newer =
-      c.ts_ok && ts ? tcp::seq_gt(ts->value, c.ts_recent) : tcp::seq_gt(s.seq(), c.rcv_nxt());
-  if (!newer || find_listener(c.key.local, c.key.local_port) == none) return false;
-  ++counters_.time_wait_reused;
-  c.finish(TcpCloseReason::closed);
-  (void)t;
-  return true;
-}
-
 bool TcpLayer::listener_handler(const tcp::Connection& c, Tcp::ConnectHandler& out) const {
   if (c.listener_slot >= listeners_.size()) return false;
   const Listener& l = listeners_[c.listener_slot];

@@ -25,9 +25,17 @@ bool sends_data(TcpState s) {
 }  // namespace
 
 void Connection::output(uint64_t now) {
-  if (state == TcpState::closed || state == TcpState::listen || state == TcpState::syn_sent ||
-      state == TcpState::syn_received) {
+  if (state == TcpState::closed || state == TcpState::listen || state == TcpState::syn_sent) {
     return;  // SYNs and their retransmissions are sent where the state changes
+  }
+  if (state == TcpState::syn_received) {
+    // No data before the handshake completes, but the ACKs RFC 5961 asks
+    // for are due here too (a challenge for an in-window RST or SYN, §3.2
+    // and §4.2; an answer to an out-of-window segment, RFC 9293 §3.10.7.4):
+    // <SEQ=SND.NXT><ACK=RCV.NXT><CTL=ACK>.
+    if (ack_now && !link_blocked) transmit(snd_nxt, 0, 0, now);
+    layer.schedule(*this);
+    return;
   }
   uint64_t sent_before = stats.segments_sent;
   if (sends_data(state) && !link_blocked) {

@@ -142,7 +142,7 @@ uint16_t TcpLayer::free_port(ip4::Addr local, const Endpoint& remote) {
   for (int tries = 0; tries <= Udp::ephemeral_last - Udp::ephemeral_first; ++tries) {
     uint16_t port = ephemeral_next_;
     ephemeral_next_ = port == Udp::ephemeral_last ? Udp::ephemeral_first : uint16_t(port + 1);
-    if (!table_.find(tcp::ConnectionKey{local, remote.address.ip4(), port, remote.port}) &&
+    if (!in_use(tcp::ConnectionKey{local, remote.address.ip4(), port, remote.port}) &&
         find_listener(local, port) == none) {
       return port;
     }
@@ -166,7 +166,7 @@ Result<TcpConnection> TcpLayer::connect(const Endpoint& remote, Tcp::ConnectHand
   uint16_t port = local.port ? local.port : free_port(from, remote);
   if (port == 0) return Status::in_use;
   tcp::ConnectionKey key{from, to, port, remote.port};
-  if (table_.find(key)) return Status::in_use;
+  if (in_use(key)) return Status::in_use;
   tcp::Connection* c = create(key, options);
   if (!c) return Status::no_buffer;
   c->on_connect = std::move(on_connect);

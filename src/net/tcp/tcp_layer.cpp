@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "net/stack_parts.hpp"
+#include "seq.hpp"
 #include "util/slots.hpp"
 
 namespace net {
@@ -22,8 +23,6 @@ constexpr std::size_t buffer_share = 4;
 constexpr std::size_t min_buffer_memory = std::size_t(1) << 20;
 constexpr std::size_t default_total_memory = std::size_t(64) << 20;
 constexpr std::size_t max_listeners = 1024;
-// RFC 5961 §7: challenge ACKs host-wide per second (Linux's default).
-constexpr uint32_t challenge_acks_per_second = 1000;
 
 Tcp::Limits with_defaults(Tcp::Limits l, std::size_t total_memory) {
   if (total_memory == 0) total_memory = default_total_memory;
@@ -50,18 +49,17 @@ TcpLayer::TcpLayer(StackParts& parts, const StackConfig& config)
       limits_(with_defaults({}, config.total_memory)),
       budget_(limits_.memory),
       table_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
+      time_waits_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
       listener_ports_(max_listeners),
-      ephemeral_next_(random_port()),
-      challenge_tokens_(challenge_acks_per_second) {}
+      ephemeral_next_(random_port()) {}
 
 TcpLayer::~TcpLayer() = default;
 
 uint64_t TcpLayer::now() const { return parts_.time.now(); }
 
 TcpLayer::Work::~Work() {
-  if (layer_.depth_ == 1) {
-    layer_.dispatch();
-    layer_.bury();
+  if (layer_.depth_ == 1 && (!layer_.ready_.empty() || !layer_.graveyard_.empty())) {
+    layer_.parts_.time.wake_by(layer_.now());
   }
   --layer_.depth_;
 }
@@ -76,13 +74,14 @@ void TcpLayer::set_limits(const Tcp::Limits& limits) {
       *table.try_emplace(key).first = slot;
     });
     table_ = std::move(table);
+    time_waits_.resize(next.max_connections);
   }
   limits_ = next;
   budget_.set_limit(limits_.memory);
 }
 
 tcp::Connection* TcpLayer::create(const tcp::ConnectionKey& key, const TcpOptions& options) {
-  if (table_.full() && !make_room()) {
+  if (table_.full()) {
     ++counters_.drop_table_full;
     return nullptr;
   }
@@ -95,22 +94,6 @@ tcp::Connection* TcpLayer::create(const tcp::ConnectionKey& key, const TcpOption
   s.connection->slot = index;
   s.connection->generation = ++s.generation;
   return s.connection.get();
-}
-
-bool TcpLayer::make_room() {
-  // The oldest TIME_WAIT goes first (RFC 6191 accepts the risk for a
-  // newer connection; a full table would refuse it anyway).
-  while (!time_waits_.empty()) {
-    auto [slot, generation] = time_waits_.front();
-    time_waits_.pop_front();
-    Slot& s = slots_[slot];
-    if (s.connection && s.generation == generation && s.connection->state == TcpState::time_wait) {
-      ++counters_.time_wait_recycled;
-      s.connection->finish(TcpCloseReason::closed);
-      return true;
-    }
-  }
-  return false;
 }
 
 void TcpLayer::release(tcp::Connection& c) {
@@ -160,11 +143,25 @@ void TcpLayer::poll(uint64_t now) {
     c->on_timer(now);
     schedule(*c);
   }
+  time_waits_.expire(now);
 }
 
-void TcpLayer::entered_time_wait(tcp::Connection& c) {
-  time_waits_.emplace_back(c.slot, c.generation);
-  schedule(c);
+void TcpLayer::entered_time_wait(const tcp::Connection& c, uint64_t t) {
+  tcp::TimeWaitRecord r;
+  r.key = c.key;
+  r.snd_nxt = c.snd_nxt;
+  r.rcv_nxt = c.rcv_nxt();
+  r.ts_ok = c.ts_ok;
+  r.ts_recent = c.ts_recent;
+  r.ts_offset = c.ts_offset;
+  // The window as the connection advertised it last (rounded up to its
+  // scale, as advertise_window() does).
+  uint32_t window = tcp::seq_gt(c.rcv_adv, r.rcv_nxt) ? c.rcv_adv - r.rcv_nxt : 0;
+  uint32_t unit = 1u << c.rcv_wscale;
+  r.window = uint16_t(std::min<uint32_t>((window + unit - 1) >> c.rcv_wscale, UINT16_MAX));
+  uint64_t expires = t + uint64_t(std::chrono::nanoseconds(limits_.time_wait).count());
+  if (!time_waits_.add(r, expires)) ++counters_.time_wait_recycled;
+  parts_.time.wake_by(time_waits_.next_deadline());
 }
 
 void TcpLayer::wait_for_link(tcp::Connection& c) {
@@ -187,9 +184,19 @@ void TcpLayer::writable() {
 }
 
 bool TcpLayer::allow_challenge_ack(uint64_t t) {
-  if (t - challenge_refilled_ns_ >= ns_per_second) {
-    challenge_tokens_ = challenge_acks_per_second;
+  uint32_t limit = limits_.challenge_acks_per_second;
+  if (limit == 0) return true;
+  if (!challenge_drawn_ || t - challenge_refilled_ns_ >= ns_per_second) {
+    // CVE-2016-5696: a fixed host-wide count lets an off-path sender learn,
+    // by filling it, whether a guessed connection answered. Each second's
+    // count is drawn anew from [limit/2, 3·limit/2) (as Linux 4.7), and the
+    // per-connection limit (Connection::challenge_ack) comes first, so one
+    // connection's challenges never show in another's.
+    uint32_t r = 0;
+    if (getrandom(&r, sizeof r, 0) != ssize_t(sizeof r)) r = uint32_t(t);
+    challenge_tokens_ = limit / 2 + r % std::max<uint32_t>(limit, 1);
     challenge_refilled_ns_ = t;
+    challenge_drawn_ = true;
   }
   if (challenge_tokens_ == 0) return false;
   --challenge_tokens_;

@@ -13,12 +13,12 @@
 // a secret (FlatMap + SipHash). A connection lives in a slot with a
 // generation; handles name both, so a stale handle finds nothing. Handlers
 // never run in the middle of a connection's processing: events queue up
-// and run once the segment (or timer, or call) is done, each handler moved
+// and run from the stack's step in the event loop, each handler moved
 // out of its connection while it runs; connections that ended stay in a
 // graveyard until then, so nothing a handler does frees what is in use.
 #pragma once
+#include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <net/config.hpp>
 #include <net/counters.hpp>
@@ -32,6 +32,7 @@
 #include "net/ip4/icmp4.hpp"
 #include "net/ip4/ip4.hpp"
 #include "secrets.hpp"
+#include "time_wait.hpp"
 #include "util/flat_map.hpp"
 
 namespace net {
@@ -50,7 +51,13 @@ class TcpLayer {
   // An interface's transmit queue has room again.
   void writable();
   void poll(uint64_t now);
-  uint64_t next_deadline() const { return deadlines_.earliest(); }
+  // The service's handlers for what the stack did since the last call
+  // (dispatch.cpp); Stack::poll runs it, the one moment handlers run.
+  void run_handlers();
+  bool handlers_pending() const { return !ready_.empty() || !graveyard_.empty(); }
+  uint64_t next_deadline() const {
+    return std::min(deadlines_.earliest(), time_waits_.next_deadline());
+  }
 
   // The API behind Tcp and the handles (tcp_api.cpp).
   Result<TcpListener> listen(const Endpoint& local, Tcp::ConnectHandler on_connect,
@@ -59,7 +66,9 @@ class TcpLayer {
                                 const TcpOptions& options, const Endpoint& local);
   void set_limits(const Tcp::Limits& limits);
   const Tcp::Limits& limits() const { return limits_; }
-  std::size_t connections() const { return table_.size(); }
+  // Connections in every state, TIME_WAIT records included.
+  std::size_t connections() const { return table_.size() + time_waits_.size(); }
+  std::size_t time_waits() const { return time_waits_.size(); }
   const TcpCounters& counters() const { return counters_; }
   // Every connection the table holds (diagnostics, tests).
   template <class Fn>
@@ -95,10 +104,12 @@ class TcpLayer {
   void notify(tcp::Connection& c);
   // The connection reached CLOSED: out of the table, its slot freed.
   void release(tcp::Connection& c);
-  void entered_time_wait(tcp::Connection& c);
+  // The connection closed first: a TIME_WAIT record takes its 4-tuple.
+  void entered_time_wait(const tcp::Connection& c, uint64_t now);
   // The interface towards the peer is congested: resume on writable().
   void wait_for_link(tcp::Connection& c);
-  // RFC 5961 §7: challenge ACKs, at most this many per second host-wide.
+  // RFC 5961 §7: challenge ACKs host-wide, about Limits::challenge_acks_per_second
+  // (randomised each second).
   bool allow_challenge_ack(uint64_t now);
   // The route to the peer, or a status.
   Result<Ip4Path> route(const tcp::ConnectionKey& key) const;
@@ -135,8 +146,10 @@ class TcpLayer {
   struct PortHash {
     std::size_t operator()(uint16_t port) const { return port * 0x9e3779b1u; }
   };
-  // Top-level work (a segment, a poll, a call) runs the service's handlers
-  // and frees ended connections once it is done, not before.
+  // Top-level work (a segment, an ICMP error, a timer) asks the stack for
+  // a step of the event loop when it left handlers to run or connections
+  // to free (run_handlers()), instead of running them inside the driver's
+  // receive loop.
   class Work {
    public:
     explicit Work(TcpLayer& layer) : layer_(layer) { ++layer_.depth_; }
@@ -148,9 +161,9 @@ class TcpLayer {
 
   // tcp_layer.cpp
   tcp::Connection* create(const tcp::ConnectionKey& key, const TcpOptions& options);
-  bool make_room();
-  void dispatch();
   void run_events(tcp::Connection& c);
+  template <class Fn>
+  bool guarded(tcp::Connection& c, Fn&& fn);
   void bury();
   // listen.cpp
   uint32_t find_listener(ip4::Addr address, uint16_t port) const;
@@ -160,7 +173,11 @@ class TcpLayer {
                      uint64_t now);
   void send_cookie(uint32_t listener, const tcp::ConnectionKey& key, const tcp::Segment& syn,
                    uint64_t now);
-  bool reuse_time_wait(tcp::Connection& c, const tcp::Segment& s, uint64_t now);
+  // time_wait_input.cpp: a segment for a TIME_WAIT record; false when a
+  // new SYN took the 4-tuple over (the listener gets it).
+  bool time_wait_input(tcp::TimeWaitRecord& record, const tcp::Segment& s, uint64_t now);
+  void time_wait_ack(const tcp::TimeWaitRecord& record, uint64_t now);
+  bool in_use(const tcp::ConnectionKey& key) const;
   uint16_t free_port(ip4::Addr local, const Endpoint& remote);
 
   StackParts& parts_;
@@ -175,14 +192,15 @@ class TcpLayer {
   std::vector<Listener> listeners_;
   std::vector<uint32_t> free_listeners_;
   keel::util::FlatMap<uint16_t, uint32_t, PortHash> listener_ports_;
-  std::deque<std::pair<uint32_t, uint32_t>> time_waits_;  // (slot, generation), oldest first
-  std::vector<std::pair<uint32_t, uint32_t>> blocked_;    // waiting for writable()
-  std::vector<tcp::Connection*> ready_;                   // events to dispatch
+  tcp::TimeWaits time_waits_;
+  std::vector<std::pair<uint32_t, uint32_t>> blocked_;  // waiting for writable()
+  std::vector<tcp::Connection*> ready_;                 // events to dispatch
   std::vector<std::unique_ptr<tcp::Connection>> graveyard_;
   int depth_ = 0;
   uint16_t ephemeral_next_;
-  uint32_t challenge_tokens_;
+  uint32_t challenge_tokens_ = 0;
   uint64_t challenge_refilled_ns_ = 0;
+  bool challenge_drawn_ = false;
 };
 
 }  // namespace net

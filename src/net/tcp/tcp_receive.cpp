@@ -54,12 +54,12 @@ void TcpLayer::receive(const Ip4Received& info, PacketPtr packet) {
   uint64_t t = now();
   if (uint32_t* slot = table_.find(key)) {
     tcp::Connection& c = *slots_[*slot].connection;
-    bool new_syn = s.has(flag::syn) && !s.has(flag::ack) && !s.has(flag::rst);
-    if (!(c.state == TcpState::time_wait && new_syn && reuse_time_wait(c, s, t))) {
-      c.input(s, t);
-      schedule(c);
-      return;
-    }
+    c.input(s, t);
+    schedule(c);
+    return;
+  }
+  if (tcp::TimeWaitRecord* record = time_waits_.find(key)) {
+    if (time_wait_input(*record, s, t)) return;
   }
   if (uint32_t listener = find_listener(ip.dst, key.local_port); listener != none) {
     listen_input(listener, key, s, t);

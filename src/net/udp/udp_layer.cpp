@@ -183,19 +183,48 @@ void UdpLayer::receive(const Ip4Received& info, PacketPtr packet) {
     }
     return;
   }
+  // The handler runs at the stack's step in the event loop (run_handlers),
+  // with the datagram held until then; a queue past its bound drops.
+  if (pending_.size() >= max_pending) {
+    ++counters_.drop_queue_full;
+    return;
+  }
   UdpDatagram datagram{Endpoint{ip.src, v.src_port()}, Endpoint{ip.dst, v.dst_port()}, info.in,
                        std::span<const uint8_t>(v.payload(), v.payload_len())};
-  // The handler runs from outside its slot: it may close the socket, bind
-  // again (reusing the slot) or replace itself, and all of that holds.
-  Slot& s = slots_[index];
-  uint32_t generation = s.generation, version = s.read_version;
-  UdpSocket::ReadHandler handler = std::move(s.read);
-  s.read = nullptr;
-  handler(datagram);
-  Slot& after = slots_[index];  // (slots_ may have grown)
-  if (after.open && after.generation == generation && after.read_version == version) {
-    after.read = std::move(handler);
+  pending_.push_back({index, slots_[index].generation, datagram, std::move(packet)});
+  parts_.time.wake_by(parts_.time.now());
+}
+
+void UdpLayer::run_handlers() {
+  if (running_) return;  // (a handler that polls the stack itself)
+  running_ = true;
+  // By index, each handler moved out of its slot while it runs: it may
+  // close the socket, bind again (reusing the slot) or replace itself,
+  // and all of that holds. Datagrams for a socket closed meanwhile go.
+  std::swap(pending_, delivering_);  // what arrives meanwhile waits for the next step
+  for (Pending& p : delivering_) {
+    uint32_t index = p.slot;
+    Slot* s = find(index, p.generation);
+    if (!s || !s->read) {
+      ++counters_.drop_no_port;
+      continue;
+    }
+    uint32_t generation = s->generation, version = s->read_version;
+    UdpSocket::ReadHandler handler = std::move(s->read);
+    s->read = nullptr;
+    try {
+      handler(p.datagram);
+    } catch (...) {
+      ++counters_.handler_exceptions;  // the datagram is lost, the socket stays
+    }
+    Slot& after = slots_[index];  // (slots_ may have grown)
+    if (after.open && after.generation == generation && after.read_version == version &&
+        !after.read) {
+      after.read = std::move(handler);
+    }
   }
+  delivering_.clear();
+  running_ = false;
 }
 
 Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destination,

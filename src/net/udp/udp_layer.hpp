@@ -5,8 +5,9 @@
 //
 // Sockets live in slots with a generation number: a handle names a slot
 // and the generation it was opened with, so a handle to a closed socket
-// (even one whose slot was reused) finds nothing. A read handler is moved
-// out of its slot while it runs, so it may close its socket, bind the port
+// (even one whose slot was reused) finds nothing. Datagrams wait for the
+// stack's step in the event loop, where read handlers run (run_handlers);
+// a read handler is moved out of its slot while it runs, so it may close its socket, bind the port
 // again or install another handler without destroying itself; afterwards
 // it goes back only if the slot still holds the same socket and nobody
 // installed a new handler.
@@ -33,6 +34,13 @@ class UdpLayer {
   void receive(const Ip4Received& info, PacketPtr packet);
   // An interface's transmit queue has room again: wakes would_block senders.
   void writable();
+  // The read handlers of the datagrams received since the last call (the
+  // stack's step in the event loop: Stack::poll).
+  void run_handlers();
+  bool handlers_pending() const { return !pending_.empty(); }
+  // Datagrams held for their handlers at most (a bound on the packet
+  // buffers they keep; the driver takes up to 128 frames a pass).
+  static constexpr std::size_t max_pending = 256;
 
   // The API behind Udp and UdpSocket.
   Result<UdpSocket> bind(Udp& udp, const Endpoint& local, InterfaceId interface);
@@ -81,6 +89,13 @@ class UdpLayer {
   // small and bounded by the socket count.
   keel::util::FlatMap<uint16_t, uint32_t, PortHash> ports_;
   uint16_t ephemeral_next_;
+  struct Pending {
+    uint32_t slot, generation;
+    UdpDatagram datagram;  // its payload lies in `packet`
+    PacketPtr packet;
+  };
+  std::vector<Pending> pending_, delivering_;
+  bool running_ = false;
 };
 
 }  // namespace net

@@ -43,6 +43,7 @@ bool MemoryNic::inject(const uint8_t* data, std::size_t len, uint32_t packet_fla
   ++stats_.rx_packets;
   stats_.rx_bytes += len;
   receive_(std::move(packet));
+  if (after_receive_) after_receive_();
   return true;
 }
 

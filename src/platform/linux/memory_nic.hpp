@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <net/nic.hpp>
 #include <vector>
 
@@ -31,6 +32,10 @@ class MemoryNic final : public Nic {
   // or the frame too big for a buffer.
   bool inject(const uint8_t* data, std::size_t len, uint32_t packet_flags = 0);
   bool inject(const Frame& frame) { return inject(frame.data(), frame.size()); }
+  // What follows a delivered frame: a test's stand-in for the event loop's
+  // next step (ManualClock::advance(0ns), where the stack's handlers run:
+  // docs/net/handlers.md). Unset: nothing, the caller steps when it likes.
+  void set_after_receive(std::function<void()> step) { after_receive_ = std::move(step); }
   // Frames the stack sent, oldest first (when not connected to a peer).
   std::deque<Frame> transmitted;
   Frame pop() {
@@ -67,6 +72,7 @@ class MemoryNic final : public Nic {
   TransmitReady ready_;
   std::size_t room_ = unlimited_room;
   MemoryNic* peer_ = nullptr;
+  std::function<void()> after_receive_;
 };
 
 }  // namespace net

@@ -1,0 +1,43 @@
+// A server that closes first, for connection churn (test/net/test_tcp_churn.py):
+// on port 80 it echoes what a client sends and closes at once, so every
+// connection leaves a TIME_WAIT here. UDP port 9 answers any datagram with
+// what TCP holds: "connections N time_waits_recycled R memory M".
+#include <cstdio>
+#include <net/stack.hpp>
+#include <os>
+#include <string>
+
+namespace {
+
+constexpr uint16_t churn_port = 80, stats_port = 9;
+
+}  // namespace
+
+void Service::start() {
+  net::Stack& stack = net::stack();
+  auto listening = stack.tcp().listen(churn_port, [](net::TcpConnection c) {
+    c.on_read([c](std::span<const uint8_t> data) mutable {
+      if (!data.empty()) c.write(data);  // a few bytes: the send buffer takes them
+      c.close();                         // first: the TIME_WAIT is ours
+    });
+  });
+  auto stats = stack.udp().bind(stats_port);
+  if (!listening || !stats) {
+    std::printf("tcp_churn: cannot listen\n");
+    os::shutdown(1);
+    return;
+  }
+  static net::TcpListener listener = *listening;
+  static net::UdpSocket socket = *stats;
+  socket.on_read([](const net::UdpDatagram& d) {
+    net::Tcp& tcp = net::stack().tcp();
+    std::string line = "connections " + std::to_string(tcp.connections()) +
+                       " time_waits_recycled " +
+                       std::to_string(tcp.counters().time_wait_recycled) + " memory " +
+                       std::to_string(tcp.memory_used());
+    socket.send_to(d.source, line.data(), line.size());
+  });
+  stack.interface(0).on_config([](net::Interface& i) {
+    std::printf("tcp_churn: listening on %s:%u\n", i.address().to_string().c_str(), churn_port);
+  });
+}

@@ -38,8 +38,9 @@
 // Status::closed. Handlers run from the connection's events, each moved
 // out while it runs, so a handler may close, abort or replace itself.
 // After close() or abort() no handler runs again; otherwise on_close runs
-// once when the connection ends. resume(), called outside this stream's
-// handlers, runs them for input already received before it returns.
+// once when the connection ends. resume() and the reader setters, called
+// outside this stream's handlers, hand out input already received before
+// they return (from inside one, after it returns).
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -102,7 +102,8 @@ struct EchoClient {
     TcpOptions o;
     o.auto_consume = false;
     o.receive_buffer = receive_buffer;
-    auto c = pair.client.stack.tcp().connect(pair.server_endpoint(7), [](TcpConnection) {}, o);
+    auto c = pair.client.stack.tcp().connect(
+        pair.server_endpoint(7), [](TcpConnection) {}, o);
     stream = *TcpStream::open(*c);
     EXPECT_EQ(stream.write(data), Status::ok);  // taken whole: the queue was empty
     EXPECT_EQ(stream.shutdown(), Status::ok);
@@ -162,7 +163,8 @@ TEST(TcpStreamEcho, TheHeaderEchoStallsAClientThatReadsAfterItsUploadAndLosesNot
   TcpOptions o;
   o.auto_consume = false;
   o.receive_buffer = 16 * 1024;
-  auto c = *pair.client.stack.tcp().connect(pair.server_endpoint(7), [](TcpConnection) {}, o);
+  auto c = *pair.client.stack.tcp().connect(
+      pair.server_endpoint(7), [](TcpConnection) {}, o);
   TcpStream client = *TcpStream::open(c);
   Bytes got;
   bool ended = false;
@@ -300,8 +302,8 @@ TEST(TcpStreamEcho, CopiesAndZeroCopyBuffersGoOutInTheOrderWritten) {
       o);
   Bytes got;
   bool ended = false;
-  TcpConnection client = *pair.client.stack.tcp().connect(
-      pair.server_endpoint(7), [](TcpConnection) {}, {});
+  TcpConnection client =
+      *pair.client.stack.tcp().connect(pair.server_endpoint(7), [](TcpConnection) {}, {});
   client.on_read([&](std::span<const uint8_t> d) {
     if (d.empty()) ended = true;
     got.insert(got.end(), d.begin(), d.end());
@@ -315,7 +317,8 @@ TEST(TcpStreamEcho, TheGuidesLineServiceAnswersEachLineAndQuits) {
   guide_service(pair.server.stack);
   TcpOptions o;
   o.auto_consume = false;
-  auto c = pair.client.stack.tcp().connect(pair.server_endpoint(7000), [](TcpConnection) {}, o);
+  auto c = pair.client.stack.tcp().connect(
+      pair.server_endpoint(7000), [](TcpConnection) {}, o);
   TcpStream client = *TcpStream::open(*c);
   std::vector<std::string> lines;
   bool ended = false;

@@ -5,8 +5,8 @@
 // handles only point at it.
 #pragma once
 #include <algorithm>
-#include <type_traits>
 #include <net/tcp_stream.hpp>
+#include <type_traits>
 #include <vector>
 
 namespace net {

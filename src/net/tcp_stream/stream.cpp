@@ -65,7 +65,8 @@ Status TcpStream::write(std::span<const uint8_t> data) {
 }
 
 Status TcpStream::write(std::string_view text) {
-  return write(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+  return write(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
 }
 
 Status TcpStream::write(TcpBuffer buffer) {

@@ -3,6 +3,7 @@
 // split at every position across segments, over-long lines, the end of
 // the stream with a line unfinished, pausing with the window closing.
 #include <net/tcp_stream.hpp>
+#include <random>
 
 #include "tcp_fixture.hpp"
 
@@ -62,6 +63,31 @@ TEST_F(TcpStreamRead, LinesOneByteASegment) {
   s.on_line([this](std::string_view line) { lines.emplace_back(line); });
   for (char c : std::string_view("ab\r\ncd\n\n")) peer_sends(std::string_view(&c, 1));
   EXPECT_EQ(lines, (std::vector<std::string>{"ab", "cd", ""}));
+}
+
+// Random lines in random segments, past the end of the receive ring
+// several times (it wraps: a line may lie in two spans of it).
+TEST_F(TcpStreamRead, RandomLinesInRandomSegmentsAcrossTheRingsWrap) {
+  TcpStreamOptions so;
+  so.max_line = 64;
+  TcpStream s = open_stream(so);
+  s.on_line([this](std::string_view line) { lines.emplace_back(line); });
+  std::mt19937 random(7);
+  std::string input;
+  std::vector<std::string> expected;
+  while (input.size() < 4 * buffer) {
+    std::string line(random() % 65, 'a');
+    for (char& c : line) c = char('a' + random() % 26);
+    expected.push_back(line);
+    input += line + (random() % 2 ? "\r\n" : "\n");
+  }
+  for (std::size_t at = 0; at < input.size();) {
+    std::size_t n = std::min<std::size_t>(1 + random() % 1400, input.size() - at);
+    peer_sends(std::string_view(input).substr(at, n));
+    at += n;
+  }
+  EXPECT_EQ(lines, expected);
+  EXPECT_EQ(connection.unconsumed(), 0u);
 }
 
 TEST_F(TcpStreamRead, ALineLongerThanMaxLineIsAnErrorNotMemory) {

@@ -73,12 +73,13 @@ class Run {
     o.auto_consume = false;
     o.receive_buffer = 8192;
     if (setup & 0x40) o.send_buffer = 2048;
-    listener_ = *server_.stack.tcp().listen(7, [this](net::TcpConnection c) { accept(c); }, o);
+    listener_ = *server_.stack.tcp().listen(
+        7, [this](net::TcpConnection c) { accept(c); }, o);
     net::TcpOptions co;
     co.no_delay = true;
     co.auto_consume = !(setup & 0x80);
-    client_ = *client_side_.stack.tcp().connect({net::ip4::Addr{10, 0, 0, 2}, 7},
-                                           [](net::TcpConnection) {}, co);
+    client_ = *client_side_.stack.tcp().connect(
+        {net::ip4::Addr{10, 0, 0, 2}, 7}, [](net::TcpConnection) {}, co);
     client_.on_read([](std::span<const uint8_t>) {});
     step(5);
     while (in_ < end_) record();

@@ -72,6 +72,9 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/tcp/time_wait.cpp
   ${KEEL_ROOT}/src/net/tcp/time_wait_input.cpp
   ${KEEL_ROOT}/src/net/tcp/timers.cpp
+  ${KEEL_ROOT}/src/net/tcp_stream/read.cpp
+  ${KEEL_ROOT}/src/net/tcp_stream/stream.cpp
+  ${KEEL_ROOT}/src/net/tcp_stream/write.cpp
   ${KEEL_ROOT}/src/net/udp/udp.cpp
   ${KEEL_ROOT}/src/net/udp/udp_layer.cpp
   ${KEEL_ROOT}/src/net/wire/checksum.cpp)

@@ -2,12 +2,24 @@
 // close through a connection handle. Everything is non-blocking and runs
 // from the event loop, on both platforms alike.
 //
+// Services usually read and write through net::TcpStream (net/tcp_stream.hpp):
+// its write() never drops what the send buffer has no room for, and it
+// reads by line or by length. An echo:
+//
+//   net::TcpOptions o;
+//   o.auto_consume = false;  // the stream releases input itself
 //   auto listener = *stack.tcp().listen(7, [](net::TcpConnection c) {
-//     c.on_read([c](std::span<const uint8_t> data) mutable {
-//       if (data.empty()) { c.close(); return; }   // the peer finished sending
-//       c.write(data);                               // echo (what fits)
+//     auto s = *net::TcpStream::open(c);
+//     s.on_data([s](std::span<const uint8_t> data) mutable -> std::size_t {
+//       if (s.write(data) != net::Status::ok) return 0;  // queue full: pause
+//       return data.size();                             // taken: released
 //     });
-//   });
+//     s.on_drain([s]() mutable { s.resume(); });  // the queue emptied: go on
+//     s.on_end([s](std::span<const uint8_t>) mutable { s.close(); });
+//   }, o);
+//
+// The connection's own write() takes only what fits in the send buffer and
+// says how much; the rest is the caller's to keep until on_writable.
 //
 // Ownership. A TcpConnection or TcpListener is a handle (copy it freely):
 // the stack owns the connection. close() hands it back to the stack, which

@@ -31,9 +31,11 @@
 // the handle answers Status::closed. A handle never reaches freed memory:
 // a closed one (even after its slot is reused) is told so.
 //
-// Handlers run from the event loop, never in the middle of the stack's
+// Handlers run from the event loop (the stack's step, after the driver's
+// batch: docs/net/handlers.md), never in the middle of the stack's
 // processing of a segment, and may call anything on any handle: close,
-// abort or replace themselves, write, open other connections.
+// abort or replace themselves, write, open other connections. An exception
+// a handler throws aborts that connection only (tcp.handler_exceptions).
 //
 // docs/net/tcp.md has the design, the RFCs implemented and the limits.
 #pragma once

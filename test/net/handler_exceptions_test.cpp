@@ -67,8 +67,15 @@ TEST_F(Handlers, AnExceptionInOneConnectionsHandlerAbortsOnlyThatConnection) {
   ASSERT_TRUE(doomed.is_open());
   ASSERT_NE(doomed, healthy);
   doomed.on_read([](std::span<const uint8_t>) { throw std::bad_alloc(); });
-  inject(TcpRepr{their_port, server_port, peer_isn + 1, synack.seq + 1,
-                 uint8_t(flag::ack | flag::psh), 512, 0, {}, 0},
+  inject(TcpRepr{their_port,
+                 server_port,
+                 peer_isn + 1,
+                 synack.seq + 1,
+                 uint8_t(flag::ack | flag::psh),
+                 512,
+                 0,
+                 {},
+                 0},
          text("boom"));
   EXPECT_FALSE(doomed.is_open());
   EXPECT_EQ(counters().tcp.handler_exceptions, 1u);
@@ -127,7 +134,7 @@ TEST_F(Handlers, DatagramsPastTheQueueBoundAreDroppedAndCounted) {
   auto socket = *stack.udp().bind(7);
   std::size_t calls = 0;
   socket.on_read([&calls](const ::net::UdpDatagram&) { ++calls; });
-  std::size_t bound = 256;  // UdpLayer::max_pending
+  std::size_t bound = 256;         // UdpLayer::max_pending
   nic.set_after_receive(nullptr);  // one driver pass of more frames than that
   for (std::size_t i = 0; i < bound + 3; ++i) {
     nic.inject(ip_frame(ip4(peer_ip, stack_ip, 17, udp(peer_ip, stack_ip, 4000, 7, {1}))));

@@ -19,6 +19,8 @@ class TcpPair {
   struct Side {
     Side(Mac mac, Ip address) : nic(mac), stack(clock, test_stack_config()) {
       stack.add_interface(nic).configure(address, ::net::ip4::netmask_of(24), Ip{});
+      // Each frame delivered is followed by the event loop's step (handlers).
+      nic.set_after_receive([this] { clock.advance(std::chrono::nanoseconds(0)); });
     }
     ManualClock clock;
     ::net::MemoryNic nic;

@@ -24,7 +24,8 @@ bool TcpLayer::time_wait_input(tcp::TimeWaitRecord& r, const tcp::Segment& s, ui
   }
   const auto& ts = s.header.options.timestamps;
   if (s.has(flag::syn) && !s.has(flag::ack)) {
-    bool newer = r.ts_ok && ts ? tcp::seq_gt(ts->value, r.ts_recent) : tcp::seq_gt(s.seq(), r.rcv_nxt);
+    bool newer =
+        r.ts_ok && ts ? tcp::seq_gt(ts->value, r.ts_recent) : tcp::seq_gt(s.seq(), r.rcv_nxt);
     if (newer && find_listener(r.key.local, r.key.local_port) != none) {
       ++counters_.time_wait_reused;
       time_waits_.remove(r.key);
@@ -55,8 +56,8 @@ bool TcpLayer::time_wait_input(tcp::TimeWaitRecord& r, const tcp::Segment& s, ui
 }
 
 void TcpLayer::time_wait_ack(const tcp::TimeWaitRecord& r, uint64_t t) {
-  wire::TcpRepr h{r.key.local_port, r.key.remote_port, r.snd_nxt, r.rcv_nxt, flag::ack, r.window,
-                  0,  {},   0};
+  wire::TcpRepr h{
+      r.key.local_port, r.key.remote_port, r.snd_nxt, r.rcv_nxt, flag::ack, r.window, 0, {}, 0};
   if (r.ts_ok) {
     h.options.timestamps = wire::TcpTimestamps{uint32_t(t / ns_per_ms) + r.ts_offset, r.ts_recent};
   }

@@ -52,7 +52,12 @@ std::span<const uint8_t> TcpStream::State::front() const {
 }
 
 void TcpStream::State::release(std::size_t n) {
-  if (phase != Phase::open || n == 0) return;  // closed or aborted meanwhile: nothing to keep
+  if (phase != Phase::open) return;  // closed or aborted meanwhile: nothing to keep
+  take(n);
+}
+
+void TcpStream::State::take(std::size_t n) {
+  if (n == 0) return;
   if (!requeued.empty()) {
     requeued_at += n;
     if (requeued_at >= requeued.size()) {
@@ -135,7 +140,9 @@ bool TcpStream::State::step_line() {
       fail(TcpStreamError::line_too_long);
       return false;
     }
+    in_hand = at + 1;
     run_handler(*this, line_handler, reader_version, line);
+    in_hand = 0;
     release(at + 1);
     return true;
   }
@@ -157,7 +164,9 @@ bool TcpStream::State::step_bytes() {
   if (s.empty()) return false;
   const std::size_t n = count;  // the handler may ask for another count
   if (partial.empty() && s.size() >= n) {
+    in_hand = n;
     run_handler(*this, bytes_handler, reader_version, s.first(n));
+    in_hand = 0;
     release(n);
     return true;
   }
@@ -174,7 +183,9 @@ bool TcpStream::State::step_bytes() {
 bool TcpStream::State::step_data() {
   std::span<const uint8_t> s = front();
   if (s.empty()) return false;
+  in_hand = s.size();
   std::size_t took = run_handler(*this, data_handler, reader_version, s);
+  in_hand = 0;
   took = std::min(took, s.size());
   release(took);
   if (took < s.size()) paused = true;  // the rest waits for resume()

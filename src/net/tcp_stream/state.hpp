@@ -84,8 +84,15 @@ struct TcpStream::State {
   void set_reader(Framing f, std::size_t n);
   bool input_empty() const { return requeued.empty() && held.empty(); }
   std::span<const uint8_t> front() const;
-  // Releases the first `n` bytes of front() (consumed() for ring bytes).
+  // Releases the first `n` bytes of front() (consumed() for ring bytes),
+  // while the stream is open.
   void release(std::size_t n);
+  void take(std::size_t n);
+  // Bytes of front() in a handler's hands now (released when it returns).
+  // close() from that handler counts them as read: what the service was
+  // handed is not the unread data a close answers with a reset
+  // (RFC 1122 §4.2.2.13).
+  std::size_t in_hand = 0;
   bool step();
   bool step_line();
   bool step_bytes();

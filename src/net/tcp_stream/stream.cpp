@@ -167,10 +167,13 @@ Status TcpStream::shutdown() {
 Status TcpStream::close() {
   auto s = open_state(state_);
   if (!s) return Status::closed;
+  // What a running handler was handed has been read; what was not handed
+  // out yet, or arrives from now on, has not: the stack's close answers it
+  // with a reset (RFC 1122 §4.2.2.13, RFC 2525 §2.17).
+  s->take(s->in_hand);
+  s->in_hand = 0;
   s->phase = State::Phase::closing;
   s->drop_handlers();
-  // What arrives from now on stays undelivered: the stack's close answers
-  // it with a reset (RFC 2525 §2.17), as TcpConnection::close() does.
   s->connection.on_read(nullptr);
   s->flush();  // hands the connection over now if nothing is queued
   return Status::ok;

@@ -32,9 +32,8 @@ void Service::start() {
   socket.on_read([](const net::UdpDatagram& d) {
     net::Tcp& tcp = net::stack().tcp();
     std::string line = "connections " + std::to_string(tcp.connections()) +
-                       " time_waits_recycled " +
-                       std::to_string(tcp.counters().time_wait_recycled) + " memory " +
-                       std::to_string(tcp.memory_used());
+                       " time_waits_recycled " + std::to_string(tcp.counters().time_wait_recycled) +
+                       " memory " + std::to_string(tcp.memory_used());
     socket.send_to(d.source, line.data(), line.size());
   });
   stack.interface(0).on_config([](net::Interface& i) {

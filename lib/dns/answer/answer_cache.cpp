@@ -123,12 +123,18 @@ bool AnswerCache::render(Server& server, uint32_t n, uint16_t type, uint16_t fla
   if (verdict != Verdict::answer) return false;
   const Server::Outcome out = server.respond(q, verdict, ClientAddress::ipv4(0, 0), response.data(),
                                              response.size(), false);
-  // A truncated answer is only kept for the 512 octets without EDNS: with
-  // EDNS the client's payload size decides what fits.
-  if (out.size == 0 || out.extended_error || (out.truncated && edns)) return false;
-  const std::size_t opt = edns ? opt_record_size : 0;
   CachedAnswer a;
   a.qtype = type;
+  // A truncated answer is only kept for the 512 octets without EDNS: with
+  // EDNS the client's payload size decides what fits. What is not kept is
+  // marked, so that the query is not answered with the "other types" entry.
+  if (out.size == 0 || out.extended_error || (out.truncated && edns)) {
+    a.flags = uint16_t(flavour | CachedAnswer::normal_path);
+    entries_.push_back(a);
+    ++markers_;
+    return false;
+  }
+  const std::size_t opt = edns ? opt_record_size : 0;
   a.flags = uint16_t((load16(response.data() + 2) & CachedAnswer::response_flags) | flavour);
   const std::string_view message(reinterpret_cast<const char*>(response.data()), out.size);
   if ((flavour & CachedAnswer::other_types) && is_referral_node(server.catalog_->node(n)) &&
@@ -184,8 +190,9 @@ const CachedAnswer* AnswerCache::find(uint32_t node, uint16_t qtype, bool withou
       if (!exact || plain) exact = &e;
     }
   }
-  if (exact) return exact;
-  return qtype == rr_type::any || qtype == rr_type::ds ? nullptr : other;
+  const CachedAnswer* found = exact;
+  if (!found && qtype != rr_type::any && qtype != rr_type::ds) found = other;
+  return found && !(found->flags & CachedAnswer::normal_path) ? found : nullptr;
 }
 
 const CachedAnswer* AnswerCache::find_below(uint32_t node, bool without_edns) const {
@@ -196,6 +203,7 @@ const CachedAnswer* AnswerCache::find_below(uint32_t node, bool without_edns) co
     if (!(e.flags & CachedAnswer::other_types) || (plain && !without_edns)) continue;
     if (!found || plain) found = &e;
   }
+  // (A normal_path marker never has below_too.)
   return found && (found->flags & CachedAnswer::below_too) ? found : nullptr;
 }
 

@@ -201,3 +201,18 @@ def truncation_queries(seed=1):
                     out.append((f"truncation {shown} type {qtype} size {size} do {do}",
                                 query(shown, qtype, flags=0x0100, edns=size, do=do, rng=rng)))
     return out
+
+
+def forms_queries(seed=2):
+    """Each name of zonegen.FORMS with its type, A and ANY, with and without EDNS."""
+    rng = random.Random(seed)
+    out = []
+    for name, qtype in [("hinfo", 13), ("txt", 16), ("paren", 1), ("paren", 16), ("abc", 1),
+                        ("sip", 35), ("alias", 1), ("mail", 14), ("rp", 17), ("afs", 18), ("kx", 36),
+                        ("_http._tcp", 256), ("child", 59), ("child", 43), ("x.child", 1), ("_25._tcp.mx", 53),
+                        ("", 6), ("", 2)]:
+        fqdn = f"{name}.forms.test." if name else "forms.test."
+        for t in (qtype, 1, 255):
+            for size in (None, 1232):
+                out.append((f"forms {fqdn} type {t} size {size}", query(fqdn, t, edns=size, rng=rng)))
+    return out

@@ -152,6 +152,44 @@ TRUNCATION = {
 }
 
 
+# Presentation forms NSD reads (issue 19; test/dns/zones/valid/presentation.zone
+# holds more): the differential test serves this zone beside TRUNCATION, so
+# NSD's and Knot's answers for what they read are compared with Keel's.
+FORMS = {
+    "forms.test": r"""
+$TTL 1d
+@	IN	SOA	ns hostmaster ( 1 ; serial "not a string"
+			3h 1h 1w 5m )  ; timers with units
+	NS	ns
+ns	A	192.0.2.1
+hinfo	HINFO	"PC" "Linux"
+hinfo	HINFO	"Intel x86 (64-bit)" "Debian GNU/Linux; 12"
+hinfo	hinfo	VAX-11/780 UNIX
+hinfo	HINFO	"" "\"quoted\" \\ \059 \065\066C"
+txt	TXT	"a;b" "c(d)e" ; comment after quotes "with a quote"
+txt	TXT	( "first" ; a comment inside parentheses "x"
+		  "second" )
+txt	TXT	unquoted\;semicolon back\\slash
+paren	( IN
+	  A 192.0.2.3 )
+	TXT	"owner from the line before"
+\065\066c	A	192.0.2.4
+dot\.in\.label	A	192.0.2.5
+sip	NAPTR	100 10 "U" "E2U+sip" "!^(.*)$!sip:\\1@forms.test!" .
+alias	CNAME	dot\.in\.label
+mail	MINFO	owner errors.forms.test.
+rp	RP	hostmaster.forms.test. txt
+afs	AFSDB	1 afs1.example.net.
+kx	KX	10 kx.example.net.
+_http._tcp	URI	10 1 "https://www.forms.test/a;b"
+child	NS	ns.child
+ns.child	A	192.0.2.6
+child	CDS	60485 13 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A
+_25._tcp.mx	SMIMEA	3 1 1 0C72AC70B745AC19998811B131D662C9AC69DBDBE7CB23E5B514B56664C5D3D6
+""",
+}
+
+
 def write_zone_set(folder, zones):
     os.makedirs(folder, exist_ok=True)
     for name, text in zones.items():

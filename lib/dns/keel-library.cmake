@@ -14,6 +14,12 @@ include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
 # exception through it (out of memory) ends in Keel's panic either way.
 keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS}
              COMPILE_OPTIONS -fno-exceptions)
+# Code that runs once, at boot (decode the blob, check and build the catalog,
+# pre-render the answers), is compiled for size: it is most of lib/dns's code
+# and none of the answer path (docs/dns.md, "Size"). The host build keeps -O2.
+if(KEEL_OS_BUILD)
+  set_source_files_properties(${KEEL_DNS_LOAD_TIME_SOURCES} PROPERTIES COMPILE_OPTIONS -Os)
+endif()
 
 if(NOT KEEL_OS_BUILD)
   set(KEEL_DNS_ZONES "" CACHE PATH "Zone folder to compile into DNS images instead of the service's own")

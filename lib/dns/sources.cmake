@@ -15,8 +15,16 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/answer/resolver.cpp
   ${KEEL_DNS_ROOT}/answer/render.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache.cpp
+  ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp
   ${KEEL_DNS_ROOT}/answer/rate_limiter.cpp
   ${KEEL_DNS_ROOT}/answer/server.cpp)
+# Of those, the code that runs only at load time (compiled for size in images).
+set(KEEL_DNS_LOAD_TIME_SOURCES
+  ${KEEL_DNS_ROOT}/zone/zone_data.cpp
+  ${KEEL_DNS_ROOT}/zone/canonical.cpp
+  ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
+  ${KEEL_DNS_ROOT}/zone/blob.cpp
+  ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp)
 # Zone files (host only: the compiler and the tests; images embed blobs).
 set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp

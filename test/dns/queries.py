@@ -180,3 +180,39 @@ def generated_queries(names, cuts, dnames, seed):
             queries.append((f"below {fqdn}", query(fqdn, rng.choice(COMMON_TYPES), rng=rng)))
     queries += malformed_queries(rng, ["gen.test.", "www.gen.test.", "nx.gen.test."])[:120]
     return queries
+
+
+TRUNCATION_SIZES = (None, 100, 512, 600, 1232, 1400, 4096)
+
+
+def truncation_queries(seed=1):
+    """Every name of zonegen.TRUNCATION with its types and others, at every
+    UDP size, with and without DO: where an answer is truncated (TC, RFC 2181
+    §9) and where it just fits."""
+    rng = random.Random(seed)
+    out = []
+    names = ["", "mid", "huge", "v6", "v6many", "v4", "mx", "both", "alias", "deleg", "x.deleg", "ns1", "nx"]
+    for name in names:
+        fqdn = f"{name}.big.test." if name else "big.test."
+        for qtype in (1, 28, 16, 15, 2, 6, 255, 5, 99):
+            for size in TRUNCATION_SIZES:
+                for do in ((False, True) if size is not None else (False,)):
+                    shown = mixed_case(fqdn, rng) if rng.random() < 0.3 else fqdn
+                    out.append((f"truncation {shown} type {qtype} size {size} do {do}",
+                                query(shown, qtype, flags=0x0100, edns=size, do=do, rng=rng)))
+    return out
+
+
+def forms_queries(seed=2):
+    """Each name of zonegen.FORMS with its type, A and ANY, with and without EDNS."""
+    rng = random.Random(seed)
+    out = []
+    for name, qtype in [("hinfo", 13), ("txt", 16), ("paren", 1), ("paren", 16), ("abc", 1),
+                        ("sip", 35), ("alias", 1), ("mail", 14), ("rp", 17), ("afs", 18), ("kx", 36),
+                        ("_http._tcp", 256), ("child", 59), ("child", 43), ("x.child", 1), ("_25._tcp.mx", 53),
+                        ("", 6), ("", 2)]:
+        fqdn = f"{name}.forms.test." if name else "forms.test."
+        for t in (qtype, 1, 255):
+            for size in (None, 1232):
+                out.append((f"forms {fqdn} type {t} size {size}", query(fqdn, t, edns=size, rng=rng)))
+    return out

@@ -258,6 +258,37 @@ TEST_F(ServerTest, PrerenderedAnswersWithoutEdnsEqualComputedOnes) {
   EXPECT_EQ(server->stats().prerendered, before + 2) << "both from the pre-rendered answers";
 }
 
+// An RRset larger than our EDNS payload (a big apex TXT set, many AAAA) has
+// no pre-rendered answer; the query must take the normal path and get TC with
+// an empty answer (RFC 2181 §9, as NSD), never the "other types" NODATA a
+// resolver would cache as a denial.
+TEST_F(ServerTest, RrsetsLargerThanThePayloadAreTruncatedNotDenied) {
+  std::string extra;
+  for (int i = 0; i < 10; ++i) extra += "@ TXT \"" + std::string(200, char('a' + i)) + "\"\n";
+  for (int i = 1; i <= 60; ++i) extra += "v6 AAAA 2001:db8:6::" + std::to_string(i) + "\n";
+  make(ServerOptions{}, extra);
+  ServerOptions off;
+  off.prerender = false;
+  Server computed(catalog_from({zone_from_text("example.com", zone_text + extra)}), off);
+  const std::pair<const char*, uint16_t> big[] = {{"example.com", rr_type::txt},
+                                                  {"v6.Example.com", rr_type::aaaa}};
+  for (auto [name, type] : big) {
+    for (int edns : {-1, 512, 1232, 4096}) {
+      for (bool dnssec_ok : {false, true}) {
+        const auto q = make_query(name, type, {.edns = edns, .dnssec_ok = dnssec_ok});
+        Answer a = ask(*server, q);
+        EXPECT_EQ(a.bytes, ask(computed, q).bytes) << name << " " << edns;
+        EXPECT_TRUE(a.flag(flag::tc)) << name << " " << edns;
+        EXPECT_EQ(a.rcode(), rcode::noerror);
+        EXPECT_TRUE(a.message.answers.empty() && a.message.authority.empty())
+            << name << " " << edns << ": no SOA, nothing that reads as NODATA";
+      }
+    }
+  }
+  EXPECT_EQ(ask_for("v6.example.com", rr_type::mx, {.edns = 1232}).message.authority.size(), 1u)
+      << "a type the name lacks still gets NODATA";
+}
+
 // Names below a cut that are not in the zone get the referral of their
 // closest ancestor from the pre-rendered answers, pointers moved; the octets
 // are the computed ones, and a referral naming a server below the cut that

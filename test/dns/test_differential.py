@@ -7,7 +7,9 @@ python3-dnspython):
 examples/dns is built for the Linux platform with each zone set compiled in
 and runs on TAP devices through Keel's own network stack, twice: with its
 pre-rendered answers and without (dns_prerender=0), so both answer paths are
-compared. Thousands of generated queries per zone set (queries.py) go to all
+compared. The `truncation` zone set holds RRsets larger than the clients' UDP
+sizes (a big apex TXT set, many AAAA), asked at every size: TC with an empty
+answer, never a denial. Thousands of generated queries per zone set (queries.py) go to all
 servers; the responses are compared section by section with dnspython.
 Every difference must be one of the named ones in differences.py, and each
 of those must be described in docs/dns.md.
@@ -35,12 +37,15 @@ pytestmark = [
 def zone_set(name, folder):
     if name == "features":
         return zonegen.write_zone_set(folder, zonegen.FEATURES), queries.features_queries()
+    if name == "truncation":
+        zones = zonegen.write_zone_set(folder, dict(zonegen.TRUNCATION, **zonegen.FORMS))
+        return zones, queries.truncation_queries() + queries.forms_queries()
     text, names, cuts, dnames = zonegen.generated_zone(seed=7)
     zones = zonegen.write_zone_set(folder, {"gen.test": text, "example.net": zonegen.FEATURES["example.net"]})
     return zones, queries.generated_queries(names, cuts, dnames, seed=7)
 
 
-@pytest.mark.parametrize("name", ["features", "generated"])
+@pytest.mark.parametrize("name", ["features", "generated", "truncation"])
 def test_answers_like_nsd_and_knot(name, tmp_path):
     zones_dir = str(tmp_path / "zones")
     zones, asked = zone_set(name, zones_dir)

@@ -130,6 +130,66 @@ $TTL 86400
 """,
 }
 
+# Answers too large for the client's UDP size (RFC 2181 §9): TXT sets at the
+# apex and below it of ~800, ~2,900 and ~6,000 octets, AAAA sets of ~1,700 and
+# ~5,600, an A set of ~1,600, a long MX set and a delegation whose glue does
+# not fit. The differential test asks them at every size (queries.py).
+TRUNCATION = {
+    "big.test": "$TTL 3600\n"
+    "@ SOA ns1 hostmaster 1 7200 3600 1209600 300\n@ NS ns1\n@ NS ns2\n"
+    "ns1 A 192.0.2.1\nns2 A 192.0.2.2\nns2 AAAA 2001:db8::2\n@ A 192.0.2.3\n"
+    + "".join(f'@ TXT "apex-{i:02d}-' + "v" * 220 + '"\n' for i in range(12))
+    + "".join(f'mid TXT "mid-{i}-' + "m" * 180 + '"\n' for i in range(4))
+    + "".join(f'huge TXT "huge-{i:02d}-' + "h" * 240 + '"\n' for i in range(24))
+    + "".join(f"v6 AAAA 2001:db8:6::{i:x}\n" for i in range(1, 61))
+    + "".join(f"v6many AAAA 2001:db8:7::{i:x}\n" for i in range(1, 201))
+    + "".join(f"v4 A 198.18.0.{i}\n" for i in range(1, 101))
+    + "".join(f"mx MX {i} mail{i}.a-rather-long-mail-host-name.example.net.\n" for i in range(40))
+    + "both A 192.0.2.9\n" + "".join(f"both AAAA 2001:db8:8::{i:x}\n" for i in range(1, 61))
+    + "alias CNAME v6many\n"
+    + "".join(f"deleg NS ns{i}.deleg\nns{i}.deleg A 198.19.0.{i}\nns{i}.deleg AAAA 2001:db8:9::{i:x}\n"
+              for i in range(1, 31)),
+}
+
+
+# Presentation forms NSD reads (issue 19; test/dns/zones/valid/presentation.zone
+# holds more): the differential test serves this zone beside TRUNCATION, so
+# NSD's and Knot's answers for what they read are compared with Keel's.
+FORMS = {
+    "forms.test": r"""
+$TTL 1d
+@	IN	SOA	ns hostmaster ( 1 ; serial "not a string"
+			3h 1h 1w 5m )  ; timers with units
+	NS	ns
+ns	A	192.0.2.1
+hinfo	HINFO	"PC" "Linux"
+hinfo	HINFO	"Intel x86 (64-bit)" "Debian GNU/Linux; 12"
+hinfo	hinfo	VAX-11/780 UNIX
+hinfo	HINFO	"" "\"quoted\" \\ \059 \065\066C"
+txt	TXT	"a;b" "c(d)e" ; comment after quotes "with a quote"
+txt	TXT	( "first" ; a comment inside parentheses "x"
+		  "second" )
+txt	TXT	unquoted\;semicolon back\\slash
+paren	( IN
+	  A 192.0.2.3 )
+	TXT	"owner from the line before"
+\065\066c	A	192.0.2.4
+dot\.in\.label	A	192.0.2.5
+sip	NAPTR	100 10 "U" "E2U+sip" "!^(.*)$!sip:\\1@forms.test!" .
+alias	CNAME	dot\.in\.label
+mail	MINFO	owner errors.forms.test.
+rp	RP	hostmaster.forms.test. txt
+afs	AFSDB	1 afs1.example.net.
+kx	KX	10 kx.example.net.
+_http._tcp	URI	10 1 "https://www.forms.test/a;b"
+child	NS	ns.child
+ns.child	A	192.0.2.6
+child	CDS	60485 13 2 D4B7D520E7BB5F0F67674A0CCEB1E3E0614B93C4F9E99B8383F6A1E4469DA50A
+_25._tcp.mx	SMIMEA	3 1 1 0C72AC70B745AC19998811B131D662C9AC69DBDBE7CB23E5B514B56664C5D3D6
+""",
+}
+
+
 def write_zone_set(folder, zones):
     os.makedirs(folder, exist_ok=True)
     for name, text in zones.items():
@@ -145,8 +205,10 @@ def _label(rng):
         (str(rng.randrange(100)) if rng.random() < 0.5 else "")
 
 
-def generated_zone(seed, names=400):
-    """A random zone 'gen.test' and the owner names it holds."""
+def generated_zone(seed, names=400, big=0):
+    """A random zone 'gen.test' and the owner names it holds; with `big`, that
+    many large RRsets too (big_rrsets), drawn from their own generator so the
+    rest of the zone stays the one the seed gives."""
     rng = random.Random(seed)
     origin = "gen.test."
     lines = [f"$ORIGIN {origin}", "$TTL 300",
@@ -215,9 +277,53 @@ def generated_zone(seed, names=400):
             else:
                 continue
             have.add(t)
+    if big:
+        data_owners = [o for o, have in owners.items() if have and not have & {"CNAME", "NS", "DNAME", "SOA"}
+                       and not below_special(o)]
+        big_lines, big_owners, big_cuts = big_rrsets(random.Random(seed * 7919 + big), data_owners, big)
+        lines += big_lines
+        owners.update({o: {"big"} for o in big_owners})
+        cuts.update(big_cuts)
     text = "\n".join(lines) + "\n"
     names = [o for o in owners if o != "@"]
     return text, names, sorted(cuts), sorted(dnames)
+
+
+def big_rrsets(rng, data_owners, count):
+    """Zone lines with RRsets too large for some UDP sizes (RFC 2181 §9
+    truncation): TXT sets at the apex, many AAAA or A, long MX sets, and a
+    delegation whose in-domain glue does not fit (RFC 9471). Returns the lines,
+    the owners they add and the cuts they make."""
+    lines, added, cuts = [], [], []
+
+    def txt_set(owner, records):
+        for i in range(records):
+            text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789=-") for _ in range(rng.randrange(60, 250)))
+            lines.append(f'{owner} TXT "{i:03d}{text}"')
+
+    txt_set("@", rng.randrange(3, 25))  # a big apex TXT set (SPF, site verifications)
+    for i in range(count):
+        kind = rng.choice(["txt", "aaaa", "a", "mx", "deleg", "existing"])
+        owner = f"big{i}"
+        if kind == "existing" and data_owners:
+            owner, kind = rng.choice(data_owners), rng.choice(["txt", "aaaa"])
+        if owner not in data_owners:
+            added.append(owner)
+        if kind == "txt":
+            txt_set(owner, rng.randrange(2, 40))
+        elif kind == "aaaa":
+            lines += [f"{owner} AAAA 2001:db8:b16::{k:x}" for k in range(1, rng.randrange(20, 200))]
+        elif kind == "a":
+            lines += [f"{owner} A 198.18.{k >> 8}.{k & 255}" for k in range(1, rng.randrange(30, 300))]
+        elif kind == "mx":
+            lines += [f"{owner} MX {k} mx{k}.a-rather-long-mail-host-name.example.net."
+                      for k in range(rng.randrange(10, 80))]
+        else:
+            cuts.append(owner)
+            for k in range(rng.randrange(4, 40)):
+                lines += [f"{owner} NS ns{k}.{owner}", f"ns{k}.{owner} A 198.19.{i}.{k}",
+                          f"ns{k}.{owner} AAAA 2001:db8:{i:x}::{k:x}"]
+    return lines, added, cuts
 
 
 def a_records_zone(count=10000, origin="bench.test"):

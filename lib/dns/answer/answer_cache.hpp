@@ -12,6 +12,10 @@
 // answers differ (RFC 8482, RFC 4035 §3.1.4.1), nor at a CNAME, whose chain
 // depends on the type.
 //
+// An answer truncated at our own payload size (an RRset larger than it) is
+// not kept: it leaves a marker that sends such queries to the normal path,
+// which sets TC exactly as for an uncached answer (RFC 2181 §9).
+//
 // An answer too long for a query without EDNS (512 octets) gets a second
 // rendering as the normal path answers such a query (glue left out, or TC
 // set): referrals with many name servers are where that happens, and most
@@ -45,6 +49,11 @@ struct CachedAnswer {
       0x4000;  // in flags: for a query without EDNS (512 octets)
   static constexpr uint16_t below_too =
       0x2000;  // in flags: a referral that also answers names below
+  // In flags: no rendering is kept for this type (it is truncated at our
+  // payload size, or carries an error option); the query takes the normal
+  // path, which fits it to the client's size. Without this marker the lookup
+  // would fall back to the "other types" answer and deny an RRset that exists.
+  static constexpr uint16_t normal_path = 0x1000;
   static constexpr uint16_t response_flags = 0x060f;  // in flags: AA, TC and RCODE of the response
 
   uint16_t qtype = 0;
@@ -72,7 +81,7 @@ class AnswerCache {
     return std::string_view(bodies_).substr(a.offset, a.length);
   }
   std::size_t bytes() const;
-  std::size_t size() const { return entries_.size(); }
+  std::size_t size() const { return entries_.size() - markers_; }
 
  private:
   using Stored = std::unordered_map<std::string, uint32_t>;  // body -> offset, while building
@@ -85,6 +94,7 @@ class AnswerCache {
   std::vector<uint32_t> first_;  // per node: its first entry; first_[n + 1] ends it
   std::vector<CachedAnswer> entries_;
   std::string bodies_;
+  std::size_t markers_ = 0;  // normal_path entries, which hold no answer
 };
 
 }  // namespace keel::dns

@@ -18,18 +18,27 @@ constexpr TypeInfo types[] = {
      "SOA",
      {F::compressed_name, F::compressed_name, F::u32, F::u32, F::u32, F::u32, F::u32, E}},
     {rr_type::ptr, "PTR", {F::compressed_name, E}},
+    // RFC 1035 §3.3.2, §3.3.7; MINFO's names are compressed as NSD does (RFC 3597 §4).
+    {rr_type::hinfo, "HINFO", {F::char_string, F::char_string, E}},
+    {rr_type::minfo, "MINFO", {F::compressed_name, F::compressed_name, E}},
     {rr_type::mx, "MX", {F::u16, F::compressed_name, E}},
     {rr_type::txt, "TXT", {F::char_strings, E}},
+    {rr_type::rp, "RP", {F::name, F::name, E}},
+    {rr_type::afsdb, "AFSDB", {F::u16, F::name, E}},
     {rr_type::aaaa, "AAAA", {F::ipv6, E}},
     {rr_type::srv, "SRV", {F::u16, F::u16, F::u16, F::name, E}},
     {rr_type::naptr,
      "NAPTR",
      {F::u16, F::u16, F::char_string, F::char_string, F::char_string, F::name, E}},
+    {rr_type::kx, "KX", {F::u16, F::name, E}},
     {rr_type::dname, "DNAME", {F::name, E}},
     {rr_type::ds, "DS", {F::u16, F::u8, F::u8, F::rest_nonempty, E}},
     {rr_type::sshfp, "SSHFP", {F::u8, F::u8, F::rest_nonempty, E}},
     {rr_type::tlsa, "TLSA", {F::u8, F::u8, F::u8, F::rest_nonempty, E}},
+    {rr_type::smimea, "SMIMEA", {F::u8, F::u8, F::u8, F::rest_nonempty, E}},
+    {rr_type::cds, "CDS", {F::u16, F::u8, F::u8, F::rest_nonempty, E}},
     {rr_type::spf, "SPF", {F::char_strings, E}},
+    {rr_type::uri, "URI", {F::u16, F::u16, F::rest, E}},  // target: one string, no length octet
     {rr_type::caa, "CAA", {F::u8, F::caa_tag, F::rest, E}},
 };
 

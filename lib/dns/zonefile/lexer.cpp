@@ -34,8 +34,9 @@ bool Lexer::read_quoted(Token& token, LexError& error) {
       advance();
       return true;
     }
-    if (c == '\n') break;
-    if (c == '\\' && pos_ + 1 < text_.size() && text_[pos_ + 1] != '\n') {
+    // A newline inside quotes is part of the string, as NSD reads it (BIND
+    // refuses it): only the end of the text leaves a quote open.
+    if (c == '\\' && pos_ + 1 < text_.size()) {
       token.text += c;
       advance();
     }

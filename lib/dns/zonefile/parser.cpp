@@ -31,6 +31,14 @@ bool is_class_token(std::string_view t) {
          (t.size() > 5 && same_text(t.substr(0, 5), "CLASS") && zonefile::is_decimal(t.substr(5)));
 }
 
+// IN, or its RFC 3597 §5 generic name CLASS1 (NSD reads both).
+bool is_class_in(std::string_view t) {
+  uint32_t value = 0;
+  return same_text(t, "IN") ||
+         (same_text(t.substr(0, 5), "CLASS") &&
+          zonefile::parse_number(t.substr(5), 0xffff, value).empty() && value == rr_class::in);
+}
+
 class ZoneFileParser {
  public:
   ZoneFileParser(ZoneData& zone, std::vector<Diagnostic>& errors, const ZoneFileOptions& options)
@@ -169,7 +177,7 @@ void ZoneFileParser::entry(FileState& state, const Entry& e) {
         return error_at(state, t, err);
       ttl = value;
     } else if (is_class_token(t.text) && !have_class) {
-      if (!same_text(t.text, "IN"))
+      if (!is_class_in(t.text))
         return error_at(state, t, "class " + t.text + " is not served (only IN)");
       have_class = true;
     } else {

@@ -16,12 +16,10 @@ struct OpaqueType {
   uint16_t type;
 };
 constexpr OpaqueType opaque_types[] = {
-    {"HINFO", 13},  {"MINFO", 14},  {"RP", 17},    {"AFSDB", 18},    {"LOC", 29},
-    {"KX", 36},     {"CERT", 37},   {"APL", 42},   {"IPSECKEY", 45}, {"RRSIG", 46},
-    {"NSEC", 47},   {"DNSKEY", 48}, {"DHCID", 49}, {"NSEC3", 50},    {"NSEC3PARAM", 51},
-    {"SMIMEA", 53}, {"HIP", 55},    {"CDS", 59},   {"CDNSKEY", 60},  {"OPENPGPKEY", 61},
-    {"CSYNC", 62},  {"ZONEMD", 63}, {"SVCB", 64},  {"HTTPS", 65},    {"EUI48", 108},
-    {"EUI64", 109}, {"URI", 256},
+    {"LOC", 29},  {"CERT", 37},    {"APL", 42},        {"IPSECKEY", 45}, {"RRSIG", 46},
+    {"NSEC", 47}, {"DNSKEY", 48},  {"DHCID", 49},      {"NSEC3", 50},    {"NSEC3PARAM", 51},
+    {"HIP", 55},  {"CDNSKEY", 60}, {"OPENPGPKEY", 61}, {"CSYNC", 62},    {"ZONEMD", 63},
+    {"SVCB", 64}, {"HTTPS", 65},   {"EUI48", 108},     {"EUI64", 109},
 };
 
 // DNSSEC algorithm mnemonics (RFC 4034 Appendix A.1, IANA registry), accepted in DS.
@@ -148,7 +146,8 @@ Error parse_field(uint16_t type, std::size_t index, Field f, const std::vector<T
     case Field::u16:
     case Field::u32:
       ++t;
-      if (type == rr_type::ds && index == 1) return parse_algorithm(token.text, out);
+      if ((type == rr_type::ds || type == rr_type::cds) && index == 1)
+        return parse_algorithm(token.text, out);
       // RFC 1035 §5.1 leaves the SOA timers as numbers; BIND and NSD also take units.
       return parse_integer(token.text, f, type == rr_type::soa && index >= 3, out);
     case Field::ipv4:

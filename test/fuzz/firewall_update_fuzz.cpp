@@ -42,7 +42,7 @@ update::Key fuzz_key() {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const update::Key key = fuzz_key();
   std::vector<std::vector<uint8_t>> committed;  // blobs the loader was handed
-  uint64_t challenges = 0;  // every challenge distinct, as random ones are
+  uint64_t challenges = 0;                      // every challenge distinct, as random ones are
   update::Channel channel(
       key, kMaxBlob,
       [&](std::span<const uint8_t> blob) {
@@ -68,9 +68,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     bool authentic = false;
     if (kind >= 1 && kind <= 4) {
       if (kind == 1)
-        request = update::testing::signed_message(key.span(), kind, bytes.first(std::min<size_t>(
-                                                                       len, update::kSessionBytes)),
-                                                  ++hello_seq, bytes);
+        request = update::testing::signed_message(
+            key.span(), kind, bytes.first(std::min<size_t>(len, update::kSessionBytes)),
+            ++hello_seq, bytes);
       else
         request = update::testing::signed_message(key.span(), kind, session, ++seq, bytes);
       authentic = true;

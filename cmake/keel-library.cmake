@@ -1,14 +1,15 @@
 # keel_library(NAME SOURCES... [INCLUDE_DIRS dirs...] [DEPENDS libs...]
-#              [COMPILE_OPTIONS opts...])
+#              [COMPILE_OPTIONS opts...] [ARCHIVES archives...])
 #
 # Declares an optional library a service can link into its image, in the
 # library's own lib/NAME/keel-library.cmake (the OS build and every service
-# build include them all). In the OS build (cmake/os) it adds the archive
+# build include them all). ARCHIVES are prebuilt static libraries (a Debian
+# package's lib*.a) linked after the library's own archive. In the OS build (cmake/os) it adds the archive
 # keel_lib_NAME, compiled once per platform and build type like the OS. In a
 # service build it records where that archive is, its include directories
 # and the libraries it depends on, which keel_link_libraries() follows.
 function(keel_library name)
-  cmake_parse_arguments(L "" "" "SOURCES;INCLUDE_DIRS;DEPENDS;COMPILE_OPTIONS" ${ARGN})
+  cmake_parse_arguments(L "" "" "SOURCES;INCLUDE_DIRS;DEPENDS;COMPILE_OPTIONS;ARCHIVES" ${ARGN})
   if(L_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "keel_library(${name}): unexpected ${L_UNPARSED_ARGUMENTS}")
   endif()
@@ -24,6 +25,8 @@ function(keel_library name)
     endforeach()
   else()
     set_property(GLOBAL PROPERTY KEEL_LIB_${name}_ARCHIVE ${KEEL_OS_DIR}/libkeel_lib_${name}.a)
+    # Kept apart from the OS build's byproducts: a clean must never delete a system file.
+    set_property(GLOBAL PROPERTY KEEL_LIB_${name}_PREBUILT ${L_ARCHIVES})
     set_property(GLOBAL PROPERTY KEEL_LIB_${name}_INCLUDE_DIRS ${L_INCLUDE_DIRS})
     set_property(GLOBAL PROPERTY KEEL_LIB_${name}_DEPENDS ${L_DEPENDS})
     set_property(GLOBAL APPEND PROPERTY KEEL_LIBRARIES ${name})

@@ -1,85 +1,105 @@
 #!/usr/bin/python3
 """Replaces the rules of a running firewall appliance over its management port
-(lib/firewall/include/keel/firewall/rule_updates.hpp):
+(lib/firewall/include/keel/firewall/update_channel.hpp):
 
   push_rules.py ADDRESS PORT KEY TABLES.bin [--generation N]
 
-KEY is the appliance's fw_key (32 hex digits); TABLES.bin what `keel-fw compile` wrote.
+KEY is the appliance's fw_key (32 to 128 hex digits); TABLES.bin what `keel-fw compile` wrote.
 GENERATION must exceed the last one the appliance loaded (default: the time in seconds).
-Exit status 0 when the appliance answered "loaded"."""
+Every message carries an HMAC-SHA-256 (Python's hmac and hashlib); the appliance answers only
+authenticated, fresh requests, so a wrong key looks like an appliance that is not there.
+Exit status 0 when the appliance answered that the blob is loaded."""
 import argparse
+import hashlib
+import hmac
+import os
 import socket
 import struct
 import sys
 import time
 
-MAGIC = b"KFW1"
-BEGIN, DATA, COMMIT = 1, 2, 3
+MAGIC = b"KFW2"
+HELLO, BEGIN, DATA, COMMIT = 1, 2, 3, 4
+REPLY = 0x80
 PIECE = 1024
-MASK = (1 << 64) - 1
+MAC_BYTES = 32
+HEADER = struct.Struct(">4sB16sQ")  # MAGIC TYPE SESSION SEQ
+RESULT = struct.Struct(">BBQ")  # STATUS DETAIL LOADED_GENERATION
+STATUS_TEXT = {0: "loaded", 1: "size out of bounds", 2: "generation not above the last one loaded",
+               3: "bad piece", 4: "pieces missing", 5: "digest does not match the blob",
+               6: "blob refused", 7: "not the upload in progress"}
 
 
-def _rotl(x, b):
-    return ((x << b) | (x >> (64 - b))) & MASK
+def message(key, kind, session, seq, body):
+    """One request (or reply): header, body, HMAC-SHA-256 of both under `key`."""
+    text = HEADER.pack(MAGIC, kind, session, seq) + body
+    return text + hmac.new(key, text, hashlib.sha256).digest()
 
 
-def siphash24(k0, k1, data):
-    """SipHash-2-4 (Aumasson and Bernstein, 2012) of `data` under the key (k0, k1)."""
-    v0, v1 = k0 ^ 0x736F6D6570736575, k1 ^ 0x646F72616E646F6D
-    v2, v3 = k0 ^ 0x6C7967656E657261, k1 ^ 0x7465646279746573
-
-    def rounds(n, v0, v1, v2, v3):
-        for _ in range(n):
-            v0 = (v0 + v1) & MASK; v1 = _rotl(v1, 13) ^ v0; v0 = _rotl(v0, 32)
-            v2 = (v2 + v3) & MASK; v3 = _rotl(v3, 16) ^ v2
-            v0 = (v0 + v3) & MASK; v3 = _rotl(v3, 21) ^ v0
-            v2 = (v2 + v1) & MASK; v1 = _rotl(v1, 17) ^ v2; v2 = _rotl(v2, 32)
-        return v0, v1, v2, v3
-
-    tail = len(data) % 8
-    for (m,) in struct.iter_unpack("<Q", data[:len(data) - tail]):
-        v3 ^= m
-        v0, v1, v2, v3 = rounds(2, v0, v1, v2, v3)
-        v0 ^= m
-    m = (len(data) & 0xFF) << 56 | int.from_bytes(data[len(data) - tail:], "little")
-    v3 ^= m
-    v0, v1, v2, v3 = rounds(2, v0, v1, v2, v3)
-    v0 ^= m
-    v2 ^= 0xFF
-    v0, v1, v2, v3 = rounds(4, v0, v1, v2, v3)
-    return v0 ^ v1 ^ v2 ^ v3
+def opened(key, data):
+    """(type, session, seq, body) of an authentic message, else None."""
+    if len(data) < HEADER.size + MAC_BYTES:
+        return None
+    text, mac = data[:-MAC_BYTES], data[-MAC_BYTES:]
+    if not hmac.compare_digest(hmac.new(key, text, hashlib.sha256).digest(), mac):
+        return None
+    magic, kind, session, seq = HEADER.unpack_from(text)
+    return (kind, session, seq, text[HEADER.size:]) if magic == MAGIC else None
 
 
-def tag(key_hex, generation, blob):
-    k0, k1 = int(key_hex[:16], 16), int(key_hex[16:], 16)
-    text = MAGIC + struct.pack(">QI", generation, len(blob)) + blob
-    return struct.pack(">QQ", siphash24(k0, k1, text), siphash24(k0 ^ MASK, k1, text))
+class Session:
+    """A session with the appliance: HELLO, then requests under its challenge, one at a time.
+    A request that goes unanswered is sent again with the next sequence number (the appliance
+    drops a repeated one as a replay)."""
+
+    def __init__(self, address, port, key, timeout=2.0, tries=5):
+        self.peer, self.key, self.tries = (address, port), key, tries
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.sock.settimeout(timeout)
+        # HELLO's SEQ must exceed every HELLO the appliance took since it booted.
+        nonce = os.urandom(16)
+        body = self._ask(HELLO, nonce, lambda: time.time_ns(), bytes(16))
+        self.challenge, self.seq = body[:16], 0
+
+    def _ask(self, kind, session, next_seq, body):
+        for _ in range(self.tries):
+            seq = next_seq()
+            self.sock.sendto(message(self.key, kind, session, seq, body), self.peer)
+            deadline = time.monotonic() + self.sock.gettimeout()
+            while time.monotonic() < deadline:
+                try:
+                    answer = opened(self.key, self.sock.recv(2048))
+                except socket.timeout:
+                    break
+                if answer and answer[:3] == (REPLY | kind, session, seq):
+                    return answer[3]
+        raise TimeoutError(f"no authenticated answer from {self.peer[0]}:{self.peer[1]} (wrong key?)")
+
+    def ask(self, kind, body):
+        def next_seq():
+            self.seq += 1
+            return self.seq
+        return self._ask(kind, self.challenge, next_seq, body)
 
 
 def push(address, port, key_hex, blob, generation, timeout=2.0, tries=5):
     """Sends the blob; returns (status, text) of the commit's answer (status 0: loaded)."""
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.settimeout(timeout)
+    key = bytes.fromhex(key_hex)
+    session = Session(address, port, key, timeout, tries)
 
-    def ask(message):
-        for _ in range(tries):
-            s.sendto(message, (address, port))
-            try:
-                answer = s.recv(2048)
-            except socket.timeout:
-                continue
-            if answer[:4] == MAGIC and answer[4] == (0x80 | message[4]):
-                return answer[5], answer[14:].decode(errors="replace")
-        raise TimeoutError(f"no answer from {address}:{port}")
+    def result(body):
+        status, detail, loaded = RESULT.unpack(body)
+        text = STATUS_TEXT.get(status, f"status {status}")
+        return status, f"{text} (detail {detail}, generation {loaded})" if status else text
 
-    status, text = ask(MAGIC + bytes([BEGIN]) + struct.pack(">QI", generation, len(blob)))
+    status, text = result(session.ask(BEGIN, struct.pack(">QI", generation, len(blob))))
     if status:
         return status, text
     for offset in range(0, len(blob), PIECE):
-        status, text = ask(MAGIC + bytes([DATA]) + struct.pack(">I", offset) + blob[offset:offset + PIECE])
-        if status:
-            return status, text
-    return ask(MAGIC + bytes([COMMIT]) + tag(key_hex, generation, blob))
+        answer = session.ask(DATA, struct.pack(">I", offset) + blob[offset:offset + PIECE])
+        if answer[0]:
+            return answer[0], f"piece at {offset}: {STATUS_TEXT.get(answer[0])}"
+    return result(session.ask(COMMIT, struct.pack(">Q", generation) + hashlib.sha256(blob).digest()))
 
 
 def main():

@@ -4,7 +4,8 @@
 //
 //   ip=10.0.0.2/24 ip1=10.1.0.2/24     addresses (else the rules' interface declarations)
 //   rules=FILE                         a compiled blob to start with (Linux process only)
-//   fw_port=PORT fw_key=32HEX          the management port and its key (rule_updates.hpp)
+//   fw_port=PORT fw_key=HEX            the management port and its HMAC key, 32 to 128 hex
+//                                      digits (64 advised; rule_updates.hpp)
 //   ct_max=N                           flows conntrack holds (default 16384)
 //   stats=SECONDS                      print the counters that moved, that often
 #include <charconv>
@@ -86,7 +87,7 @@ void Service::start() {
   if (uint64_t port = number("fw_port", 0); port) {
     fw::RuleUpdateKey key;
     if (!fw::parse_rule_update_key(arg("fw_key"), key)) {
-      std::printf("firewall: fw_port needs fw_key=32 hex digits\n");
+      std::printf("firewall: fw_port needs fw_key=32 to 128 hex digits\n");
       os::shutdown(2);
       return;
     }

@@ -7,6 +7,7 @@ file(GLOB keel_firewall_runtime_sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_D
 keel_library(firewall
   SOURCES ${keel_firewall_runtime_sources}
   INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR}/include ${CMAKE_CURRENT_LIST_DIR}
+  DEPENDS crypto  # the management port's HMAC-SHA-256 (rule_updates.hpp)
   # The lookup is the hot path (decision 0015: -O3 gave +11% over -O2).
   COMPILE_OPTIONS -O3)
 

@@ -1,4 +1,4 @@
-// Big-endian (network order) loads and stores of 16- and 32-bit values, for
+// Big-endian (network order) loads and stores of 16-, 32- and 64-bit values, for
 // every wire format Keel reads and writes (the stack's headers, DNS). Header
 // only, no kernel dependency: host libraries use it too.
 #pragma once
@@ -19,6 +19,12 @@ inline void store32(uint8_t* p, uint32_t v) {
   p[1] = uint8_t(v >> 16);
   p[2] = uint8_t(v >> 8);
   p[3] = uint8_t(v);
+}
+
+inline uint64_t load64(const uint8_t* p) { return uint64_t{load32(p)} << 32 | load32(p + 4); }
+inline void store64(uint8_t* p, uint64_t v) {
+  store32(p, uint32_t(v >> 32));
+  store32(p + 4, uint32_t(v));
 }
 
 }  // namespace keel::util

@@ -6,8 +6,9 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 SECONDS_PER_TARGET=${1:-20}
 BUILD=$ROOT/build/fuzz
 CC=clang CXX=clang++ cmake -S "$ROOT" -B "$BUILD" -G Ninja -DKEEL_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD" -j2 --target firewall_parser_fuzz firewall_tables_fuzz firewall_appliance_fuzz
-for target in parser tables appliance; do
+cmake --build "$BUILD" -j2 --target firewall_parser_fuzz firewall_tables_fuzz firewall_appliance_fuzz \
+  firewall_update_fuzz
+for target in parser tables appliance update; do
   work=$(mktemp -d /tmp/keelfw-fuzz-$target.XXXXXX)
   cp "$ROOT/test/fuzz/corpus/firewall_$target/"* "$work/"
   echo "== firewall_${target}_fuzz for ${SECONDS_PER_TARGET}s"

@@ -49,8 +49,8 @@ TcpLayer::TcpLayer(StackParts& parts, const StackConfig& config)
       limits_(with_defaults({}, config.total_memory)),
       budget_(limits_.memory),
       table_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
-      time_waits_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
       listener_ports_(max_listeners),
+      time_waits_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
       ephemeral_next_(random_port()) {}
 
 TcpLayer::~TcpLayer() = default;

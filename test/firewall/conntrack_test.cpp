@@ -263,5 +263,27 @@ TEST_F(ConntrackTest, AConfirmClashLeavesNoTupleBehind) {
   EXPECT_EQ(ct.size(), 2u);
 }
 
+// A pending flow reclaimed before its packet reached its last hook: confirming it late puts
+// nothing (no empty tuple) into the index; the packet, which passed its rules, goes on.
+TEST_F(ConntrackTest, ConfirmingAReclaimedFlowInsertsNothing) {
+  ConntrackConfig c = config();
+  c.max_flows = 64;
+  Conntrack big(c);
+  Spec s;
+  uint32_t first = kNoFlow;
+  for (int i = 0; i < 33; ++i) {  // one more than the pending ring holds
+    s.sport = uint16_t(6000 + i);
+    std::vector<uint8_t> p = build(s);
+    PacketInfo info;
+    read_packet(p.data(), p.size(), info);
+    Tracked t = big.track(info, p.data(), true, now);
+    if (i == 0) first = t.flow;
+  }
+  ASSERT_EQ(big.counters().pending_lost, 1u);
+  EXPECT_TRUE(big.confirm(first));
+  EXPECT_EQ(big.find(FlowKey{}), kNoFlow);
+  EXPECT_EQ(big.size(), 32u);
+}
+
 }  // namespace
 }  // namespace keel::firewall

@@ -309,6 +309,9 @@ Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_
 bool Conntrack::confirm(uint32_t index) {
   Flow& f = flows_[index];
   if (f.has(flow_status::confirmed)) return true;
+  // Reclaimed while its packet was on its way (pending_lost counted it): nothing to insert
+  // (the old code inserted an empty tuple). The packet passed its rules; it goes on untracked.
+  if (!f.has(flow_status::in_use)) return true;
   const bool self_reply = f.tuple[0] == f.tuple[1];
   const size_t entries = self_reply ? 1 : 2;
   if (find(f.tuple[0]) != kNoFlow || find(f.tuple[1]) != kNoFlow ||

@@ -9,7 +9,11 @@ namespace — with the same rules as `keel-fw nft` exports them (sets for the bl
 iptables-style linear rules (one rule per address, what iptables-nft loads; up to 20,000).
 Writes bench/results/firewall_vm.{md,csv,png} (build/bench-quick/ with --quick). Needs root.
 
-  bench/firewall-vm/run.sh [--quick] [--mixes b,acl] [--rules 1,100,10000] [--seconds 2]"""
+Every router is up at once; each figure is measured in short rounds, the routers in alternating
+order, and reported as the median with the rounds' range and the machine's load; a ratio the
+rounds do not decide is reported as "no verdict" (docs/decisions/0063).
+
+  bench/firewall-vm/run.sh [--quick] [--mixes b,acl] [--rules 1,100,10000] [--seconds 2] [--rounds 5] [--out DIR]"""
 import argparse
 import ipaddress
 import json
@@ -33,6 +37,7 @@ from routers import PYTHON, Guest, Topology, sh  # noqa: E402
 
 RULE_COUNTS = {"b": [1, 10, 100, 1000, 10000, 20000, 100000, 1000000], "acl": [1, 1000, 10000]}
 QUICK_RULE_COUNTS = [1, 100]
+ROUNDS, QUICK_ROUNDS = 5, 2  # rounds per figure and router; medians and ranges over them
 LINEAR_MAX = 20000  # iptables-style linear rules beyond this take the VM minutes per packet burst
 # `keel-fw nft` exports a ClassBench rule as one nftables rule (anonymous sets per field), so a
 # Linux router walks them one by one; beyond this the VM forwards too little to measure.
@@ -171,66 +176,122 @@ def tcp_throughput(topology, seconds):
         return None
 
 
-def measure_router(topology, seconds, launched=None, boot_timeout=600):
-    """Launch (if `launched`), UDP echo rates through the router, ping RTT."""
-    out = {}
-    if launched is not None:
-        probe = sh(topology.a, f"{PYTHON} -c '{FIRST_ECHO}' {boot_timeout}", check=False, timeout=boot_timeout + 30)
-        first = probe.stdout.strip()
-        out["launch_ms"] = (float(first) - launched) * 1000 if first not in ("", "none") else None
-    else:
-        sh(topology.a, f"{PYTHON} -c '{FIRST_ECHO}' 10", check=False)
-    udp_load = os.path.join(TOOLS, "udp_load")
-    for size in SIZES:
-        line = sh(topology.a, f"{udp_load} 10.1.0.1 {size} {seconds} {WINDOW}", check=False,
-                  timeout=seconds + 60).stdout
-        out[f"pps_{size}"] = 2 * (first_number(line, "pps") or 0.0)  # each echo crosses the router twice
+def first_echo(topology, timeout):
+    """The monotonic time of the first UDP echo through the router, or None."""
+    probe = sh(topology.a, f"{PYTHON} -c '{FIRST_ECHO}' {timeout}", check=False, timeout=timeout + 30)
+    first = probe.stdout.strip()
+    return float(first) if first not in ("", "none") else None
+
+
+def udp_pps(size):
+    def measure(topology, seconds):
+        line = sh(topology.a, f"{os.path.join(TOOLS, 'udp_load')} 10.1.0.1 {size} {seconds:g} {WINDOW}",
+                  check=False, timeout=seconds + 60).stdout
+        pps = first_number(line, "pps")
+        return None if pps is None else 2 * pps  # each echo crosses the router twice
+    return measure
+
+
+def udp_rr(topology, seconds):
     # One datagram in flight: each answer before the next request.
-    out["udp_rr"] = first_number(sh(topology.a, f"{udp_load} 10.1.0.1 64 {seconds} 1", check=False,
-                                    timeout=seconds + 60).stdout, "pps")
-    tcp_rr = os.path.join(TOOLS, "tcp_rr")
-    out["tcp_rr"] = first_number(sh(topology.a, f"{tcp_rr} rr 10.1.0.1 {TCP_PORT} {seconds}", check=False,
-                                    timeout=seconds + 60).stdout, "tps")
-    out["tcp_crr"] = first_number(sh(topology.a, f"{tcp_rr} crr 10.1.0.1 {TCP_PORT} {seconds}", check=False,
-                                     timeout=seconds + 60).stdout, "cps")
-    out["tcp_bps"] = tcp_throughput(topology, seconds)
+    return first_number(sh(topology.a, f"{os.path.join(TOOLS, 'udp_load')} 10.1.0.1 64 {seconds:g} 1",
+                           check=False, timeout=seconds + 60).stdout, "pps")
+
+
+def tcp_rr(kind, word):
+    def measure(topology, seconds):
+        return first_number(sh(topology.a, f"{os.path.join(TOOLS, 'tcp_rr')} {kind} 10.1.0.1 {TCP_PORT} {seconds:g}",
+                               check=False, timeout=seconds + 60).stdout, word)
+    return measure
+
+
+def ping_rtt(topology, seconds):
     ping = sh(topology.a, "ping -n -q -c 20 -i 0.05 -W 2 10.1.0.1", check=False).stdout
     rtt = [line for line in ping.splitlines() if "min/avg" in line]
-    out["rtt_ms"] = float(rtt[0].split("=")[1].split("/")[1]) if rtt else None
-    return out
+    return float(rtt[0].split("=")[1].split("/")[1]) if rtt else None
 
 
-def run_guest(tag, args, seconds, ready=None):
-    topology = Topology(tag)
-    guest = None
-    running = []
+# Each figure, measured for every router in one round before the next figure's round.
+FIGURES = [(f"pps_{size}", udp_pps(size)) for size in SIZES] + [
+    ("udp_rr", udp_rr), ("tcp_rr", tcp_rr("rr", "tps")), ("tcp_crr", tcp_rr("crr", "cps")),
+    ("tcp_bps", tcp_throughput), ("rtt_ms", ping_rtt)]
+
+
+def load_1min():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+class Router:
+    """One router under test, up (with side B's servers) from start() to close()."""
+
+    def __init__(self, name, topology):
+        self.name, self.topology = name, topology
+        self.running, self.guest = [], None
+
+    def close(self):
+        stop(self.running)
+        if self.guest:
+            self.guest.close()
+        self.topology.close()
+
+
+def start_guest(name, tag, args, boot_timeout=600):
+    """A VM router; records launch to the first echo through it."""
+    router = Router(name, Topology(tag))
     try:
-        topology.taps()
-        guest = Guest(topology, args, ready)
-        topology.move_taps()
-        running = servers(topology.b)
-        result = measure_router(topology, seconds, launched=guest.launched)
-        if result.get("launch_ms") is None:
-            result["console"] = guest.output()[-2000:]
-        return result
-    finally:
-        stop(running)
-        if guest:
-            guest.close()
-        topology.close()
+        router.topology.taps()
+        router.guest = Guest(router.topology, args, None)
+        router.topology.move_taps()
+        router.running = servers(router.topology.b)
+        first = first_echo(router.topology, boot_timeout)
+        router.launch_ms = None if first is None else (first - router.guest.launched) * 1000
+        router.console = router.guest.output()[-2000:] if first is None else None
+        return router
+    except BaseException:
+        router.close()
+        raise
 
 
-def run_netns(tag, nft_text, seconds):
-    topology = Topology(tag)
-    running = []
+def start_netns(name, tag, nft_text):
+    router = Router(name, Topology(tag))
     try:
-        topology.veths()
-        routers.run(["nft", "-f", "-"], ns=topology.middle, input=nft_text)
-        running = servers(topology.b)
-        return measure_router(topology, seconds)
-    finally:
-        stop(running)
-        topology.close()
+        router.topology.veths()
+        routers.run(["nft", "-f", "-"], ns=router.topology.middle, input=nft_text)
+        router.running = servers(router.topology.b)
+        first_echo(router.topology, 10)
+        router.launch_ms, router.console = None, None
+        return router
+    except BaseException:
+        router.close()
+        raise
+
+
+def summarize(row, name, figure, samples):
+    """The median of a router's rounds for one figure, their least and greatest, and every
+    sample (rounds that measured nothing are left out of the median and counted)."""
+    got = [v for v in samples if v is not None]
+    row[f"{name}_{figure}"] = statistics.median(got) if got else None
+    row[f"{name}_{figure}_lo"] = min(got) if got else None
+    row[f"{name}_{figure}_hi"] = max(got) if got else None
+    row[f"{name}_{figure}_samples"] = ";".join("-" if v is None else f"{v:.6g}" for v in samples)
+
+
+def measure_interleaved(row, up, seconds, rounds):
+    """Every figure in `rounds` short rounds, each round measuring every router once, in the
+    reverse order of the round before: a change in the machine's load lands on all routers
+    alike, and shows as spread instead of as a ratio. /proc/loadavg before each round."""
+    loads = []
+    for figure, measure in FIGURES:
+        samples = {r.name: [] for r in up}
+        for n in range(rounds):
+            loads.append(load_1min())
+            for router in (up if n % 2 == 0 else list(reversed(up))):
+                samples[router.name].append(measure(router.topology, seconds))
+        for router in up:
+            summarize(row, router.name, figure, samples[router.name])
+    loads.append(load_1min())
+    row["load_lo"], row["load_hi"], row["load_median"] = min(loads), max(loads), statistics.median(loads)
 
 
 def compile_tools():
@@ -240,37 +301,45 @@ def compile_tools():
         subprocess.run(["gcc", "-O2", "-o", os.path.join(TOOLS, name), os.path.join(ROOT, source)], check=True)
 
 
-def measure_count(mix, n, seconds, work, guest_vm, reverse):
-    """One row: every router with the mix's N rules, in turn (`reverse`: the other way round,
-    so no router always runs first)."""
+def measure_count(mix, n, seconds, rounds, work, guest_vm, reverse):
+    """One row: every router with the mix's N rules, all started (in turn; `reverse`: the
+    other way round, so no router always starts first), then measured interleaved."""
     source, nft, linear = rules_file(mix, n, work)
     if mix != "b" and n > ACL_LINUX_MAX:
         nft = None
     image = build_keel(source, mix)
-    row = {"mix": mix, "rules": n, "keel_image_bytes": os.path.getsize(image)}
+    row = {"mix": mix, "rules": n, "rounds": rounds, "keel_image_bytes": os.path.getsize(image)}
 
     def keel():
         args = qemu.command(image, "microvm", routers.MEMORY, 1, "ip=10.0.0.254/24 ip1=10.1.0.254/24", "tcg",
                             routers.qemu_tap_args())
-        row.update({f"keel_{k}": v for k, v in run_guest("k", args, seconds).items()})
+        return start_guest("keel", "k", args)
 
-    def linux_vm(name, text):
+    def linux_vm(name, tag, text):
         initrd = extra_initrd(guest_vm.initrd, text, work, f"{name}-{mix}-{n}")
         args = guest_vm.command("microvm", routers.MEMORY, "run=router rules=rules.nft ip=10.0.0.254/24 "
                                 "ip1=10.1.0.254/24", "tcg", routers.qemu_tap_args())
         args[args.index("-initrd") + 1] = initrd
         row[f"{name}_image_bytes"] = os.path.getsize(guest_vm.kernel) + os.path.getsize(initrd)
-        row.update({f"{name}_{k}": v for k, v in run_guest("v", args, seconds).items()})
-
-    def netns(name, text):
-        row.update({f"{name}_{k}": v for k, v in run_netns("n", text, seconds).items()})
+        return start_guest(name, tag, args)
 
     steps = [keel]
     for kind, text in (("nft", nft), ("linear", linear)):
         if text is not None:
-            steps += [lambda k=kind, t=text: linux_vm(f"vm_{k}", t), lambda k=kind, t=text: netns(f"netns_{k}", t)]
-    for step in (reversed(steps) if reverse else steps):
-        step()
+            steps += [lambda k=kind, t=text: linux_vm(f"vm_{k}", f"v{k[0]}", t),
+                      lambda k=kind, t=text: start_netns(f"netns_{k}", f"n{k[0]}", t)]
+    up = []
+    try:
+        for step in (reversed(steps) if reverse else steps):
+            router = step()
+            up.append(router)
+            row[f"{router.name}_launch_ms"] = router.launch_ms
+            if router.console:
+                row[f"{router.name}_console"] = router.console
+        measure_interleaved(row, [r for r in up if not r.console], seconds, rounds)
+    finally:
+        for router in up:
+            router.close()
     return row
 
 
@@ -279,8 +348,13 @@ def main():
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--rules", help="comma-separated rule counts (for every mix)")
     parser.add_argument("--mixes", help="comma-separated mixes (default: b,acl; b with --quick)")
-    parser.add_argument("--seconds", type=float)
+    parser.add_argument("--seconds", type=float, help="length of one round of one figure")
+    parser.add_argument("--rounds", type=int, help=f"rounds per figure and router (default {ROUNDS}; "
+                        f"{QUICK_ROUNDS} with --quick)")
+    parser.add_argument("--out", help="directory for the results (default bench/results, "
+                        "build/bench-quick with --quick): a partial run need not replace the committed one")
     args = parser.parse_args()
+    rounds = args.rounds or (QUICK_ROUNDS if args.quick else ROUNDS)
     mixes = args.mixes.split(",") if args.mixes else (["b"] if args.quick else ["b", "acl"])
     seconds = args.seconds or (1 if args.quick else 2)
     compile_tools()
@@ -294,12 +368,15 @@ def main():
                 (QUICK_RULE_COUNTS if args.quick else RULE_COUNTS[mix])
             for i, n in enumerate(counts):
                 print(f"firewall-vm: {n} rules (mix {mix})", flush=True)
-                row = measure_count(mix, n, seconds, work, guest_vm, reverse=i % 2 == 1)
+                row = measure_count(mix, n, seconds, rounds, work, guest_vm, reverse=i % 2 == 1)
                 print("  " + " ".join(f"{k}={v:.0f}" if isinstance(v, float) else f"{k}={v}"
-                                      for k, v in row.items() if "console" not in k), flush=True)
+                                      for k, v in row.items() if "console" not in k and "samples" not in k
+                                      and not k.endswith(("_lo", "_hi"))), flush=True)
                 rows.append(row)
     import report
-    report.write(bench_report.results_dir(args.quick), rows, args, seconds, WINDOW)
+    out = args.out or bench_report.results_dir(args.quick)
+    os.makedirs(out, exist_ok=True)
+    report.write(out, rows, args, seconds, WINDOW, rounds)
     return 0
 
 

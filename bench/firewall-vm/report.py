@@ -23,8 +23,44 @@ LINEAR_GOAL_RULES, LINEAR_GOAL = 20000, 10
 
 
 def cell(row, key, scale=1.0, digits=0):
+    """The median, and how far the rounds' least and greatest lay from it (the larger side)."""
     v = row.get(key)
-    return "" if v is None else f"{v * scale:,.{digits}f}"
+    if v is None:
+        return ""
+    lo, hi = row.get(f"{key}_lo"), row.get(f"{key}_hi")
+    if lo is None or hi is None or not v or lo == hi:
+        return f"{v * scale:,.{digits}f}"
+    return f"{v * scale:,.{digits}f} ±{max(hi - v, v - lo) / v:.0%}"
+
+
+def span(row, key):
+    """(least, greatest) of the rounds for `key`, or None."""
+    lo, hi = row.get(f"{key}_lo"), row.get(f"{key}_hi")
+    return None if lo is None or hi is None else (lo, hi)
+
+
+def ranges(row, key, vm, netns):
+    return {"keel": span(row, f"keel_{key}"), "linux_vm": span(row, f"{vm}_{key}"),
+            "linux_netns": span(row, f"{netns}_{key}")}
+
+
+def behind_or_not(row, key, peer="vm_nft"):
+    """Whether Keel's rounds put it below the peer ("behind"), at or above it ("ahead"), or
+    the rounds' spread covers both ("no verdict"); None if either was not measured."""
+    keel, other = row.get(f"keel_{key}"), row.get(f"{peer}_{key}")
+    if keel is None or not other:
+        return None
+    c = Comparison("", "", keel, other, None, lower_is_better=False,
+                   ranges={"keel": span(row, f"keel_{key}"), "linux_vm": span(row, f"{peer}_{key}")})
+    if not c.decided("linux_vm"):
+        return bench_report.NO_VERDICT
+    return "behind" if keel < other else "ahead"
+
+
+def load_cell(row):
+    if row.get("load_median") is None:
+        return ""
+    return f"{row['load_median']:.1f} ({row['load_lo']:.1f}–{row['load_hi']:.1f})"
 
 
 def by_mix(rows):
@@ -46,7 +82,8 @@ def comparisons(rows):
                                        ("tcp_crr", "new TCP connections", "conn/s", False)):
             out.append(Comparison(f"{name}, {where} (firewall)", unit, vm.get(f"keel_{key}"),
                                   vm.get(f"vm_nft_{key}"), vm.get(f"netns_nft_{key}"), lower_is_better=lower,
-                                  goal=1 if key == "pps_64" else None))
+                                  goal=1 if key == "pps_64" else None,
+                                  ranges=ranges(vm, key, "vm_nft", "netns_nft")))
         out.append(Comparison(f"launch to first forwarded packet, {last['rules']:,} rules, mix {mix} (firewall)",
                               "ms", last.get("keel_launch_ms"), last.get("vm_nft_launch_ms") if last is vm else None,
                               None, lower_is_better=True))
@@ -57,7 +94,8 @@ def comparisons(rows):
         r = linear[0]
         out.append(Comparison(f"forwarded UDP 64 B pkt/s, {LINEAR_GOAL_RULES:,} linear rules (firewall)", "pkt/s",
                               r.get("keel_pps_64"), r.get("vm_linear_pps_64"), r.get("netns_linear_pps_64"),
-                              lower_is_better=False, goal=LINEAR_GOAL))
+                              lower_is_better=False, goal=LINEAR_GOAL,
+                              ranges=ranges(r, "pps_64", "vm_linear", "netns_linear")))
     return out
 
 
@@ -67,26 +105,43 @@ def goals(rows):
         first, last = mix_rows[0], mix_rows[-1]
         if first.get("keel_pps_64") and last.get("keel_pps_64"):
             share = last["keel_pps_64"] / first["keel_pps_64"]
+            c = Comparison("", "", last["keel_pps_64"], first["keel_pps_64"], lower_is_better=False,
+                           ranges={"keel": span(last, "keel_pps_64"), "linux_vm": span(first, "keel_pps_64")})
+            verdict = ("met" if share >= SCALING_GOAL else "not met") if c.decided("linux_vm", SCALING_GOAL) \
+                else f"{bench_report.NO_VERDICT}: the rounds give {c.ratio_range('linux_vm')[0]:.0%}–" \
+                     f"{c.ratio_range('linux_vm')[1]:.0%}"
+            # Two rows, measured minutes apart: their loads say how comparable they are.
+            loads = (f" (machine load {first['load_median']:.1f}, then {last['load_median']:.1f})"
+                     if first.get("load_median") is not None and last.get("load_median") is not None else "")
             lines.append(f"- Mix {mix}: at {last['rules']:,} rules the image forwards {share:.0%} of its "
-                         f"{first['rules']}-rule rate (goal ≥ {SCALING_GOAL:.0%}): "
-                         f"{'met' if share >= SCALING_GOAL else 'not met'}.")
+                         f"{first['rules']}-rule rate{loads} (goal ≥ {SCALING_GOAL:.0%}): {verdict}.")
         if last.get("keel_launch_ms") is not None:
             ms = last["keel_launch_ms"]
             lines.append(f"- Mix {mix}: launch to the first forwarded packet with {last['rules']:,} rules compiled "
-                         f"in: {ms:.0f} ms (goal < {LAUNCH_GOAL_MS} ms): {'met' if ms < LAUNCH_GOAL_MS else 'not met'}.")
+                         f"in: {ms:.0f} ms, one launch (goal < {LAUNCH_GOAL_MS} ms): "
+                         f"{'met' if ms < LAUNCH_GOAL_MS else 'not met'}.")
         measured = [r for r in mix_rows if r.get("vm_nft_pps_64")]
         for key, name in (("pps_64", "forwarded UDP 64 B pkt/s"), ("tcp_bps", "TCP throughput"),
                           ("udp_rr", "UDP req/s"), ("tcp_rr", "TCP req/s"), ("tcp_crr", "TCP conn/s")):
-            behind = [f"{r['rules']:,}" for r in measured if (r.get(f"keel_{key}") or 0) < (r.get(f"vm_nft_{key}") or 0)]
-            verdict = "met" if measured and not behind else "not met"
+            fates = {f"{r['rules']:,}": behind_or_not(r, key) for r in measured}
+            behind = [n for n, fate in fates.items() if fate in ("behind", None)]
+            open_ = [n for n, fate in fates.items() if fate == bench_report.NO_VERDICT]
+            ahead = len(fates) - len(behind) - len(open_)
+            parts = [f"behind at {', '.join(behind)}"] if behind else []
+            parts += [f"{bench_report.NO_VERDICT} at {', '.join(open_)}"] if open_ else []
+            verdict = "not met" if behind else "" if open_ else "met" if measured else bench_report.NO_VERDICT
             lines.append(f"- Mix {mix}, {name}: at least the Linux VM with nftables at "
-                         f"{len(measured) - len(behind)} of {len(measured)} rule counts ({verdict}"
-                         + (f"; behind at {', '.join(behind)}" if behind else "") + ").")
+                         f"{ahead} of {len(measured)} rule counts ({'; '.join(([verdict] if verdict else []) + parts)}).")
     linear = [r for r in rows if r["rules"] == LINEAR_GOAL_RULES and r.get("vm_linear_pps_64")]
     if linear and linear[0].get("keel_pps_64"):
-        x = linear[0]["keel_pps_64"] / linear[0]["vm_linear_pps_64"]
+        r = linear[0]
+        x = r["keel_pps_64"] / r["vm_linear_pps_64"]
+        c = Comparison("", "", r["keel_pps_64"], r["vm_linear_pps_64"], lower_is_better=False,
+                       ranges=ranges(r, "pps_64", "vm_linear", "netns_linear"))
+        verdict = ("met" if x >= LINEAR_GOAL else "not met") if c.decided("linux_vm", LINEAR_GOAL) \
+            else bench_report.NO_VERDICT
         lines.append(f"- At {LINEAR_GOAL_RULES:,} rules, {x:.1f}× the Linux VM with linear (iptables-style) rules "
-                     f"(goal ≥ {LINEAR_GOAL}×): {'met' if x >= LINEAR_GOAL else 'not met'}.")
+                     f"(goal ≥ {LINEAR_GOAL}×): {verdict}.")
     else:
         lines.append(f"- {LINEAR_GOAL_RULES:,} linear rules were not in this run.")
     return lines
@@ -100,12 +155,13 @@ def tables(rows):
                 continue
             shown = [f for f in FIGURES if any(r.get(f"{key}_{f[0]}") is not None for r in mix_rows)]
             lines += ["", f"### {label}: {MIX_NAMES.get(mix, mix)}", "",
-                      "| rules | " + " | ".join(f[1] for f in shown) + " |", "|---" * (len(shown) + 1) + "|"]
+                      "| rules | " + " | ".join(f[1] for f in shown) + " | load |", "|---" * (len(shown) + 2) + "|"]
             for r in mix_rows:
                 if r.get(f"{key}_pps_64") is None:
                     continue
                 lines.append(f"| {r['rules']:,} | " + " | ".join(cell(r, f"{key}_{k}", scale, digits)
-                                                                for k, _, scale, digits in shown) + " |")
+                                                                for k, _, scale, digits in shown)
+                             + f" | {load_cell(r)} |")
     return lines
 
 
@@ -144,14 +200,22 @@ def write_rows(path, rows):
         writer.writerows(rows)
 
 
-def write(out, rows, args, seconds, window):
+def write(out, rows, args, seconds, window, rounds):
     lines = ["# Firewall appliance beside Linux routers", "",
-             f"`tools/keel bench firewall-vm{' --quick' if args.quick else ''}`, "
+             f"`{' '.join(['tools/keel bench firewall-vm'] + sys.argv[1:])}`, "
              f"{bench_report.machine_line('tcg')}. Rules of bench/firewall's generator (`firewall_bench gen`): "
              "mix b, a /32 source blocklist; mix acl, ClassBench-style ACL 5-tuples. Each is one forward chain "
              "with policy accept; rules that could match the test traffic are left out, so every packet is "
-             "classified against all the others and passes. Conntrack on. For every rule count each router is "
-             "measured in turn, in one run, the order reversed at every other count.", "",
+             "classified against all the others and passes. Conntrack on.", "",
+             f"Rounds: for every rule count all routers are started (in turn, the order reversed at every other "
+             f"count), then each figure is measured in {rounds} short rounds of {seconds:g} s, every router once a "
+             "round, each round in the reverse order of the one before, so that the machine's load (shared; "
+             "/proc/loadavg's 1-minute figure is read before every round: the *load* column, median and range) "
+             "lands on all routers alike. A figure is the median of its rounds; ± is how far the farthest round "
+             "lay from it. A ratio is given only where the rounds decide it: where Keel's worst round against the "
+             "peer's best and its best against the peer's worst lie on the same side of 1 (or of the goal); "
+             f"otherwise the spread is wider than the ratio's margin and the row says *{bench_report.NO_VERDICT}*. "
+             "Launch is one launch per router and count (no rounds).", "",
              "Method: side A (10.0.0.1) ── router ── side B (10.1.0.1). Forwarded pkt/s: bench/net/udp_load.c "
              f"keeps {window} datagrams in flight to a UDP echo server for {seconds:g} s, 2 × echoes/s (each "
              "echo crosses the router twice). TCP: iperf3 from A to B, "

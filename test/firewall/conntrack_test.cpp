@@ -209,5 +209,81 @@ TEST_F(ConntrackTest, FlowsWhosePacketsNeverReturnAreReclaimed) {
   EXPECT_EQ(big.counters().pending_lost, 200u - 32u);
 }
 
+// A flow whose reply tuple equals its original: Linux tracks it (both tuples in its table, the
+// reply's found first), so its first packet is new and every later one established.
+TEST_F(ConntrackTest, AFlowWhoseReplyTupleIsItsOriginalIsTracked) {
+  Spec self;
+  self.dst = self.src;  // 10.0.0.1:1000 -> 10.0.0.1:1000
+  self.dport = self.sport;
+  Tracked first = track(self);  // confirms it (the old code refused it as a clash)
+  EXPECT_EQ(first.state, CtState::new_);
+  EXPECT_EQ(ct.counters().drop_confirm_clash, 0u);
+  Tracked second = track(self);
+  EXPECT_EQ(second.state, CtState::established);
+  EXPECT_EQ(second.dir, Dir::reply);
+  EXPECT_EQ(second.flow, first.flow);
+  EXPECT_EQ(ct.size(), 1u);
+  now += 121 * kSecond;  // answered: UDP's stream timeout
+  ct.expire(now, 8);
+  EXPECT_EQ(ct.size(), 0u);
+  EXPECT_EQ(ct.find(ct.flow(first.flow).tuple[0]), kNoFlow);
+  EXPECT_EQ(track(self).state, CtState::new_);  // a flow anew
+}
+
+TEST_F(ConntrackTest, APortlessFlowBetweenAHostAndItselfIsTracked) {
+  Spec gre;
+  gre.proto = 47;
+  gre.dst = gre.src;
+  gre.payload = {0, 0, 0x08, 0};  // GRE version 0 carrying IPv4 (RFC 2784)
+  EXPECT_EQ(track(gre).state, CtState::new_);
+  EXPECT_EQ(track(gre).state, CtState::established);
+  EXPECT_EQ(ct.size(), 1u);
+}
+
+// A clash on either tuple refuses the flow before anything goes into the index: the tuple that
+// was free stays free.
+TEST_F(ConntrackTest, AConfirmClashLeavesNoTupleBehind) {
+  Spec a;
+  Tracked first = track(a);
+  Spec b;
+  b.sport = 2000;
+  Tracked second = track(b, false);
+  ASSERT_TRUE(second.pending);
+  // As NAT may: b's reply tuple made equal to one of a's.
+  ct.flow(second.flow).tuple[1] = ct.flow(first.flow).tuple[1];
+  const FlowKey b_original = ct.flow(second.flow).tuple[0];
+  EXPECT_FALSE(ct.confirm(second.flow));
+  EXPECT_EQ(ct.counters().drop_confirm_clash, 1u);
+  EXPECT_EQ(ct.find(b_original), kNoFlow);
+  EXPECT_EQ(ct.size(), 1u);
+  Dir dir;
+  EXPECT_EQ(ct.find(ct.flow(first.flow).tuple[1], &dir), first.flow);  // a's stays whole
+  EXPECT_EQ(dir, Dir::reply);
+  EXPECT_EQ(track(b).state, CtState::new_);  // b's tuple is free for a flow of its own
+  EXPECT_EQ(ct.size(), 2u);
+}
+
+// A pending flow reclaimed before its packet reached its last hook: confirming it late puts
+// nothing (no empty tuple) into the index; the packet, which passed its rules, goes on.
+TEST_F(ConntrackTest, ConfirmingAReclaimedFlowInsertsNothing) {
+  ConntrackConfig c = config();
+  c.max_flows = 64;
+  Conntrack big(c);
+  Spec s;
+  uint32_t first = kNoFlow;
+  for (int i = 0; i < 33; ++i) {  // one more than the pending ring holds
+    s.sport = uint16_t(6000 + i);
+    std::vector<uint8_t> p = build(s);
+    PacketInfo info;
+    read_packet(p.data(), p.size(), info);
+    Tracked t = big.track(info, p.data(), true, now);
+    if (i == 0) first = t.flow;
+  }
+  ASSERT_EQ(big.counters().pending_lost, 1u);
+  EXPECT_TRUE(big.confirm(first));
+  EXPECT_EQ(big.find(FlowKey{}), kNoFlow);
+  EXPECT_EQ(big.size(), 32u);
+}
+
 }  // namespace
 }  // namespace keel::firewall

@@ -278,3 +278,46 @@ def test_nat(routers, tmp_path):
         keel_replies, linux_replies = replies_to(originals, keel, base), replies_to(originals, linux, base)
         back, _ = run.compare([(1, keel_replies)], [(1, linux_replies)])
         assert any(r["arrived"] for r in back.values()), "some replies should make it back"
+
+
+# Flows whose reply tuple equals the original: a host "talking to itself" through the router
+# (source = destination address, equal ports; GRE, which has no ports, between a host and
+# itself). Linux tracks them and forwards what the rules accept: the first packet is new, the
+# next ones established (its lookups find the flow's reply entry first; docs/decisions/0062).
+# Keel once refused them as a clash with themselves at confirmation. Each rule set sees fresh
+# flows (new ports; new hosts for GRE, whose tuple has no port). The fates Linux gives
+# (F forwarded, D dropped) for: UDP, UDP again, GRE, GRE again, an ordinary UDP packet.
+SELF_FLOW_RULES = [
+    ("accept", "ct state invalid drop", "FFFFF"),
+    ("drop", "ct state new accept", "FDFDF"),
+    ("accept", "ct state established drop", "FDFDF"),
+    ("accept", "protocol 47 drop", "FFDDF"),
+]
+
+
+def self_flows(ids, side, gre_host):
+    """Two packets of a UDP flow and two of a GRE flow, each between a host of the far side
+    and itself, and an ordinary UDP packet."""
+    far = POOLS[1 - side]
+    port = ids.port()
+    udp = {"src": f"{far}3", "dst": f"{far}3", "proto": "udp", "ttl": 64, "payload": 10, "sport": port,
+           "dport": port}
+    gre = {"src": f"{far}{gre_host}", "dst": f"{far}{gre_host}", "proto": 47, "ttl": 64, "payload": 4}
+    ordinary = dict(udp, src=f"{POOLS[side]}3", sport=ids.port())
+    return [dict(p, id=ids.id()) for p in (udp, udp, gre, gre, ordinary)]
+
+
+def test_self_flows(routers, tmp_path):
+    ids = Ids()
+    run = Run(routers, str(tmp_path))
+    for n, (policy, rule, fates) in enumerate(SELF_FLOW_RULES):
+        run.load(f"interface eth0 {{ }}\ninterface eth1 {{ }}\nchain base hook forward policy {policy} {{ {rule} }}\n")
+        batches = [(side, self_flows(ids, side, 4 + n)) for side in (0, 1)]
+        _, linux = run.compare(batches)
+        # The same fates on both (compare); that they are the ones Linux is known to give keeps
+        # the case from passing vacuously (say, with both routers dropping every such packet).
+        for _, pkts in batches:
+            got = "".join("F" if linux[p["id"]]["arrived"] else "D" if not linux[p["id"]]["errors"] else "E"
+                          for p in pkts)
+            assert got == fates, f"{rule}: Linux gave {got}, expected {fates}"
+    assert run.compared == len(SELF_FLOW_RULES) * 10

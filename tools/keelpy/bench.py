@@ -73,7 +73,10 @@ def write_summary(quick):
              "docs/decisions/0070). **Linux netns**: the same program as a Linux process "
              "in a network namespace. Keel ÷ Linux below 1 means Keel is smaller or faster "
              "for times and sizes; above 1 means faster for rates. *Keel better by* turns "
-             "that into one direction, against the goals of issue 14.", ""]
+             "that into one direction, against the goals of issue 14. A figure measured in "
+             "rounds shows their range after its median; where Keel's worst round against the "
+             "peer's best and its best against the peer's worst fall on both sides of 1 (or "
+             f"of the goal), the spread is wider than the ratio's margin: *{bench_report.NO_VERDICT}*.", ""]
     if rows:
         lines += bench_report.comparison_table([c for _, c in rows], [n for n, _ in rows])
     else:

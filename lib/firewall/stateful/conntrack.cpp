@@ -299,24 +299,35 @@ Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_
   return out;
 }
 
+// As Linux's __nf_conntrack_confirm: both tuples are looked up before either goes in, so a
+// clash (a tuple another flow took while this packet was on its way, which NAT can cause)
+// leaves nothing behind, and a flow whose reply tuple equals its original (a host talking to
+// itself from and to one port, a portless protocol such as GRE between a host and itself) is
+// no clash with itself. Linux links both of its tuple entries into one hash chain, the reply's
+// last, at the head, so its lookups find that one first: every later packet of such a flow is
+// in the reply direction (established). One index entry, marked reply, gives the same answers.
 bool Conntrack::confirm(uint32_t index) {
   Flow& f = flows_[index];
   if (f.has(flow_status::confirmed)) return true;
-  auto [original, inserted_original] = index_->map.try_emplace(f.tuple[0]);
-  if (!original || !inserted_original) {
+  // Reclaimed while its packet was on its way (pending_lost counted it): nothing to insert
+  // (the old code inserted an empty tuple). The packet passed its rules; it goes on untracked.
+  if (!f.has(flow_status::in_use)) return true;
+  const bool self_reply = f.tuple[0] == f.tuple[1];
+  const size_t entries = self_reply ? 1 : 2;
+  if (find(f.tuple[0]) != kNoFlow || find(f.tuple[1]) != kNoFlow ||
+      index_->map.size() + entries > index_->map.max_entries()) {
+    // The last cannot happen (the index has room for both tuples of every flow); if it did,
+    // refusing the flow is what a full table does.
     ++counters_.drop_confirm_clash;
     free_flow(index);
     return false;
   }
-  auto [reply, inserted_reply] = index_->map.try_emplace(f.tuple[1]);
-  if (!reply || !inserted_reply) {
-    index_->map.erase(f.tuple[0]);
-    ++counters_.drop_confirm_clash;
-    free_flow(index);
-    return false;
+  if (self_reply) {
+    *index_->map.try_emplace(f.tuple[0]).first = ref_of(index, Dir::reply);
+  } else {
+    *index_->map.try_emplace(f.tuple[0]).first = ref_of(index, Dir::original);
+    *index_->map.try_emplace(f.tuple[1]).first = ref_of(index, Dir::reply);
   }
-  *original = ref_of(index, Dir::original);
-  *reply = ref_of(index, Dir::reply);
   f.status |= flow_status::confirmed;
   ++counters_.confirmed;
   return true;

@@ -137,8 +137,10 @@ class Conntrack {
   // Tracks the packet at `ip` (read into `info`). `verify_checksum`: check the transport
   // checksum (Linux does at prerouting, unless the NIC vouched for it).
   Tracked track(const PacketInfo& info, const uint8_t* ip, bool verify_checksum, uint64_t now_ns);
-  // The pending flow's packet passed its last hook: its tuples go into the index. False (and
-  // the flow freed, counted) when a tuple is taken meanwhile: the packet must be dropped.
+  // The pending flow's packet passed its last hook: its tuples go into the index (both looked
+  // up first; a flow whose reply tuple is its original is one entry). False (and the flow
+  // freed, counted) when a tuple is taken meanwhile: the packet must be dropped. A flow
+  // reclaimed meanwhile (its packet taken for lost) is not inserted; true.
   bool confirm(uint32_t flow);
   // The pending flow's packet was dropped: the flow goes.
   void abandon(uint32_t flow);

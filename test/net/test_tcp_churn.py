@@ -6,9 +6,10 @@ it was once the TIME_WAIT table had filled (before the fix a queue grew by
 8.5 bytes per connection, +1.7 MB per 200,000).
 
     /usr/bin/python3 -m pytest -v test/net/test_tcp_churn.py
-    KEEL_TCP_CHURN=1000000 /usr/bin/python3 -m pytest -v test/net/test_tcp_churn.py  # the issue's
 
-KEEL_TCP_CHURN sets the connections after warm-up (200,000 by default).
+KEEL_TCP_CHURN sets the connections after warm-up (the issue's 1,000,000 by default; about
+12,000 a second here). The service holds 16,384 connections and TIME_WAITs at most, as a
+64 MiB image does, so the warm-up fills its TIME_WAIT table within seconds.
 """
 import os
 import re
@@ -20,7 +21,7 @@ from tcp_harness import KEEL, PYTHON, ROOT, Net, run
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP")
 
-CHURN = int(os.environ.get("KEEL_TCP_CHURN", "200000"))
+CHURN = int(os.environ.get("KEEL_TCP_CHURN", "1000000"))
 ROUND_SECONDS = 10
 PARALLEL = 8
 LOAD_SOURCE = os.path.join(ROOT, "bench", "tcp", "tcp_load.c")
@@ -81,7 +82,7 @@ def test_memory_stays_flat_under_connection_churn():
         warm = 0
         while stats(net)["time_waits_recycled"] == 0:
             warm += churn(net, ROUND_SECONDS)
-            assert warm < 5_000_000, "the TIME_WAIT table never filled"
+            assert warm < 1_000_000, "the TIME_WAIT table never filled"
         warm += churn(net, ROUND_SECONDS)
         before = rss_kib(pid)
         held = stats(net)["connections"]

@@ -6,7 +6,8 @@ ROUTER is examples/firewall (as a Linux process or a QEMU image on two TAPs, ope
 middle namespace and then moved to each side, as test/integration/test_net_router.py does), or
 a Linux network namespace with veth interfaces named eth0 and eth1 loaded with `keel-fw nft`'s
 export. Packets are written to raw IP sockets on a side and read back with packet sockets on
-both sides; outcomes are compared by IP id."""
+both sides; outcomes are compared by IP id. The tests' ids are never 0 and never repeat on one
+pair of routers, and nothing else on the wire may carry one (strays() checks every exchange)."""
 import json
 import os
 import subprocess
@@ -85,7 +86,7 @@ for line in sys.stdin:
 
 
 class Side:
-    def __init__(self, name, subnet_index):
+    def __init__(self, name, subnet_index, answer_pings=True):
         self.name = name
         self.subnet = SUBNETS[subnet_index]
         self.other = SUBNETS[1 - subnet_index]
@@ -93,6 +94,11 @@ class Side:
         self.sh("ip link set lo up")
         # The side's own errors (port unreachable from its hosts) must not depend on timing.
         run("sysctl", "-q", "-w", *NO_ICMP_RATE_LIMIT, ns=name)
+        if not answer_pings:
+            # An echo reply from a side's host carries an IP id of Linux's choosing (a hashed
+            # per-destination counter with a random start), which can equal a test packet's id:
+            # read on the other side, it would pass for that packet arriving.
+            run("sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=1", ns=name)
         self.dev = None
 
     def attach(self, dev):
@@ -145,11 +151,11 @@ class Router:
 
 
 class KeelRouter(Router):
-    def __init__(self, tag, blob, machine="linux", extra=""):
+    def __init__(self, tag, blob, machine="linux", extra="", answer_pings=True):
         self.middle = Namespace(taps=2)
         for tap in self.middle.taps:
             self.middle.sh(f"ip addr flush dev {tap}")
-        self.sides = (Side(f"{self.middle.name}-a", 0), Side(f"{self.middle.name}-b", 1))
+        self.sides = (Side(f"{self.middle.name}-a", 0, answer_pings), Side(f"{self.middle.name}-b", 1, answer_pings))
         self.guest = None
         self.generation = 0
         try:
@@ -187,9 +193,9 @@ class KeelRouter(Router):
 
 
 class LinuxRouter(Router):
-    def __init__(self, tag):
+    def __init__(self, tag, answer_pings=True):
         self.ns = f"keelfwl-{os.getpid()}-{tag}"
-        self.sides = (Side(f"{self.ns}-a", 0), Side(f"{self.ns}-b", 1))
+        self.sides = (Side(f"{self.ns}-a", 0, answer_pings), Side(f"{self.ns}-b", 1, answer_pings))
         try:
             run("ip", "netns", "add", self.ns)
             run("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
@@ -222,10 +228,24 @@ def router_answer(frame):
     return (frame["proto"] == 1 and frame.get("type") == 0) or (frame["proto"] == 6 and frame.get("flags", 0) & TCP_RST)
 
 
+def strays(sent, frames):
+    """The frames read that carry an IP id yet are neither a sent packet arriving on its far
+    side, an ICMP error (attributed by the id it quotes) nor a router's own answer: ones whose id
+    could pass for a test packet's. IP id 0 is left out: Linux gives it to the DF packets it
+    sends without a socket (the sides' RSTs), and no test packet has it."""
+    arrivals = {(1 - index, p["id"]) for index, p in sent}
+    return [(side, f) for side, read in enumerate(frames) for f in read
+            if f["id"] != 0 and f.get("quoted_id") is None and not router_answer(f)
+            and (side, f["id"]) not in arrivals]
+
+
 def outcomes(sent, frames, sides):
     """{id: outcome} for each sent (side index, packet): what arrived on the far side (its
     addresses, ports, TTL), which ICMP errors about it came back, and for a ping of the router
-    itself the echo replies (addresses, TTL)."""
+    itself the echo replies (addresses, TTL). Frames are attributed by IP id, so a frame that
+    could carry a test packet's id by chance fails the exchange whether or not it did."""
+    unexplained = strays(sent, frames)
+    assert not unexplained, f"frames read that no sent packet explains (side, frame): {unexplained}"
     result = {}
     for index, p in sent:
         far, near = frames[1 - index], frames[index]

@@ -33,20 +33,30 @@ PROTOCOL_UNREACHABLE = (3, 2)
 TCP_RST = 0x04
 NO_ICMP_RATE_LIMIT = ("net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_burst=10000", "net.ipv4.icmp_msgs_per_sec=10000")
 
-# Reads every IPv4 frame arriving on argv[1] for argv[2] seconds; prints one JSON line each.
+# Reads every IPv4 frame arriving on argv[1] until the parent writes a line or closes stdin (or,
+# with argv[2] > 0, for that many seconds at most); then prints one JSON line each.
 SNIFFER = r"""
-import json, socket, struct, sys, time
+import json, select, socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 s.bind((sys.argv[1], 0))
-s.settimeout(0.1)
-end = time.monotonic() + float(sys.argv[2])
+seconds = float(sys.argv[2])
+end = time.monotonic() + seconds if seconds > 0 else float("inf")
 print("ready", flush=True)
-out = []
+read = []
 while time.monotonic() < end:
+    ready, _, _ = select.select([s, sys.stdin], [], [], max(0, min(end - time.monotonic(), 1.0)))
+    if s in ready:
+        read.append(s.recvfrom(65535))
+    elif sys.stdin in ready:
+        break
+s.setblocking(False)
+while True:  # what the kernel queued before the stop
     try:
-        frame, addr = s.recvfrom(65535)
-    except socket.timeout:
-        continue
+        read.append(s.recvfrom(65535))
+    except BlockingIOError:
+        break
+for frame, addr in read:
     if addr[2] == socket.PACKET_OUTGOING:
         continue
     ip = frame[14:]
@@ -68,8 +78,6 @@ while time.monotonic() < end:
             rec["quoted_src"], rec["quoted_dst"] = socket.inet_ntoa(inner[12:16]), socket.inet_ntoa(inner[16:20])
             if inner[9] in (6, 17) and len(inner) >= iihl + 4:
                 rec["quoted_ports"] = list(struct.unpack(">HH", inner[iihl:iihl + 4]))
-    out.append(rec)
-for rec in out:
     print(json.dumps(rec))
 """
 
@@ -83,6 +91,12 @@ for line in sys.stdin:
     s.sendto(bytes.fromhex(data), (dst, 0))
     time.sleep(gap)
 """
+
+
+def stop_sniffer(p):
+    """Stops a Side.sniff() sniffer; returns the frames it read."""
+    out, _ = p.communicate(input="stop\n", timeout=60)
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
 class Side:
@@ -113,9 +127,11 @@ class Side:
         return subprocess.run(["ip", "netns", "exec", self.name, "sh", "-c", command], capture_output=True,
                               text=True, timeout=timeout, check=check)
 
-    def sniff(self, seconds):
+    def sniff(self, seconds=0):
+        """A sniffer on the side's device: it reads until communicate() (or `seconds`, if
+        given) and then prints the frames, one JSON line each (see stop_sniffer)."""
         p = subprocess.Popen(["ip", "netns", "exec", self.name, DEBIAN_PYTHON, "-c", SNIFFER, self.dev,
-                              str(seconds)], stdout=subprocess.PIPE, text=True)
+                              str(seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert p.stdout.readline().strip() == "ready"
         return p
 
@@ -133,16 +149,18 @@ class Router:
     sides = ()
 
     def exchange(self, batches, gap=0.004, settle=1.0):
-        """Sends each batch (side index, packets) in turn; returns the frames each side read."""
-        seconds = sum(len(pkts) for _, pkts in batches) * (gap + 0.002) + settle + 1.5
-        sniffers = [side.sniff(seconds) for side in self.sides]
-        for index, pkts in batches:
-            if pkts:
-                self.sides[index].send(pkts, gap)
-        frames = []
-        for p in sniffers:
-            out, _ = p.communicate(timeout=seconds + 30)
-            frames.append([json.loads(line) for line in out.splitlines() if line.startswith("{")])
+        """Sends each batch (side index, packets) in turn; returns the frames each side read
+        from before the first packet went until `settle` seconds after the last one did. (The
+        window used to be a time fixed in advance from the packet count: on a loaded machine,
+        where starting the senders takes seconds, it closed before the last packets arrived.)"""
+        sniffers = [side.sniff() for side in self.sides]
+        try:
+            for index, pkts in batches:
+                if pkts:
+                    self.sides[index].send(pkts, gap)
+            time.sleep(settle)  # the routers forward in milliseconds; errors come back as fast
+        finally:
+            frames = [stop_sniffer(p) for p in sniffers]
         return frames
 
     def close(self):

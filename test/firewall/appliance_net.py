@@ -6,7 +6,8 @@ ROUTER is examples/firewall (as a Linux process or a QEMU image on two TAPs, ope
 middle namespace and then moved to each side, as test/integration/test_net_router.py does), or
 a Linux network namespace with veth interfaces named eth0 and eth1 loaded with `keel-fw nft`'s
 export. Packets are written to raw IP sockets on a side and read back with packet sockets on
-both sides; outcomes are compared by IP id."""
+both sides; outcomes are compared by IP id. The tests' ids are never 0 and never repeat on one
+pair of routers, and nothing else on the wire may carry one (strays() checks every exchange)."""
 import json
 import os
 import subprocess
@@ -32,20 +33,30 @@ PROTOCOL_UNREACHABLE = (3, 2)
 TCP_RST = 0x04
 NO_ICMP_RATE_LIMIT = ("net.ipv4.icmp_ratelimit=0", "net.ipv4.icmp_msgs_burst=10000", "net.ipv4.icmp_msgs_per_sec=10000")
 
-# Reads every IPv4 frame arriving on argv[1] for argv[2] seconds; prints one JSON line each.
+# Reads every IPv4 frame arriving on argv[1] until the parent writes a line or closes stdin (or,
+# with argv[2] > 0, for that many seconds at most); then prints one JSON line each.
 SNIFFER = r"""
-import json, socket, struct, sys, time
+import json, select, socket, struct, sys, time
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(0x0800))
+s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 22)
 s.bind((sys.argv[1], 0))
-s.settimeout(0.1)
-end = time.monotonic() + float(sys.argv[2])
+seconds = float(sys.argv[2])
+end = time.monotonic() + seconds if seconds > 0 else float("inf")
 print("ready", flush=True)
-out = []
+read = []
 while time.monotonic() < end:
+    ready, _, _ = select.select([s, sys.stdin], [], [], max(0, min(end - time.monotonic(), 1.0)))
+    if s in ready:
+        read.append(s.recvfrom(65535))
+    elif sys.stdin in ready:
+        break
+s.setblocking(False)
+while True:  # what the kernel queued before the stop
     try:
-        frame, addr = s.recvfrom(65535)
-    except socket.timeout:
-        continue
+        read.append(s.recvfrom(65535))
+    except BlockingIOError:
+        break
+for frame, addr in read:
     if addr[2] == socket.PACKET_OUTGOING:
         continue
     ip = frame[14:]
@@ -67,8 +78,6 @@ while time.monotonic() < end:
             rec["quoted_src"], rec["quoted_dst"] = socket.inet_ntoa(inner[12:16]), socket.inet_ntoa(inner[16:20])
             if inner[9] in (6, 17) and len(inner) >= iihl + 4:
                 rec["quoted_ports"] = list(struct.unpack(">HH", inner[iihl:iihl + 4]))
-    out.append(rec)
-for rec in out:
     print(json.dumps(rec))
 """
 
@@ -84,8 +93,14 @@ for line in sys.stdin:
 """
 
 
+def stop_sniffer(p):
+    """Stops a Side.sniff() sniffer; returns the frames it read."""
+    out, _ = p.communicate(input="stop\n", timeout=60)
+    return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+
+
 class Side:
-    def __init__(self, name, subnet_index):
+    def __init__(self, name, subnet_index, answer_pings=True):
         self.name = name
         self.subnet = SUBNETS[subnet_index]
         self.other = SUBNETS[1 - subnet_index]
@@ -93,6 +108,11 @@ class Side:
         self.sh("ip link set lo up")
         # The side's own errors (port unreachable from its hosts) must not depend on timing.
         run("sysctl", "-q", "-w", *NO_ICMP_RATE_LIMIT, ns=name)
+        if not answer_pings:
+            # An echo reply from a side's host carries an IP id of Linux's choosing (a hashed
+            # per-destination counter with a random start), which can equal a test packet's id:
+            # read on the other side, it would pass for that packet arriving.
+            run("sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=1", ns=name)
         self.dev = None
 
     def attach(self, dev):
@@ -107,9 +127,11 @@ class Side:
         return subprocess.run(["ip", "netns", "exec", self.name, "sh", "-c", command], capture_output=True,
                               text=True, timeout=timeout, check=check)
 
-    def sniff(self, seconds):
+    def sniff(self, seconds=0):
+        """A sniffer on the side's device: it reads until communicate() (or `seconds`, if
+        given) and then prints the frames, one JSON line each (see stop_sniffer)."""
         p = subprocess.Popen(["ip", "netns", "exec", self.name, DEBIAN_PYTHON, "-c", SNIFFER, self.dev,
-                              str(seconds)], stdout=subprocess.PIPE, text=True)
+                              str(seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         assert p.stdout.readline().strip() == "ready"
         return p
 
@@ -127,16 +149,18 @@ class Router:
     sides = ()
 
     def exchange(self, batches, gap=0.004, settle=1.0):
-        """Sends each batch (side index, packets) in turn; returns the frames each side read."""
-        seconds = sum(len(pkts) for _, pkts in batches) * (gap + 0.002) + settle + 1.5
-        sniffers = [side.sniff(seconds) for side in self.sides]
-        for index, pkts in batches:
-            if pkts:
-                self.sides[index].send(pkts, gap)
-        frames = []
-        for p in sniffers:
-            out, _ = p.communicate(timeout=seconds + 30)
-            frames.append([json.loads(line) for line in out.splitlines() if line.startswith("{")])
+        """Sends each batch (side index, packets) in turn; returns the frames each side read
+        from before the first packet went until `settle` seconds after the last one did. (The
+        window used to be a time fixed in advance from the packet count: on a loaded machine,
+        where starting the senders takes seconds, it closed before the last packets arrived.)"""
+        sniffers = [side.sniff() for side in self.sides]
+        try:
+            for index, pkts in batches:
+                if pkts:
+                    self.sides[index].send(pkts, gap)
+            time.sleep(settle)  # the routers forward in milliseconds; errors come back as fast
+        finally:
+            frames = [stop_sniffer(p) for p in sniffers]
         return frames
 
     def close(self):
@@ -145,11 +169,11 @@ class Router:
 
 
 class KeelRouter(Router):
-    def __init__(self, tag, blob, machine="linux", extra=""):
+    def __init__(self, tag, blob, machine="linux", extra="", answer_pings=True):
         self.middle = Namespace(taps=2)
         for tap in self.middle.taps:
             self.middle.sh(f"ip addr flush dev {tap}")
-        self.sides = (Side(f"{self.middle.name}-a", 0), Side(f"{self.middle.name}-b", 1))
+        self.sides = (Side(f"{self.middle.name}-a", 0, answer_pings), Side(f"{self.middle.name}-b", 1, answer_pings))
         self.guest = None
         self.generation = 0
         try:
@@ -187,9 +211,9 @@ class KeelRouter(Router):
 
 
 class LinuxRouter(Router):
-    def __init__(self, tag):
+    def __init__(self, tag, answer_pings=True):
         self.ns = f"keelfwl-{os.getpid()}-{tag}"
-        self.sides = (Side(f"{self.ns}-a", 0), Side(f"{self.ns}-b", 1))
+        self.sides = (Side(f"{self.ns}-a", 0, answer_pings), Side(f"{self.ns}-b", 1, answer_pings))
         try:
             run("ip", "netns", "add", self.ns)
             run("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
@@ -222,10 +246,24 @@ def router_answer(frame):
     return (frame["proto"] == 1 and frame.get("type") == 0) or (frame["proto"] == 6 and frame.get("flags", 0) & TCP_RST)
 
 
+def strays(sent, frames):
+    """The frames read that carry an IP id yet are neither a sent packet arriving on its far
+    side, an ICMP error (attributed by the id it quotes) nor a router's own answer: ones whose id
+    could pass for a test packet's. IP id 0 is left out: Linux gives it to the DF packets it
+    sends without a socket (the sides' RSTs), and no test packet has it."""
+    arrivals = {(1 - index, p["id"]) for index, p in sent}
+    return [(side, f) for side, read in enumerate(frames) for f in read
+            if f["id"] != 0 and f.get("quoted_id") is None and not router_answer(f)
+            and (side, f["id"]) not in arrivals]
+
+
 def outcomes(sent, frames, sides):
     """{id: outcome} for each sent (side index, packet): what arrived on the far side (its
     addresses, ports, TTL), which ICMP errors about it came back, and for a ping of the router
-    itself the echo replies (addresses, TTL)."""
+    itself the echo replies (addresses, TTL). Frames are attributed by IP id, so a frame that
+    could carry a test packet's id by chance fails the exchange whether or not it did."""
+    unexplained = strays(sent, frames)
+    assert not unexplained, f"frames read that no sent packet explains (side, frame): {unexplained}"
     result = {}
     for index, p in sent:
         far, near = frames[1 - index], frames[index]

@@ -31,17 +31,22 @@ MGMT_ACCEPT = {"prerouting": "udp dport 5555 accept", "input": "udp dport 5555 a
 
 
 class Ids:
-    """IP ids and source ports never used twice in a run: no packet meets an earlier flow."""
+    """IP ids and source ports never used twice on one pair of routers: no packet meets an
+    earlier test's flow (the routers live as long as the module, and so do their conntrack
+    tables) or is mistaken for an earlier packet. Ids start above 0, which Linux gives to its
+    own RSTs (appliance_net.strays)."""
 
     def __init__(self):
         self.next_id, self.next_port = 1, 20000
 
     def id(self):
         self.next_id += 1
+        assert self.next_id <= 0xffff, "IP ids ran out: 16 bits"
         return self.next_id
 
     def port(self):
         self.next_port += 1
+        assert self.next_port <= 0xffff, "ports ran out"
         return self.next_port
 
 
@@ -100,9 +105,11 @@ def routers(request, tmp_path_factory):
     net.keelfw("compile", str(first), "-o", str(blob))
     keel = linux = None
     try:
-        keel = net.KeelRouter("k", str(blob), machine=request.param)
-        linux = net.LinuxRouter("l")
-        yield keel, linux
+        # The sides' hosts do not answer pings: their echo replies' IP ids are Linux's, and
+        # could equal a test packet's.
+        keel = net.KeelRouter("k", str(blob), machine=request.param, answer_pings=False)
+        linux = net.LinuxRouter("l", answer_pings=False)
+        yield keel, linux, Ids()
     finally:
         for r in (keel, linux):
             if r:
@@ -111,7 +118,7 @@ def routers(request, tmp_path_factory):
 
 class Run:
     def __init__(self, routers, tmp):
-        self.keel, self.linux = routers
+        self.keel, self.linux, self.ids = routers
         self.tmp = tmp
         self.n = 0
         self.compared = 0
@@ -158,8 +165,8 @@ def kinds_of(results):
 @pytest.mark.parametrize("hook", ["forward", "prerouting", "postrouting"])
 def test_filter_chains(routers, hook, tmp_path):
     rng = random.Random(f"{SEED}-{hook}")
-    ids = Ids()
     run = Run(routers, str(tmp_path))
+    ids = run.ids
     oifs = INTERFACES if hook != "prerouting" else []
     iifs = INTERFACES if hook != "postrouting" else []
     seen = set()
@@ -188,8 +195,8 @@ def local_packet(rng, ids, side):
 @pytest.mark.parametrize("hook", ["input", "output"])
 def test_local_chains(routers, hook, tmp_path):
     rng = random.Random(f"{SEED}-{hook}")
-    ids = Ids()
     run = Run(routers, str(tmp_path))
+    ids = run.ids
     vocab = Vocabulary(iifs=INTERFACES if hook == "input" else [], oifs=INTERFACES if hook == "output" else [],
                        addresses=POOLS, ct=True)
     seen = set()
@@ -208,8 +215,8 @@ def test_local_chains(routers, hook, tmp_path):
 
 def test_conntrack_states(routers, tmp_path):
     rng = random.Random(f"{SEED}-ct")
-    ids = Ids()
     run = Run(routers, str(tmp_path))
+    ids = run.ids
     for _ in range(4):
         vocab = Vocabulary(iifs=INTERFACES, oifs=INTERFACES, addresses=POOLS, ct=True)
         run.load(ruleset(rng, vocab, "forward", INTERFACES, rules=(3, 12)))
@@ -258,8 +265,8 @@ def replies_to(originals, outcome, ids_base):
 
 def test_nat(routers, tmp_path):
     rng = random.Random(f"{SEED}-nat")
-    ids = Ids()
     run = Run(routers, str(tmp_path))
+    ids = run.ids
     for hook, target in NAT_TARGETS:
         cond = rng.choice(["", "tcp ", "udp ", "ip saddr 10.0.0.0/28 ", "tcp dport { 80, 443 } ",
                            "iif eth0 " if hook == "prerouting" else "oif eth1 "])

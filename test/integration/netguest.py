@@ -84,7 +84,7 @@ class Guest:
 
     def __init__(self, ns, machine="microvm", append=None, platform="kvm", modern=True,
                  ready=r"listening on", ready_count=None, timeout=60, device_options="",
-                 service=UDP_ECHO):
+                 service=UDP_ECHO, memory="128M"):
         self.ns = ns
         self.machine = machine
         self.log = tempfile.NamedTemporaryFile(prefix="keel-net-", suffix=".log", delete=False)
@@ -108,7 +108,7 @@ class Guest:
                                      f"{device_options}"]
         if machine == "microvm" and modern:
             extra += ["-global", "virtio-mmio.force-legacy=false"]
-        args = qemu.command(service_image(service, platform), machine, "128M", 1, append, "tcg", extra)
+        args = qemu.command(service_image(service, platform), machine, memory, 1, append, "tcg", extra)
         self._start(ns.exec_args(args))
         self._wait_ready(ready, ready_count, timeout)
 

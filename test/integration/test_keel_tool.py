@@ -54,6 +54,14 @@ def test_qemu_failure_is_not_success():
     assert "QEMU failed" in result.stdout
 
 
+def test_too_little_memory_is_refused_before_qemu():
+    # At 1 MiB QEMU cannot even load the image, so the guest cannot say anything: keel boot
+    # reads the image's minimum (linker.ld: __keel_min_ram_mib) and refuses first.
+    result = keel("boot", image("hello"), "--memory", "1M", "--timeout", "60")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "needs at least 3 MiB of RAM: --memory 1M is too little" in result.stderr
+
+
 def test_qemu_missing(tmp_path):
     env = dict(os.environ, PATH=str(tmp_path))  # no qemu on this PATH
     result = keel("boot", image("hello"), env=env)

@@ -5,6 +5,9 @@ from .paths import KeelError
 
 PT_NOTE = 4
 XEN_ELFNOTE_PHYS32_ENTRY = 18
+SHT_SYMTAB = 2
+ELF64_SYMBOL_SIZE = 24
+MIN_RAM_SYMBOL = b"__keel_min_ram_mib"  # src/arch/x86_64/linker.ld
 
 
 def check_image(path):
@@ -40,3 +43,23 @@ def _has_pvh_note(notes):
             return True
         pos += 12 + (namesz + 3) // 4 * 4 + (descsz + 3) // 4 * 4
     return False
+
+
+def min_memory_mib(path):
+    """The least RAM in MiB the image starts in (linker.ld's __keel_min_ram_mib, which boot.S
+    checks), or None when the image has no symbol table (stripped) or no such symbol."""
+    with open(path, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<Q", data, 40)
+    shentsize, shnum = struct.unpack_from("<HH", data, 58)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize) for i in range(shnum)]
+    for _, sh_type, _, _, offset, size, link, _, _, _ in sections:
+        if sh_type != SHT_SYMTAB:
+            continue
+        strings = sections[link][4]
+        for pos in range(offset, offset + size, ELF64_SYMBOL_SIZE):
+            name_at, = struct.unpack_from("<I", data, pos)
+            end = data.index(b"\0", strings + name_at)
+            if data[strings + name_at:end] == MIN_RAM_SYMBOL:
+                return struct.unpack_from("<Q", data, pos + 8)[0]
+    return None

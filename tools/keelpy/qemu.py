@@ -1,9 +1,10 @@
 """Runs an image in QEMU and maps its exit status back to the service's."""
+import re
 import shutil
 import subprocess
 
 from . import accel as accelerators
-from .image import check_image
+from .image import check_image, min_memory_mib
 from .paths import KeelError
 
 MACHINES = ("microvm", "pc", "q35")
@@ -37,6 +38,26 @@ def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tc
     return args + list(extra)
 
 
+def memory_mib(memory):
+    """QEMU's -m as MiB (a number with an optional K/M/G/T suffix, MiB without one), or None
+    when it is not a size (QEMU will say so itself)."""
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)([KMGT]?)B?", str(memory).strip(), re.IGNORECASE)
+    if not match:
+        return None
+    scale = {"K": 1 / 1024, "": 1, "M": 1, "G": 1024, "T": 1024 * 1024}[match.group(2).upper()]
+    return float(match.group(1)) * scale
+
+
+def check_memory(image, memory):
+    """Refuses less RAM than the image starts in. The image refuses it too, and names the
+    minimum, but only when QEMU can load it: below the image's own end (1 MiB: QEMU loads
+    nothing) the guest cannot say a word."""
+    need, have = min_memory_mib(image), memory_mib(memory)
+    if need and have is not None and have < need:
+        raise KeelError(f"{image} needs at least {need} MiB of RAM: --memory {memory} is too little "
+                        f"(try --memory {need}M)")
+
+
 def status_of(qemu_status):
     """The service's exit code from QEMU's. The guest writes code + 1 to
     isa-debug-exit, which exits QEMU with ((code + 1) << 1) | 1; status 1 is
@@ -52,6 +73,7 @@ def boot(image, machine="microvm", memory="64M", cpus=1, append="", accel="auto"
          timeout=None, extra=(), quiet=False):
     """Boots `image` with the console on our stdout; returns the service's exit code."""
     check_image(image)
+    check_memory(image, memory)
     chosen, note = accelerators.choose(accel)
     if note and not quiet:
         print(f"keel: {note}", flush=True)

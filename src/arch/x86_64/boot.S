@@ -69,7 +69,7 @@ pvh_start:
   jne 7f
   add 8(%edi), %eax               // end of this RAM range
   jc 7f
-  cmp $__image_end, %eax
+  cmp $__keel_min_ram, %eax       // the image and what it needs to start
   jae 7f
 8:add $MEMMAP_ENTRY_SIZE, %edi
   dec %ecx
@@ -157,25 +157,58 @@ long_mode:
   hlt
   jmp 5b
 
-// Says so on the serial port and ends the VM with the panic status.
-no_room:
-  mov $no_room_message, %esi
-1:lodsb
+// Writes a NUL-terminated string to the serial port (no stack yet: no call).
+.macro serial_print message
+  mov $\message, %esi
+  mov $COM1, %dx
+.Lprint\@:
+  lodsb
   test %al, %al
-  jz 2f
+  jz .Lprinted\@
+  outb %al, %dx
+  jmp .Lprint\@
+.Lprinted\@:
+.endm
+
+// Says so on the serial port, naming the least memory the image starts in
+// (linker.ld: __keel_min_ram_mib, at most four digits), and ends the VM
+// with the panic status. Registers only: there is no stack yet.
+no_room:
+  serial_print no_room_message
+  mov $__keel_min_ram_mib, %ebx   // what is left to print
+  mov $1000, %ecx                 // the decimal place being printed
+  xor %edi, %edi                  // nonzero once a digit was printed
+1:mov %ebx, %eax
+  xor %edx, %edx
+  div %ecx                        // %eax: this place's digit; %edx: the rest
+  mov %edx, %ebx
+  or %eax, %edi
+  jnz 2f                          // no leading zeros,
+  cmp $1, %ecx                    // but the units always
+  jne 3f
+2:add $'0', %al
   mov $COM1, %dx
   outb %al, %dx
-  jmp 1b
-2:mov $(PANIC_EXIT_CODE + 1), %eax  // as platform::exit writes it
+3:mov %ecx, %eax
+  xor %edx, %edx
+  mov $10, %ecx
+  div %ecx
+  mov %eax, %ecx
+  test %ecx, %ecx
+  jnz 1b
+  serial_print no_room_unit
+  mov $(PANIC_EXIT_CODE + 1), %eax  // as platform::exit writes it
   mov $DEBUG_EXIT_PORT, %dx
   outl %eax, %dx
-3:cli
+4:cli
   hlt
-  jmp 3b
+  jmp 4b
 
   .section .boot.data, "a", @progbits
 no_room_message:
-  .asciz "Keel: the image does not fit in RAM: give the VM more memory\n"
+  .asciz "Keel: too little RAM for this image: give the VM at least "
+no_room_unit:
+  .asciz " MiB\n"
   .balign 16
 boot_gdt:
   .quad 0

@@ -18,6 +18,7 @@ namespace {
 os::Events::handler_t event_handler;
 os::Timers::handler_t reap_handler;  // the one timer Net creates
 int triggered = 0;
+std::size_t guest_memory = std::size_t(64) << 20;  // what os::total_memory() says
 }  // namespace
 namespace os {
 int Events::allocate(handler_t handler) {
@@ -35,7 +36,7 @@ Timers::id_t Timers::create(handler_t handler) {
 void Timers::arm(id_t, duration_t) {}
 void Timers::disarm(id_t) {}
 void Timers::stop(id_t) {}
-std::size_t total_memory() { return std::size_t(64) << 20; }
+std::size_t total_memory() { return guest_memory; }
 }  // namespace os
 
 namespace {
@@ -55,6 +56,7 @@ class FakeTransport final : public Transport {
   const Virtqueue* queues[2] = {};
   int notifications[2] = {};
   uint8_t config[6] = {0x52, 0x54, 0, 0xab, 0xcd, 0xef};
+  uint16_t max_queue_size = 16;
 
   std::string describe() const override { return "fake"; }
   bool legacy() const override { return false; }
@@ -63,7 +65,7 @@ class FakeTransport final : public Transport {
   void set_status(uint8_t bits) override { status_byte = bits; }
   uint64_t device_features() override { return offered; }
   void set_driver_features(uint64_t f) override { accepted = f; }
-  uint16_t queue_max_size(uint16_t) override { return 16; }
+  uint16_t queue_max_size(uint16_t) override { return max_queue_size; }
   bool setup_queue(const Virtqueue& q) override {
     queues[q.index()] = &q;
     return true;
@@ -289,6 +291,30 @@ TEST_F(NetTest, NeedsCsumFramesStayPartial) {
   EXPECT_EQ(received[0]->csum_offset, 6);
   received[0]->pull(14);  // past Ethernet: the start moves along
   EXPECT_EQ(received[0]->csum_start, 20);
+}
+
+// QEMU's 256-entry rings in a small guest, whose pool (a sixteenth of memory,
+// at least 128 buffers) holds no more than the receive ring: the ring must
+// not take every buffer, or nothing is left to answer with (an ARP reply, a
+// UDP answer) and the guest goes deaf (issue 24, docs/decisions/0090).
+TEST(NetMemoryTest, SmallGuestsKeepBuffersToSendWith) {
+  constexpr std::size_t mib = std::size_t(1) << 20;
+  for (std::size_t megabytes : {1, 3, 4, 6, 8, 10, 12, 64}) {
+    SCOPED_TRACE(megabytes);
+    guest_memory = megabytes * mib;
+    auto t = std::make_unique<FakeTransport>();
+    t->max_queue_size = 256;
+    FakeTransport* transport = t.get();
+    auto nic = Net::create(std::move(t), 0);
+    ASSERT_TRUE(nic);
+    DeviceQueue rx{transport->queues[receive_queue]};
+    uint16_t posted = rx.avail()[1];
+    std::vector<net::PacketPtr> spare;
+    while (net::PacketPtr p = nic->allocate_packet()) spare.push_back(std::move(p));
+    EXPECT_GE(posted, 64);            // half the smallest pool
+    EXPECT_GE(spare.size(), posted);  // as many to send with as to receive into
+  }
+  guest_memory = 64 * mib;
 }
 
 }  // namespace

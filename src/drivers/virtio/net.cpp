@@ -22,6 +22,11 @@ constexpr uint16_t wanted_queue_size = 256;
 constexpr std::size_t extra_buffers = 384;
 constexpr std::size_t pool_share_of_memory = 16;
 constexpr std::size_t min_pool_buffers = 128;
+// The receive ring holds at most half the pool: the rest is for what the
+// stack sends from fresh buffers (ARP replies and requests, UDP answers,
+// ICMP errors) and holds (the ARP queue). A ring that took every buffer left
+// none to answer with, and a small guest went deaf (docs/decisions/0090).
+constexpr std::size_t rx_share_of_pool = 2;
 // Without a usable interrupt, look at the rings this often.
 constexpr auto poll_period = std::chrono::milliseconds(1);
 
@@ -112,7 +117,9 @@ bool Net::init() {
   std::size_t wanted = std::size_t(rx_->size()) + tx_->size() + extra_buffers;
   std::size_t affordable =
       os::total_memory() / pool_share_of_memory / net::Packet::default_buffer_size;
-  pool_ = std::make_unique<net::PacketPool>(std::clamp(affordable, min_pool_buffers, wanted));
+  std::size_t buffers = std::clamp(affordable, min_pool_buffers, wanted);
+  pool_ = std::make_unique<net::PacketPool>(buffers);
+  rx_fill_ = uint16_t(std::min<std::size_t>(rx_->size(), buffers / rx_share_of_pool));
   rx_slots_.resize(rx_->size());
   tx_slots_.resize(tx_->size());
   for (uint32_t i = rx_->size(); i-- > 0;) rx_free_.push_back(i);

@@ -89,6 +89,7 @@ class Net final : public net::Nic {
   uint16_t mtu_ = 1500;
   std::unique_ptr<Virtqueue> rx_, tx_;
   std::unique_ptr<net::PacketPool> pool_;
+  uint16_t rx_fill_ = 0;  // receive buffers the ring holds at most (net.cpp)
   // Buffers the device holds, by token; free tokens on a stack.
   std::vector<net::PacketPtr> rx_slots_, tx_slots_;
   std::vector<uint32_t> rx_free_, tx_free_;

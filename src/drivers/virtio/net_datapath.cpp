@@ -21,7 +21,7 @@ constexpr auto tx_reap_period = std::chrono::milliseconds(1);
 // When the pool ran dry and the ring is nearly empty, retry this soon
 // (the stack returns buffers as it finishes with them).
 constexpr auto refill_retry = std::chrono::milliseconds(1);
-constexpr uint16_t rx_low_water_divisor = 4;  // a quarter of the ring
+constexpr uint16_t rx_low_water_divisor = 4;  // a quarter of the ring's share
 
 uint64_t physical(const void* p) { return reinterpret_cast<uint64_t>(p); }
 
@@ -97,7 +97,7 @@ void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
 
 void Net::refill_rx() {
   uint32_t descriptor_offset = rx_frame_offset - header_size_;
-  while (!rx_free_.empty() && rx_->free_descriptors() > 0) {
+  while (!rx_free_.empty() && rx_->free_descriptors() > 0 && rx_->in_flight() < rx_fill_) {
     net::PacketPtr packet = pool_->allocate(0);
     if (!packet) {
       ++driver_.rx_no_buffer;
@@ -114,7 +114,7 @@ void Net::refill_rx() {
     transport_->notify(receive_queue);
     ++driver_.rx_kicks;
   }
-  if (rx_->in_flight() < rx_->size() / rx_low_water_divisor && !refill_timer_) {
+  if (rx_->in_flight() < rx_fill_ / rx_low_water_divisor && !refill_timer_) {
     refill_timer_ = os::Timers::oneshot(refill_retry, [this](os::Timers::id_t) {
       refill_timer_ = os::Timers::invalid_id;
       refill_rx();

@@ -139,8 +139,8 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
   return outcome.size;
 }
 
-const CachedAnswer* Server::find_prerendered(const Query& q, bool without_edns,
-                                             uint16_t& shift) const {
+const CachedAnswer* Server::find_prerendered(const Query& q, uint16_t& shift) const {
+  const bool without_edns = !q.edns.present;
   const std::string_view lowered = q.lowered_name();
   if (uint32_t n = catalog_->find(lowered, q.hash); n != no_node) {
     return catalog_->node(n).flags & node_flag::deepest_zone
@@ -226,13 +226,12 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     // No transfers are allowed: NSD refuses them for its zones (no provide-xfr), NOTAUTH elsewhere.
     rcode = is_apex(q) ? rcode::refused : rcode::notauth;
   } else {
-    if (use_cache && cache_ && q.qclass == rr_class::in) {
+    // Over TCP the general path: a pre-rendered answer was fitted to a UDP
+    // size, and a referral's glue that did not fit is left out without TC
+    // (RFC 9471 §3), so it is not the whole answer.
+    if (use_cache && cache_ && q.qclass == rr_class::in && transport == Transport::udp) {
       uint16_t shift = 0;  // question octets beyond the node's name
-      // Over TCP the rendering for EDNS is the whole answer (one truncated at
-      // our payload size is never kept), whether the query has EDNS or not;
-      // the 512-octet one for plain UDP may lack glue or carry TC.
-      const bool plain = !q.edns.present && transport == Transport::udp;
-      const CachedAnswer* hit = find_prerendered(q, plain, shift);
+      const CachedAnswer* hit = find_prerendered(q, shift);
       const bool family_ok =
           hit && (hit->arcount == 0 || client.family == ClientAddress::Family::ipv4);
       const std::size_t opt = q.edns.present ? opt_record_size : 0;

@@ -22,8 +22,9 @@ enum class Verdict : uint8_t;
 
 // How the query came: over UDP a response is fitted to the client's payload
 // size (TC when it does not fit) and rate limited; over TCP (RFC 7766) it may
-// take up to 65,535 octets, is never truncated short of that, and is not
-// rate limited (the handshake proved the source address).
+// take up to 65,535 octets, is never truncated short of that, is computed
+// (the pre-rendered answers are fitted to UDP sizes) and is not rate limited
+// (the handshake proved the source address).
 enum class Transport : uint8_t { udp, tcp };
 
 struct ServerOptions {
@@ -101,8 +102,7 @@ class Server {
   // The pre-rendered answer for `query`, or nullptr; `shift` is set to the
   // question's octets beyond the name it was rendered for (a referral that
   // also serves names below it).
-  // `plain`: the rendering for a query without EDNS (512 octets over UDP).
-  const CachedAnswer* find_prerendered(const Query& query, bool plain, uint16_t& shift) const;
+  const CachedAnswer* find_prerendered(const Query& query, uint16_t& shift) const;
   // The response to a parsed query; `use_cache` off while the cache is built.
   Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
                   std::size_t size, bool use_cache, Transport transport = Transport::udp);

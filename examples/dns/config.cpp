@@ -69,6 +69,14 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
     if ((error = parse_uint(field, value, 32, n)).empty()) c.rate_limit.ipv4_prefix = uint8_t(n);
   } else if (key == "ipv6_prefix") {
     if ((error = parse_uint(field, value, 128, n)).empty()) c.rate_limit.ipv6_prefix = uint8_t(n);
+  } else if (key == "tcp") {
+    error = parse_bool(field, value, c.tcp.enabled);
+  } else if (key == "tcp_idle") {
+    error = parse_uint(field, value, 3'600'000, c.tcp.idle_timeout_ms);
+  } else if (key == "tcp_max") {
+    error = parse_uint(field, value, 1'000'000, c.tcp.max_connections);
+  } else if (key == "tcp_per_client") {
+    error = parse_uint(field, value, 1'000'000, c.tcp.max_per_client);
   } else {
     error = field + ": unknown setting";
   }

@@ -5,12 +5,14 @@
 //   dns_port=53 dns_address=10.0.0.2 dns_zones=example.com,example.net
 //   dns_log=1 dns_stats=10 dns_prerender=0 dns_edns_payload=1232
 //   dns_rrl=20 dns_slip=2 dns_ipv4_prefix=24 dns_ipv6_prefix=56
+//   dns_tcp=1 dns_tcp_idle=10000 (ms) dns_tcp_max=1000 dns_tcp_per_client=32
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "dns_socket.hpp"
 #include "keel/dns/rate_limiter.hpp"
 
 namespace dns_app {
@@ -23,7 +25,8 @@ struct Config {
   uint32_t stats_interval = 0;  // seconds between counter lines; 0: none
   bool prerender = true;
   uint16_t edns_payload = 1232;
-  keel::dns::RateLimitOptions rate_limit;
+  keel::dns::RateLimitOptions rate_limit;  // UDP only: TCP is not rate limited
+  TcpLimits tcp;
 };
 
 // Reads the command line; returns the first error ("dns_port: ..."), or an

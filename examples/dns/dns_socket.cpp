@@ -1,6 +1,6 @@
 // UDP on Keel's host stack (docs/net/README.md): one socket for every address
 // of the host, or for the one configured; replies go out from the address
-// the query came to.
+// the query came to. TCP on the same address and port: dns_tcp.cpp.
 #include "dns_socket.hpp"
 
 #include <array>
@@ -46,9 +46,11 @@ std::size_t listen(const ListenOptions& options, QueryHandler handler,
   auto shared = std::make_shared<QueryHandler>(std::move(handler));
   net::UdpSocket socket = *bound;
   socket.on_read([socket, shared](const net::UdpDatagram& d) mutable {
-    const std::size_t size = (*shared)(d.payload, client_of(d.source), response);
+    const std::size_t size =
+        (*shared)(d.payload, client_of(d.source), response, keel::dns::Transport::udp);
     if (size != 0) socket.send_to(d.source, {response.data(), size}, d.destination.address);
   });
+  if (options.tcp.enabled && !listen_tcp(options, shared)) return 0;
   for (std::size_t i = 0; i < stack.interface_count(); ++i) {
     stack.interface(net::InterfaceId(i))
         .on_config([address, port = options.port, on_listening](net::Interface& nic) {

@@ -4,32 +4,63 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 
 #include "keel/dns/rate_limiter.hpp"
+#include "keel/dns/server.hpp"
 
 namespace dns_app {
 
 // Answers one query into `out`; returns the response size, 0 for none.
-using QueryHandler =
-    std::function<std::size_t(std::span<const uint8_t> query,
-                              const keel::dns::ClientAddress& client, std::span<uint8_t> out)>;
+using QueryHandler = std::function<std::size_t(
+    std::span<const uint8_t> query, const keel::dns::ClientAddress& client, std::span<uint8_t> out,
+    keel::dns::Transport transport)>;
+
+// DNS over TCP (RFC 7766): bounds on what clients may hold (docs/dns.md, "TCP").
+struct TcpLimits {
+  bool enabled = true;
+  // A connection with no query for this long is closed (RFC 7766 §6.2.3).
+  uint32_t idle_timeout_ms = 10'000;
+  // Connections open at once, in all and from one client address; one over
+  // either is reset at once and counted.
+  uint32_t max_connections = 1000;
+  uint32_t max_per_client = 32;
+};
+
+// What the TCP listener did (the stats line prints it).
+struct TcpCounters {
+  uint64_t accepted = 0;
+  uint64_t open = 0;
+  uint64_t refused_total = 0;       // over max_connections
+  uint64_t refused_per_client = 0;  // over max_per_client
+  uint64_t idle_closed = 0;
+  uint64_t bad_messages = 0;  // a zero length or a message answered with nothing: closed
+  uint64_t queries = 0;
+  uint64_t paused = 0;  // reading paused until the peer took our answers
+};
 
 struct ListenOptions {
   uint16_t port = 53;
   // Only this IPv4 address of the host (host order, configured statically);
   // every address when empty.
   std::optional<uint32_t> address;
+  TcpLimits tcp;
 };
 
-// Binds UDP `port` (on every address of the host, or on `address`) and
-// answers every datagram through `handler`. `on_listening` runs with
+// Binds UDP and TCP `port` (on every address of the host, or on `address`)
+// and answers every datagram and every TCP message through `handler`. `on_listening` runs with
 // "10.0.0.2:53" when an interface has that address. Returns the number of
 // interfaces, 0 if the port could not be bound (the reason is printed).
 std::size_t listen(const ListenOptions& options, QueryHandler handler,
                    std::function<void(const std::string& where)> on_listening);
+
+// The TCP listener alone (listen() calls it); false if the port could not
+// be bound (the reason is printed).
+bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> handler);
+const TcpCounters& tcp_counters();
 
 // Parses a dotted-quad IPv4 address to host order.
 std::optional<uint32_t> parse_ipv4(std::string_view text);

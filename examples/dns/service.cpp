@@ -1,5 +1,5 @@
 // An authoritative DNS server appliance: the zones compiled into the image
-// (keel_dns_zones in CMakeLists.txt) answered over UDP with lib/dns.
+// (keel_dns_zones in CMakeLists.txt) answered over UDP and TCP with lib/dns.
 // Settings in config.hpp; docs/dns.md tells how to run it.
 //
 //   tools/keel boot examples/dns --tap tap0 --append "ip=10.0.0.2/24"
@@ -48,6 +48,14 @@ void print_stats() {
   for (std::size_t r = 0; r < keel::dns::rcode::count; ++r) {
     if (s.by_rcode[r] != 0) std::printf(" rcode%zu %llu", r, (unsigned long long)s.by_rcode[r]);
   }
+  const dns_app::TcpCounters& tcp = dns_app::tcp_counters();
+  std::printf(
+      " | tcp open %llu accepted %llu queries %llu refused-total %llu refused-per-client %llu "
+      "idle-closed %llu bad %llu paused %llu",
+      (unsigned long long)tcp.open, (unsigned long long)tcp.accepted,
+      (unsigned long long)tcp.queries, (unsigned long long)tcp.refused_total,
+      (unsigned long long)tcp.refused_per_client, (unsigned long long)tcp.idle_closed,
+      (unsigned long long)tcp.bad_messages, (unsigned long long)tcp.paused);
   std::printf(" |");
   for (std::size_t t = 0; t <= keel::dns::ServerStats::type_slots; ++t) {
     if (s.by_qtype[t] == 0) continue;
@@ -124,9 +132,10 @@ void Service::start() {
     os::Timers::periodic(seconds(config.stats_interval), [](os::Timers::id_t) { print_stats(); });
   }
   const std::size_t bound = dns_app::listen(
-      {config.port, config.address},
+      {config.port, config.address, config.tcp},
       [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client,
-         std::span<uint8_t> out) { return server->answer(query, client, out); },
+         std::span<uint8_t> out,
+         keel::dns::Transport transport) { return server->answer(query, client, out, transport); },
       [](const std::string& where) { std::printf("dns: listening on %s\n", where.c_str()); });
   if (bound == 0) std::printf("dns: not listening (no network interface, or see above)\n");
 }

@@ -12,13 +12,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PYTHON = "/usr/bin/python3"
 
 
-def probe(ns, work, zones, queries, servers, timeout=900):
-    """servers: {name: "address:port"}. Returns {name: [hex or None per query]}."""
+def probe(ns, work, zones, queries, servers, timeout=900, prober="prober.py"):
+    """servers: {name: "address:port"}. Returns {name: [hex or None per query]}.
+    `prober`: prober.py (UDP) or tcp_prober.py."""
     queries_file = os.path.join(work, "queries.json")
     results_file = os.path.join(work, "results.json")
     with open(queries_file, "w") as f:
         json.dump([[label, wire.hex()] for label, wire in queries], f)
-    args = [PYTHON, os.path.join(HERE, "prober.py"), "--ready", ",".join(zones), queries_file, results_file,
+    args = [PYTHON, os.path.join(HERE, prober), "--ready", ",".join(zones), queries_file, results_file,
             *(f"{name}={where}" for name, where in servers.items())]
     result = subprocess.run(ns.exec_args(args), capture_output=True, text=True, timeout=timeout)
     if result.returncode != 0:

@@ -87,10 +87,11 @@ struct Answer {
 };
 
 inline Answer ask(Server& server, const std::vector<uint8_t>& query, std::size_t out_size = 65535,
-                  ClientAddress client = ClientAddress::ipv4(0x0a000001, 5353)) {
+                  ClientAddress client = ClientAddress::ipv4(0x0a000001, 5353),
+                  Transport transport = Transport::udp) {
   Answer a;
   a.bytes.resize(out_size);
-  a.size = server.answer(query, client, a.bytes);
+  a.size = server.answer(query, client, a.bytes, transport);
   a.bytes.resize(a.size);
   if (a.size > 0) {
     a.error = parse_message(std::string_view(reinterpret_cast<const char*>(a.bytes.data()), a.size),

@@ -47,8 +47,11 @@ bool write_opt(MessageWriter& w, uint16_t payload, uint16_t rcode, bool dnssec_o
   return ok;
 }
 
-// RFC 6891 §6.2.5: a payload below 512 means 512; ours caps the rest.
-std::size_t response_limit(const Query& q, uint16_t our_payload, std::size_t out_size) {
+// RFC 6891 §6.2.5: a payload below 512 means 512; ours caps the rest. Over
+// TCP the message length field's 65,535 is the only bound (RFC 1035 §4.2.2).
+std::size_t response_limit(const Query& q, uint16_t our_payload, std::size_t out_size,
+                           Transport transport) {
+  if (transport == Transport::tcp) return std::min(out_size, max_message_size);
   std::size_t limit = udp_plain_payload;
   if (q.edns.present && q.edns.payload > udp_plain_payload)
     limit = std::min<std::size_t>(q.edns.payload, our_payload);
@@ -90,7 +93,7 @@ std::size_t Server::prerendered_bytes() const { return cache_ ? cache_->bytes() 
 std::size_t Server::prerendered_answers() const { return cache_ ? cache_->size() : 0; }
 
 std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& client,
-                           std::span<uint8_t> out) {
+                           std::span<uint8_t> out, Transport transport) {
   ++stats_.queries;
   const std::string_view message(reinterpret_cast<const char*>(query.data()), query.size());
   Query q;
@@ -98,8 +101,8 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
   if (verdict == Verdict::answer || verdict == Verdict::badvers)
     ++stats_.by_qtype[std::min<std::size_t>(q.qtype, ServerStats::type_slots)];
   if (q.edns.present) ++stats_.edns;
-  Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true);
-  if (outcome.size != 0 && limiter_.enabled()) {
+  Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true, transport);
+  if (outcome.size != 0 && limiter_.enabled() && transport == Transport::udp) {
     const uint64_t now = options_.clock_ms ? options_.clock_ms() : 0;
     switch (limiter_.check(client, now)) {
       case RateLimiter::Decision::send:
@@ -158,7 +161,8 @@ const CachedAnswer* Server::find_prerendered(const Query& q, uint16_t& shift) co
 }
 
 Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client,
-                                uint8_t* out, std::size_t out_size, bool use_cache) {
+                                uint8_t* out, std::size_t out_size, bool use_cache,
+                                Transport transport) {
   Outcome result;
   const uint16_t rd = q.flags & flag::rd;
   const uint16_t opcode_bits = q.flags & flag::opcode_mask;
@@ -182,7 +186,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       return header_only(uint16_t((q.flags & ~(flag::rcode_mask | flag::ad)) | flag::qr),
                          is_apex(q) ? rcode::refused : rcode::nxdomain);
     case Verdict::empty_with_edns: {
-      MessageWriter w(out, response_limit(q, options_.edns_payload, out_size));
+      MessageWriter w(out, response_limit(q, options_.edns_payload, out_size, transport));
       w.put_bytes(std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0", header_size));
       write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
       write_header(out, q.id, flag::qr | rd, 0, 0, 0, 1);
@@ -193,7 +197,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     case Verdict::answer:
       break;
   }
-  const std::size_t limit = response_limit(q, options_.edns_payload, out_size);
+  const std::size_t limit = response_limit(q, options_.edns_payload, out_size, transport);
   MessageWriter w(out, limit);
   w.put_bytes(q.message.substr(0, q.question_end));  // header (patched below) and question
   w.remember_name(header_size, q.qname());
@@ -222,7 +226,10 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     // No transfers are allowed: NSD refuses them for its zones (no provide-xfr), NOTAUTH elsewhere.
     rcode = is_apex(q) ? rcode::refused : rcode::notauth;
   } else {
-    if (use_cache && cache_ && q.qclass == rr_class::in) {
+    // Over TCP the general path: a pre-rendered answer was fitted to a UDP
+    // size, and a referral's glue that did not fit is left out without TC
+    // (RFC 9471 §3), so it is not the whole answer.
+    if (use_cache && cache_ && q.qclass == rr_class::in && transport == Transport::udp) {
       uint16_t shift = 0;  // question octets beyond the node's name
       const CachedAnswer* hit = find_prerendered(q, shift);
       const bool family_ok =

@@ -20,6 +20,13 @@ struct CachedAnswer;
 struct Query;
 enum class Verdict : uint8_t;
 
+// How the query came: over UDP a response is fitted to the client's payload
+// size (TC when it does not fit) and rate limited; over TCP (RFC 7766) it may
+// take up to 65,535 octets, is never truncated short of that, is computed
+// (the pre-rendered answers are fitted to UDP sizes) and is not rate limited
+// (the handshake proved the source address).
+enum class Transport : uint8_t { udp, tcp };
+
 struct ServerOptions {
   // The largest UDP response with EDNS, and the size we advertise (RFC 6891 §6.2.5).
   uint16_t edns_payload = default_edns_payload;
@@ -66,10 +73,11 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // Answers one query received over UDP. Writes the response to `out` (at
-  // least 512 octets) and returns its size, or 0 when nothing is to be sent.
+  // Answers one query. Writes the response to `out` (at least 512 octets;
+  // over TCP, 65,535 for every answer to fit) and returns its size, or 0
+  // when nothing is to be sent.
   std::size_t answer(std::span<const uint8_t> query, const ClientAddress& client,
-                     std::span<uint8_t> out);
+                     std::span<uint8_t> out, Transport transport = Transport::udp);
 
   const ServerStats& stats() const { return stats_; }
   const Catalog& catalog() const { return *catalog_; }
@@ -97,7 +105,7 @@ class Server {
   const CachedAnswer* find_prerendered(const Query& query, uint16_t& shift) const;
   // The response to a parsed query; `use_cache` off while the cache is built.
   Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
-                  std::size_t size, bool use_cache);
+                  std::size_t size, bool use_cache, Transport transport = Transport::udp);
 
   std::unique_ptr<Catalog> catalog_;
   ServerOptions options_;

@@ -1,0 +1,180 @@
+// DNS over TCP (RFC 7766) on Keel's TcpStream: each message is framed by a
+// two-octet length (RFC 1035 §4.2.2), read with on_bytes(2) then
+// on_bytes(length), alternating. Queries are answered in the order they
+// come (pipelining, RFC 7766 §6.2.1.1, answered in order), with no UDP size
+// limit. A zero length, or a message the server answers with nothing (not
+// a query, shorter than a header), closes the connection: the framing can
+// no longer be trusted.
+//
+// Limits (TcpLimits): an idle timeout per connection (RFC 7766 §6.2.3) and
+// a cap on connections in all and per client address; a connection over a
+// cap is reset as soon as it is accepted. Back-pressure: once our answers
+// fill the stream's queue (the client does not read), reading pauses until
+// on_drain, so a client that never reads holds a bounded amount of memory.
+#include <array>
+#include <map>
+#include <memory>
+#include <net/stack.hpp>
+#include <net/tcp_stream.hpp>
+#include <os>
+
+#include "dns_socket.hpp"
+
+namespace dns_app {
+namespace {
+
+using namespace std::chrono;
+constexpr std::size_t length_octets = 2;  // RFC 1035 §4.2.2
+// Queries are small and answers go out whole: a modest window, and room
+// for one 64 KiB answer in the send buffer.
+constexpr uint32_t receive_buffer = 16 * 1024;
+constexpr uint32_t send_buffer = 64 * 1024;
+
+// Responses are rendered here after the length prefix; write() copies them.
+std::array<uint8_t, length_octets + keel::dns::max_message_size> response;
+
+TcpCounters counters;
+std::map<net::Address, uint32_t> per_client;
+
+keel::dns::ClientAddress client_of(const net::Endpoint& source) {
+  if (source.address.is_ip4())
+    return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
+  keel::dns::ClientAddress client;
+  client.family = keel::dns::ClientAddress::Family::ipv6;
+  client.bytes = source.address.ip6().bytes;
+  client.port = source.port;
+  return client;
+}
+
+// One connection: owned by the stream's handlers (and so ends with it).
+struct Connection : std::enable_shared_from_this<Connection> {
+  net::TcpStream stream;
+  net::Address peer;
+  keel::dns::ClientAddress client;
+  std::shared_ptr<QueryHandler> handler;
+  milliseconds idle{};
+  os::Timers::id_t timer = os::Timers::invalid_id;
+  bool finished = false;
+
+  void start() {
+    std::weak_ptr<Connection> weak = shared_from_this();
+    timer = os::Timers::create([weak](os::Timers::id_t) {
+      if (auto self = weak.lock()) {
+        ++counters.idle_closed;
+        self->close();
+      }
+    });
+    os::Timers::arm(timer, idle);
+    auto self = shared_from_this();
+    stream.on_drain([self] { self->stream.resume(); });
+    stream.on_end([self](std::span<const uint8_t>) { self->close(); });
+    stream.on_close([self](net::TcpCloseReason) { self->finish(); });
+    read_length();
+  }
+
+  void read_length() {
+    auto self = shared_from_this();
+    (void)stream.on_bytes(length_octets, [self](std::span<const uint8_t> prefix) {
+      const std::size_t length = std::size_t(prefix[0]) << 8 | prefix[1];
+      if (length == 0) return self->reject();
+      // Set inside the handler: takes effect at the next byte.
+      (void)self->stream.on_bytes(length,
+                                  [self](std::span<const uint8_t> m) { self->on_message(m); });
+    });
+  }
+
+  void on_message(std::span<const uint8_t> message) {
+    ++counters.queries;
+    const std::size_t size = (*handler)(message, client, std::span(response).subspan(length_octets),
+                                        keel::dns::Transport::tcp);
+    if (size == 0) return reject();
+    response[0] = uint8_t(size >> 8);
+    response[1] = uint8_t(size);
+    if (stream.write(std::span(response.data(), length_octets + size)) != net::Status::ok) {
+      // Cannot happen while we pause at the limit (below); never lose an answer silently.
+      return reject();
+    }
+    os::Timers::arm(timer, idle);
+    // The queue is at its limit: read no more queries until the client has
+    // taken our answers (on_drain resumes).
+    if (!stream.writable()) {
+      ++counters.paused;
+      (void)stream.pause();
+    }
+    read_length();
+  }
+
+  void reject() {
+    ++counters.bad_messages;
+    close();
+  }
+
+  // Answers already queued go out before the FIN.
+  void close() {
+    (void)stream.close();
+    finish();
+  }
+
+  // Once, however the connection ends (close() runs no handler again).
+  void finish() {
+    if (finished) return;
+    finished = true;
+    os::Timers::stop(timer);
+    --counters.open;
+    if (auto it = per_client.find(peer); it != per_client.end() && --it->second == 0)
+      per_client.erase(it);
+  }
+};
+
+}  // namespace
+
+const TcpCounters& tcp_counters() { return counters; }
+
+bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> handler) {
+  const net::ip4::Addr address =
+      options.address ? net::ip4::Addr(*options.address) : net::ip4::Addr{};
+  net::TcpOptions tcp;
+  tcp.auto_consume = false;  // the stream releases input itself
+  tcp.no_delay = true;       // an answer is written whole: never hold it for an ACK
+  tcp.receive_buffer = receive_buffer;
+  tcp.send_buffer = send_buffer;
+  const TcpLimits limits = options.tcp;
+  auto listener = net::stack().tcp().listen(
+      net::Endpoint{address, options.port},
+      [limits, handler](net::TcpConnection c) {
+        const net::Endpoint remote = c.remote();
+        uint32_t& mine = per_client[remote.address];
+        if (counters.open >= limits.max_connections || mine >= limits.max_per_client) {
+          ++(counters.open >= limits.max_connections ? counters.refused_total
+                                                     : counters.refused_per_client);
+          if (mine == 0) per_client.erase(remote.address);
+          (void)c.abort();
+          return;
+        }
+        auto stream = net::TcpStream::open(c);
+        if (!stream) {
+          if (mine == 0) per_client.erase(remote.address);
+          (void)c.abort();
+          return;
+        }
+        ++mine;
+        ++counters.open;
+        ++counters.accepted;
+        auto conn = std::make_shared<Connection>();
+        conn->stream = *stream;
+        conn->peer = remote.address;
+        conn->client = client_of(remote);
+        conn->handler = handler;
+        conn->idle = milliseconds(limits.idle_timeout_ms);
+        conn->start();
+      },
+      tcp);
+  if (!listener) {
+    std::printf("dns: cannot listen on TCP %s:%u: %s\n", address.to_string().c_str(), options.port,
+                net::to_string(listener.status));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace dns_app

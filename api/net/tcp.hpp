@@ -31,11 +31,11 @@
 // the handle answers Status::closed. A handle never reaches freed memory:
 // a closed one (even after its slot is reused) is told so.
 //
-// Handlers run from the event loop (the stack's step, after the driver's
-// batch: docs/net/handlers.md), never in the middle of the stack's
-// processing of a segment, and may call anything on any handle: close,
-// abort or replace themselves, write, open other connections. An exception
-// a handler throws aborts that connection only (tcp.handler_exceptions).
+// Handlers run once the stack is done with the segment, timer or call
+// that caused them (docs/net/handlers.md), never in the middle of its
+// processing, and may call anything on any handle: close, abort or
+// replace themselves, write, open other connections. An exception a
+// handler throws aborts that connection only (tcp.handler_exceptions).
 //
 // docs/net/tcp.md has the design, the RFCs implemented and the limits.
 #pragma once

@@ -1,6 +1,7 @@
-// The service's handlers, run from the stack's step in the event loop
-// (Stack::poll), never in the middle of a segment or inside the driver's
-// receive loop: the events a connection collected, in order: connected,
+// The service's handlers, run once the stack is done with the segment,
+// timer or call that caused them (never in the middle of one), or from the
+// stack's step for events queued outside any (Stack::poll): the events a
+// connection collected, in order: connected,
 // data and the end of the stream, writable, closed. Each handler runs
 // moved out of its connection, so it may replace itself, close or abort
 // its connection, or open others; the connection object stays alive (in
@@ -43,6 +44,11 @@ void run(Guard&& guard, tcp::Connection& c, Handler tcp::Connection::*member,
 void TcpLayer::run_handlers() {
   if (depth_ > 0) return;  // (a handler that polls the stack itself)
   ++depth_;
+  dispatch_ready();
+  --depth_;
+}
+
+void TcpLayer::dispatch_ready() {
   // By index: handlers may queue more (their own connections or others),
   // which run in this same pass.
   for (std::size_t i = 0; i < ready_.size(); ++i) {
@@ -52,7 +58,6 @@ void TcpLayer::run_handlers() {
   }
   ready_.clear();
   bury();
-  --depth_;
 }
 
 void TcpLayer::bury() { graveyard_.clear(); }

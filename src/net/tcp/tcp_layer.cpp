@@ -58,9 +58,9 @@ TcpLayer::~TcpLayer() = default;
 uint64_t TcpLayer::now() const { return parts_.time.now(); }
 
 TcpLayer::Work::~Work() {
-  if (layer_.depth_ == 1 && (!layer_.ready_.empty() || !layer_.graveyard_.empty())) {
-    layer_.parts_.time.wake_by(layer_.now());
-  }
+  // The segment (or timer, or call) is done: its handlers run now, each
+  // guarded (dispatch.cpp), so no exception leaves this destructor.
+  if (layer_.depth_ == 1) layer_.dispatch_ready();
   --layer_.depth_;
 }
 

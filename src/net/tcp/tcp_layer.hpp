@@ -13,7 +13,7 @@
 // a secret (FlatMap + SipHash). A connection lives in a slot with a
 // generation; handles name both, so a stale handle finds nothing. Handlers
 // never run in the middle of a connection's processing: events queue up
-// and run from the stack's step in the event loop, each handler moved
+// and run once the segment (or timer, or call) is done, each handler moved
 // out of its connection while it runs; connections that ended stay in a
 // graveyard until then, so nothing a handler does frees what is in use.
 #pragma once
@@ -54,6 +54,7 @@ class TcpLayer {
   // The service's handlers for what the stack did since the last call
   // (dispatch.cpp); Stack::poll runs it, the one moment handlers run.
   void run_handlers();
+  void dispatch_ready();
   bool handlers_pending() const { return !ready_.empty() || !graveyard_.empty(); }
   uint64_t next_deadline() const {
     return std::min(deadlines_.earliest(), time_waits_.next_deadline());
@@ -146,10 +147,10 @@ class TcpLayer {
   struct PortHash {
     std::size_t operator()(uint16_t port) const { return port * 0x9e3779b1u; }
   };
-  // Top-level work (a segment, an ICMP error, a timer) asks the stack for
-  // a step of the event loop when it left handlers to run or connections
-  // to free (run_handlers()), instead of running them inside the driver's
-  // receive loop.
+  // Top-level work (a segment, an ICMP error, a timer) runs the service's
+  // handlers and frees ended connections once it is done, not before. (Run
+  // at the stack's step instead, a driver pass's 128 segments could each
+  // take a receive ring before any handler released one: decision 0048.)
   class Work {
    public:
     explicit Work(TcpLayer& layer) : layer_(layer) { ++layer_.depth_; }

@@ -14,6 +14,8 @@ namespace {
 // Responses are written here and copied out by send_to: one at a time, from the event loop.
 std::array<uint8_t, 65535> response;
 
+}  // namespace
+
 keel::dns::ClientAddress client_of(const net::Endpoint& source) {
   if (source.address.is_ip4())
     return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
@@ -23,8 +25,6 @@ keel::dns::ClientAddress client_of(const net::Endpoint& source) {
   client.port = source.port;
   return client;
 }
-
-}  // namespace
 
 std::optional<uint32_t> parse_ipv4(std::string_view text) {
   auto addr = net::ip4::Addr::parse(text);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <net/address.hpp>
 #include <optional>
 #include <span>
 #include <string>
@@ -64,5 +65,8 @@ const TcpCounters& tcp_counters();
 
 // Parses a dotted-quad IPv4 address to host order.
 std::optional<uint32_t> parse_ipv4(std::string_view text);
+
+// The client a query came from, as lib/dns names it (UDP and TCP alike).
+keel::dns::ClientAddress client_of(const net::Endpoint& source);
 
 }  // namespace dns_app

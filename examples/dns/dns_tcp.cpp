@@ -36,16 +36,6 @@ std::array<uint8_t, length_octets + keel::dns::max_message_size> response;
 TcpCounters counters;
 std::map<net::Address, uint32_t> per_client;
 
-keel::dns::ClientAddress client_of(const net::Endpoint& source) {
-  if (source.address.is_ip4())
-    return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
-  keel::dns::ClientAddress client;
-  client.family = keel::dns::ClientAddress::Family::ipv6;
-  client.bytes = source.address.ip6().bytes;
-  client.port = source.port;
-  return client;
-}
-
 // One connection: owned by the stream's handlers (and so ends with it).
 struct Connection : std::enable_shared_from_this<Connection> {
   net::TcpStream stream;

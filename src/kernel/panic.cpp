@@ -135,4 +135,12 @@ void panic(std::string_view why, const CpuState* state) {
   platform::exit(panic_exit_code);
 }
 
+void stop_unconfigured(std::string_view why) {
+  emit("\nKeel: ");
+  emit(why);
+  emit("\n");
+  console::flush();
+  platform::exit(unconfigured_exit_code);
+}
+
 }  // namespace keel::kernel

@@ -60,6 +60,20 @@ System& system() {
   keel::kernel::panic("net config: " + why);
 }
 
+// A network service started without a NIC: nothing can reach it, and the
+// first stack.interface(0) would throw std::out_of_range. Say how to give
+// it one instead (docs/guide.md, "Networking").
+[[noreturn]] void stop_without_nic() {
+  if (os::platform() == "linux") {
+    keel::kernel::stop_unconfigured(
+        "no network interface: give the process a TAP device (tap0=NAME; "
+        "keel boot --platform linux --tap NAME)");
+  }
+  keel::kernel::stop_unconfigured(
+      "no network interface: boot with one (keel run -p HOSTPORT:GUESTPORT, "
+      "keel boot --tap TAP, or QEMU -netdev ... -device virtio-net-device)");
+}
+
 // The embedded JSON (keel_net_config() in cmake), then os::args().
 ConfigError load_config(Config& config) {
   if (&keel_net_json_parser != nullptr && keel_net_config_json) {
@@ -112,6 +126,7 @@ Stack& stack() {
   if (ConfigError e = load_config(config); !e.empty()) config_panic(e);
   probe_platform_nics();
   for (std::size_t i = 0; i < s.probes.size(); ++i) s.probes[i]();
+  if (s.nics.empty()) stop_without_nic();
   if (config.stack.total_memory == 0) config.stack.total_memory = os::total_memory();
   s.clock = std::make_unique<OsClock>();
   s.stack = std::make_unique<Stack>(*s.clock, config.stack);

@@ -97,6 +97,7 @@ std::size_t Timers::active() { return timers.size(); }
 std::chrono::nanoseconds uptime() { return std::chrono::nanoseconds(now); }
 const std::vector<std::string>& args() { return ::args; }
 std::size_t total_memory() { return std::size_t(64) << 20; }
+std::string_view platform() { return "test"; }
 
 }  // namespace os
 
@@ -104,5 +105,8 @@ namespace keel::kernel {
 // Tests expect panics as exceptions.
 [[noreturn]] void panic(std::string_view why, const CpuState*) {
   throw std::runtime_error(std::string(why));
+}
+[[noreturn]] void stop_unconfigured(std::string_view why) {
+  throw std::runtime_error("stopped: " + std::string(why));
 }
 }  // namespace keel::kernel

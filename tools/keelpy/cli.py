@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import accel, bench, build as builder, compdb, formatting, qemu, setup, testing
+from . import accel, bench, build as builder, compdb, formatting, linux_process, qemu, setup, testing
 from .paths import ROOT, KeelError
 
 
@@ -20,18 +20,21 @@ def cmd_build(args):
 def cmd_boot(args):
     target = args.image
     if args.platform == "linux":
+        linux_process.refuse_vm_options(args)
         if os.path.isdir(target):
             target = builder.build(target, "linux")
-        return os.spawnv(os.P_WAIT, target, [target, *args.append.split()])
+        return linux_process.boot(target, args.append, args.tap or [], args.timeout)
     if os.path.isdir(target):
         target = builder.build(target, "kvm")
+    machine = args.machine or BOOT_DEFAULTS["machine"]
     extra = []
     for i, tap in enumerate(args.tap or []):
         extra += ["-netdev", f"tap,id=net{i},ifname={tap},script=no,downscript=no"]
-        device = "virtio-net-device" if args.machine == "microvm" else "virtio-net-pci"
+        device = "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
         extra += ["-device", f"{device},netdev=net{i}"]
-    return qemu.boot(target, args.machine, args.memory, args.cpus, args.append, args.accel,
-                     args.timeout, extra)
+    return qemu.boot(target, machine, args.memory or BOOT_DEFAULTS["memory"],
+                     args.cpus or BOOT_DEFAULTS["cpus"], args.append,
+                     args.accel or BOOT_DEFAULTS["accel"], args.timeout, extra)
 
 
 def cmd_test(args):
@@ -55,6 +58,11 @@ def cmd_bench(args):
     return bench.run(args.name, quick, [a for a in args.rest if a != "--quick"])
 
 
+# The VM options' defaults, applied after parsing: the options default to None so that
+# --platform linux can tell one given on the command line (and refuse it).
+BOOT_DEFAULTS = {"machine": "microvm", "memory": "64M", "cpus": 1, "accel": "auto"}
+
+
 def parser():
     p = argparse.ArgumentParser(prog="keel", description="Build, boot and test Keel services.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -70,15 +78,19 @@ def parser():
 
     s = sub.add_parser("boot", help="boot an image (or build and boot a service directory)")
     s.add_argument("image", help="an image, or a service directory to build first")
-    s.add_argument("--machine", "-M", default="microvm", choices=qemu.MACHINES)
-    s.add_argument("--memory", "-m", default="64M")
-    s.add_argument("--cpus", type=int, default=1)
-    s.add_argument("--append", "-a", default="", help="kernel command line for the service")
-    s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"))
-    s.add_argument("--tap", action="append", help="attach a virtio-net NIC on this TAP device")
+    s.add_argument("--machine", "-M", choices=qemu.MACHINES, help="QEMU machine (microvm)")
+    s.add_argument("--memory", "-m", help="guest RAM (64M)")
+    s.add_argument("--cpus", type=int, help="virtual CPUs (1)")
+    s.add_argument("--append", "-a", default="",
+                   help="the service's command line, e.g. \"ip=10.0.0.2/24 gw=10.0.0.1\"")
+    s.add_argument("--accel", choices=("auto", "kvm", "tcg"), help="auto: KVM when usable")
+    s.add_argument("--tap", action="append",
+                   help="a NIC on this existing TAP device (repeat for more; needs root or a "
+                        "TAP owned by you). Without root: `keel run -p`")
     s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
     s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS,
-                   help="linux: run the service as a Linux process instead")
+                   help="linux: run the service as a Linux process instead (takes --append, "
+                        "--tap and --timeout; refuses the VM options)")
     s.set_defaults(run=cmd_boot)
 
     s = sub.add_parser("test", help="build everything and run all tests")

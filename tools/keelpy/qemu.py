@@ -1,9 +1,8 @@
 """Runs an image in QEMU and maps its exit status back to the service's."""
 import re
 import shutil
-import subprocess
 
-from . import accel as accelerators
+from . import accel as accelerators, process
 from .image import check_image, min_memory_mib
 from .paths import KeelError
 
@@ -12,7 +11,7 @@ DEBUG_EXIT = ["-device", "isa-debug-exit,iobase=0xf4,iosize=4"]
 # Exit statuses of `keel boot` that are not the service's own.
 NO_STATUS = 255    # the guest reset or QEMU ended without a status from it
 QEMU_FAILED = 254  # QEMU itself failed (bad option, missing file, ...)
-TIMED_OUT = 124
+TIMED_OUT = process.TIMED_OUT
 
 
 def machine_args(machine):
@@ -78,15 +77,15 @@ def boot(image, machine="microvm", memory="64M", cpus=1, append="", accel="auto"
     if note and not quiet:
         print(f"keel: {note}", flush=True)
     args = command(image, machine, memory, cpus, append, chosen, extra)
-    try:
-        result = subprocess.run(args, stdin=subprocess.DEVNULL, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        print(f"keel: the guest did not exit within {timeout} s; stopped it", flush=True)
-        return TIMED_OUT
-    code = status_of(result.returncode)
+    outcome = process.run(args, timeout, on_timeout=lambda: print(
+        f"keel: the guest did not exit within {timeout} s; stopped it", flush=True))
+    if outcome.stopped is not None:
+        return outcome.stopped
+    status = outcome.status
+    code = status_of(status)
     if code == QEMU_FAILED and not quiet:
         print("keel: QEMU failed (status 1, see its message above)", flush=True)
     elif code == NO_STATUS and not quiet:
-        print(f"keel: QEMU ended with status {result.returncode} and no status from the guest "
+        print(f"keel: QEMU ended with status {status} and no status from the guest "
               "(reset, triple fault, or QEMU error)", flush=True)
     return code

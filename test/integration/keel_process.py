@@ -1,0 +1,60 @@
+"""`tools/keel` as a long-running command (boot, run) in the background: its output
+collected in a file, waited on for a pattern, stopped and reaped however a test ends."""
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+
+from conftest import KEEL
+
+
+class KeelProcess:
+    def __init__(self, args, prefix=(), user=None):
+        """Starts `prefix + [keel, *args]` (prefix: `ip netns exec NS`, say) in its own
+        session, as a terminal would start a foreground job; `user`: run it as that user."""
+        self.log = tempfile.NamedTemporaryFile(prefix="keel-cli-", suffix=".log", delete=False)
+        command = [*prefix, KEEL, *args]
+        if user is not None:
+            command = ["runuser", "-u", user, "--", *command]
+        self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log,
+                                        stderr=subprocess.STDOUT, start_new_session=True)
+
+    def output(self):
+        with open(self.log.name, errors="replace") as f:
+            return f.read()
+
+    def wait_for(self, pattern, timeout=60):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            text = self.output()
+            if re.search(pattern, text):
+                return text
+            if self.process.poll() is not None:
+                raise AssertionError(f"keel exited ({self.process.returncode}):\n{text}")
+            time.sleep(0.05)
+        raise AssertionError(f"no '{pattern}' within {timeout} s:\n{self.output()}")
+
+    def children(self):
+        """Pids of keel's child processes (QEMU, once it runs)."""
+        pid = self.process.pid
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(p) for p in f.read().split()]
+
+    def signal_group(self, signum):
+        """As a terminal sends Ctrl-C: to the whole foreground process group."""
+        os.killpg(self.process.pid, signum)
+
+    def wait(self, timeout=30):
+        return self.process.wait(timeout=timeout)
+
+    def close(self):
+        if self.process.poll() is None:
+            # keel starts the guest in a session of its own: kill both.
+            for pid in self.children():
+                os.killpg(pid, signal.SIGKILL)
+            os.killpg(self.process.pid, signal.SIGKILL)
+        self.process.wait(timeout=30)
+        self.log.close()
+        os.unlink(self.log.name)

@@ -36,11 +36,32 @@ class KeelProcess:
             time.sleep(0.05)
         raise AssertionError(f"no '{pattern}' within {timeout} s:\n{self.output()}")
 
-    def children(self):
-        """Pids of keel's child processes (QEMU, once it runs)."""
-        pid = self.process.pid
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(p) for p in f.read().split()]
+    def descendants(self):
+        """Pids of every process below the one started (runuser, keel, QEMU)."""
+        found, todo = [], [self.process.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as f:
+                    children = [int(p) for p in f.read().split()]
+            except FileNotFoundError:
+                continue
+            found += children
+            todo += children
+        return found
+
+    def qemu(self):
+        """The pid of the QEMU keel runs."""
+        pids = []
+        for pid in self.descendants():
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    if f.read().startswith("qemu-system"):
+                        pids.append(pid)
+            except FileNotFoundError:
+                pass
+        assert len(pids) == 1, f"QEMUs under keel: {pids}"
+        return pids[0]
 
     def signal_group(self, signum):
         """As a terminal sends Ctrl-C: to the whole foreground process group."""
@@ -51,10 +72,12 @@ class KeelProcess:
 
     def close(self):
         if self.process.poll() is None:
-            # keel starts the guest in a session of its own: kill both.
-            for pid in self.children():
-                os.killpg(pid, signal.SIGKILL)
-            os.killpg(self.process.pid, signal.SIGKILL)
+            # keel starts the guest in a session of its own: kill every one.
+            for pid in [self.process.pid, *self.descendants()]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
         self.process.wait(timeout=30)
         self.log.close()
         os.unlink(self.log.name)

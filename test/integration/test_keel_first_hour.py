@@ -94,15 +94,14 @@ def test_a_signal_stops_qemu_and_frees_the_tap(signum, status):
                            "--append", f"ip={ns.guest()}/24"], prefix=ns.exec_args([]))
         try:
             run.wait_for("listening on")
-            qemu = run.children()
-            assert len(qemu) == 1, qemu
+            qemu = run.qemu()
             assert ns.python(TAP_FREE, ns.taps[0]).stdout.strip() == "busy"
             if signum == signal.SIGINT:
                 run.signal_group(signum)  # Ctrl-C: the terminal signals the foreground group
             else:
                 run.process.send_signal(signum)  # kill(1), systemd, a CI runner: keel alone
             assert run.wait() == status, run.output()
-            assert not os.path.exists(f"/proc/{qemu[0]}"), "QEMU still runs"
+            assert not os.path.exists(f"/proc/{qemu}"), "QEMU still runs"
             assert ns.python(TAP_FREE, ns.taps[0]).stdout.strip() == "free"
             assert "stopped the guest" in run.output()
         finally:

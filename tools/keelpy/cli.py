@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import accel, bench, build as builder, compdb, formatting, linux_process, qemu, setup, testing
+from . import accel, bench, build as builder, compdb, formatting, linux_process, qemu, run, setup, testing
 from .paths import ROOT, KeelError
 
 
@@ -30,11 +30,19 @@ def cmd_boot(args):
     extra = []
     for i, tap in enumerate(args.tap or []):
         extra += ["-netdev", f"tap,id=net{i},ifname={tap},script=no,downscript=no"]
-        device = "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
-        extra += ["-device", f"{device},netdev=net{i}"]
+        extra += ["-device", f"{qemu.nic_device(machine)},netdev=net{i}"]
     return qemu.boot(target, machine, args.memory or BOOT_DEFAULTS["memory"],
                      args.cpus or BOOT_DEFAULTS["cpus"], args.append,
                      args.accel or BOOT_DEFAULTS["accel"], args.timeout, extra)
+
+
+def cmd_run(args):
+    forwards = [run.parse_publish(spec) for spec in args.publish or []]
+    target = args.image
+    if os.path.isdir(target):
+        target = builder.build(target, "kvm")
+    return run.run(target, forwards, args.machine, args.memory, args.append, args.accel,
+                   args.timeout)
 
 
 def cmd_test(args):
@@ -92,6 +100,27 @@ def parser():
                    help="linux: run the service as a Linux process instead (takes --append, "
                         "--tap and --timeout; refuses the VM options)")
     s.set_defaults(run=cmd_boot)
+
+    s = sub.add_parser(
+        "run", help="boot an image on QEMU's user-mode network with ports forwarded from "
+                    "this machine: no root, no TAP",
+        description="Boots IMAGE (or builds and boots DIR) with one virtio-net NIC on QEMU's "
+                    "user-mode network. The guest takes 10.0.2.15 by DHCP (unless --append "
+                    "sets ip=); each -p relays a host port to a guest port. Ctrl-C stops it. "
+                    "For a TAP device or a bridge (root), use `keel boot --tap`.",
+        epilog="example: keel run examples/udp_echo -p 7007:7/udp, then "
+               "`nc -u 127.0.0.1 7007`")
+    s.add_argument("image", help="an image, or a service directory to build first")
+    s.add_argument("-p", "--publish", action="append", metavar="[HOSTADDR:]HOSTPORT:GUESTPORT[/udp]",
+                   help="forward HOSTADDR:HOSTPORT (127.0.0.1 unless given; 0.0.0.0 for every "
+                        "address) to the guest's GUESTPORT, TCP unless /udp; repeat for more")
+    s.add_argument("--machine", "-M", default="microvm", choices=qemu.MACHINES)
+    s.add_argument("--memory", "-m", default="64M")
+    s.add_argument("--append", "-a", default="",
+                   help="the service's command line (ip=dhcp is added unless it sets ip=)")
+    s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"))
+    s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
+    s.set_defaults(run=cmd_run)
 
     s = sub.add_parser("test", help="build everything and run all tests")
     s.add_argument("--install", action="store_true", help="first install what the tests need")

@@ -23,6 +23,11 @@ def machine_args(machine):
     raise KeelError(f"unknown machine type '{machine}' (choose from {', '.join(MACHINES)})")
 
 
+def nic_device(machine):
+    """The virtio-net device for this machine: MMIO on microvm (no PCI there), else PCI."""
+    return "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
+
+
 def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tcg",
             extra=()):
     qemu = shutil.which("qemu-system-x86_64")

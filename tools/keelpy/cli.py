@@ -3,7 +3,7 @@ import argparse
 import os
 import sys
 
-from . import accel, bench, build as builder, compdb, formatting, linux_process, qemu, run, setup, testing
+from . import accel, bench, build as builder, compdb, formatting, linux_process, new, qemu, run, setup, testing
 from .paths import ROOT, KeelError
 
 
@@ -36,6 +36,14 @@ def cmd_boot(args):
                      args.accel or BOOT_DEFAULTS["accel"], args.timeout, extra)
 
 
+def cmd_new(args):
+    path = new.create(args.name, args.template)
+    print(f"keel: wrote {path} ({args.template} template): service.cpp, CMakeLists.txt, "
+          f"README.md, test_service.py\nkeel: next: {KEEL_COMMAND} build {args.name}, then "
+          f"see {os.path.join(args.name, 'README.md')}")
+    return 0
+
+
 def cmd_run(args):
     forwards = [run.parse_publish(spec) for spec in args.publish or []]
     target = args.image
@@ -65,6 +73,8 @@ def cmd_bench(args):
     quick = args.quick or "--quick" in args.rest  # `keel bench boot --quick` too
     return bench.run(args.name, quick, [a for a in args.rest if a != "--quick"])
 
+
+KEEL_COMMAND = "tools/keel" if os.getcwd() == ROOT else os.path.join(ROOT, "tools", "keel")
 
 # The VM options' defaults, applied after parsing: the options default to None so that
 # --platform linux can tell one given on the command line (and refuse it).
@@ -100,6 +110,16 @@ def parser():
                    help="linux: run the service as a Linux process instead (takes --append, "
                         "--tap and --timeout; refuses the VM options)")
     s.set_defaults(run=cmd_boot)
+
+    s = sub.add_parser("new", help="write a new service folder from a template",
+                       description="Writes NAME/ (service.cpp, CMakeLists.txt, README.md and "
+                                   "test_service.py) that builds and boots at once. Templates: "
+                                   "hello (prints and exits), udp (answers datagrams on port "
+                                   "7000), tcp (a line service on port 7000); dns, firewall "
+                                   "and web are to come.")
+    s.add_argument("name", help="the folder to write; its last part names the service")
+    s.add_argument("--template", "-t", default="hello", choices=new.TEMPLATES)
+    s.set_defaults(run=cmd_new)
 
     s = sub.add_parser(
         "run", help="boot an image on QEMU's user-mode network with ports forwarded from "

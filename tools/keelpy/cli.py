@@ -82,7 +82,16 @@ BOOT_DEFAULTS = {"machine": "microvm", "memory": "64M", "cpus": 1, "accel": "aut
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="keel", description="Build, boot and test Keel services.")
+    p = argparse.ArgumentParser(
+        prog="keel", description="Build, boot and test Keel services.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog="a first hour:\n"
+               "  keel new greeter --template tcp      write a service folder\n"
+               "  keel run greeter -p 7000:7000        build it, boot it, reach it on localhost\n"
+               "  echo hi | nc -N 127.0.0.1 7000\n"
+               "  keel boot examples/hello             boot an image, exit with its status\n"
+               "networking (keel run -p or boot --tap): docs/guide.md, \"Networking\".\n"
+               "`keel COMMAND --help` for each command's options.")
     sub = p.add_subparsers(dest="command", required=True)
 
     s = sub.add_parser("setup", help="install build (and test) dependencies")
@@ -94,7 +103,12 @@ def parser():
     s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS)
     s.set_defaults(run=cmd_build)
 
-    s = sub.add_parser("boot", help="boot an image (or build and boot a service directory)")
+    s = sub.add_parser(
+        "boot", help="boot an image (or build and boot a service directory)",
+        description="Boots IMAGE in QEMU with its console on stdout and exits with the "
+                    "service's os::shutdown() code: 70 panic, 78 it could not run as started "
+                    "(no NIC for a network service), 124 --timeout, 130/143 Ctrl-C/SIGTERM "
+                    "(QEMU is stopped and lets go of its TAP), 254 QEMU failed, 255 no status.")
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("--machine", "-M", choices=qemu.MACHINES, help="QEMU machine (microvm)")
     s.add_argument("--memory", "-m", help="guest RAM (64M)")
@@ -129,16 +143,18 @@ def parser():
                     "sets ip=); each -p relays a host port to a guest port. Ctrl-C stops it. "
                     "For a TAP device or a bridge (root), use `keel boot --tap`.",
         epilog="example: keel run examples/udp_echo -p 7007:7/udp, then "
-               "`nc -u 127.0.0.1 7007`")
+               "`echo hi | nc -u -w1 127.0.0.1 7007`. Exit statuses as keel boot's.")
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("-p", "--publish", action="append", metavar="[HOSTADDR:]HOSTPORT:GUESTPORT[/udp]",
                    help="forward HOSTADDR:HOSTPORT (127.0.0.1 unless given; 0.0.0.0 for every "
                         "address) to the guest's GUESTPORT, TCP unless /udp; repeat for more")
-    s.add_argument("--machine", "-M", default="microvm", choices=qemu.MACHINES)
-    s.add_argument("--memory", "-m", default="64M")
+    s.add_argument("--machine", "-M", default="microvm", choices=qemu.MACHINES,
+                   help="QEMU machine (microvm)")
+    s.add_argument("--memory", "-m", default="64M", help="guest RAM (64M)")
     s.add_argument("--append", "-a", default="",
                    help="the service's command line (ip=dhcp is added unless it sets ip=)")
-    s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"))
+    s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"),
+                   help="auto: KVM when usable")
     s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
     s.set_defaults(run=cmd_run)
 

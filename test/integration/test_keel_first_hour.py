@@ -85,7 +85,8 @@ def test_the_linux_process_runs_on_tap():
         ns.close()
 
 
-@pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum,status", [(signal.SIGTERM, 143), (signal.SIGINT, 130),
+                                           (signal.SIGHUP, 129)])
 def test_a_signal_stops_qemu_and_frees_the_tap(signum, status):
     from netguest import udp_echo_image
     ns = Namespace()
@@ -96,14 +97,14 @@ def test_a_signal_stops_qemu_and_frees_the_tap(signum, status):
             run.wait_for("listening on")
             qemu = run.qemu()
             assert ns.python(TAP_FREE, ns.taps[0]).stdout.strip() == "busy"
-            if signum == signal.SIGINT:
-                run.signal_group(signum)  # Ctrl-C: the terminal signals the foreground group
-            else:
+            if signum == signal.SIGTERM:
                 run.process.send_signal(signum)  # kill(1), systemd, a CI runner: keel alone
+            else:  # Ctrl-C, or the terminal closing: its foreground group gets the signal
+                run.signal_group(signum)
             assert run.wait() == status, run.output()
             assert not os.path.exists(f"/proc/{qemu}"), "QEMU still runs"
             assert ns.python(TAP_FREE, ns.taps[0]).stdout.strip() == "free"
-            assert "stopped the guest" in run.output()
+            assert "stopping the guest" in run.output()
         finally:
             run.close()
     finally:

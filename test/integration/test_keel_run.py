@@ -8,12 +8,11 @@ import subprocess
 
 import pytest
 
-from conftest import image
+from conftest import ROOT, image
 from keel_process import KeelProcess
 from netguest import service_image, udp_echo_image
 from test_keel_tool import keel
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TCP_ECHO = os.path.join(ROOT, "examples", "tcp_echo")
 READY = r"listening on 10\.0\.2\.15:7"  # the address slirp's DHCP hands out
 USER = "nobody"  # any user without root; Debian always has this one

@@ -3,7 +3,8 @@ import argparse
 import os
 import sys
 
-from . import accel, bench, build as builder, compdb, formatting, linux_process, new, qemu, run, setup, testing
+from . import (accel, bench, build as builder, compdb, formatting, linux_process, new, qemu, run,
+               setup, testing)
 from .paths import ROOT, KeelError
 
 
@@ -107,8 +108,9 @@ def parser():
         "boot", help="boot an image (or build and boot a service directory)",
         description="Boots IMAGE in QEMU with its console on stdout and exits with the "
                     "service's os::shutdown() code: 70 panic, 78 it could not run as started "
-                    "(no NIC for a network service), 124 --timeout, 130/143 Ctrl-C/SIGTERM "
-                    "(QEMU is stopped and lets go of its TAP), 254 QEMU failed, 255 no status.")
+                    "(no NIC for a network service), 124 --timeout, 130/143/129 "
+                    "Ctrl-C/SIGTERM/SIGHUP (QEMU is stopped and lets go of its TAP), 254 QEMU "
+                    "failed, 255 no status.")
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("--machine", "-M", choices=qemu.MACHINES, help="QEMU machine (microvm)")
     s.add_argument("--memory", "-m", help="guest RAM (64M)")
@@ -145,7 +147,8 @@ def parser():
         epilog="example: keel run examples/udp_echo -p 7007:7/udp, then "
                "`echo hi | nc -u -w1 127.0.0.1 7007`. Exit statuses as keel boot's.")
     s.add_argument("image", help="an image, or a service directory to build first")
-    s.add_argument("-p", "--publish", action="append", metavar="[HOSTADDR:]HOSTPORT:GUESTPORT[/udp]",
+    s.add_argument("-p", "--publish", action="append",
+                   metavar="[HOSTADDR:]HOSTPORT:GUESTPORT[/udp]",
                    help="forward HOSTADDR:HOSTPORT (127.0.0.1 unless given; 0.0.0.0 for every "
                         "address) to the guest's GUESTPORT, TCP unless /udp; repeat for more")
     s.add_argument("--machine", "-M", default="microvm", choices=qemu.MACHINES,

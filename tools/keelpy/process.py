@@ -9,6 +9,10 @@ from collections import namedtuple
 TIMED_OUT = 124      # as timeout(1)
 INTERRUPTED = 130    # 128 + SIGINT, as a shell reports Ctrl-C
 TERMINATED = 143     # 128 + SIGTERM
+HUNG_UP = 129        # 128 + SIGHUP: the terminal went away
+# The signals that end keel and, through it, the guest. The guest runs in a session of its
+# own, so a closing terminal's SIGHUP reaches keel alone, as Ctrl-C does.
+STOP_SIGNALS = {signal.SIGTERM: TERMINATED, signal.SIGHUP: HUNG_UP}
 GRACE_SECONDS = 5    # for the guest to end on SIGTERM before it is killed
 
 
@@ -19,20 +23,24 @@ Outcome = namedtuple("Outcome", "status stopped")
 
 
 class Stopped(Exception):
-    """keel itself got SIGTERM."""
+    """keel itself got one of STOP_SIGNALS."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
-def _on_sigterm(signum, frame):
-    raise Stopped()
+def _on_stop_signal(signum, frame):
+    raise Stopped(signum)
 
 
 def run(args, timeout=None, on_timeout=None):
     """Runs `args` with our stdout until it ends or must be stopped; returns an Outcome
     (on_timeout() is called first when --timeout stops it)."""
-    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    previous = {signum: signal.signal(signum, _on_stop_signal) for signum in STOP_SIGNALS}
     child = None
     try:
-        # Its own process group: Ctrl-C reaches keel alone, which then stops the guest once
+        # Its own session: Ctrl-C reaches keel alone, which then stops the guest once
         # and in order, instead of both racing to exit.
         child = subprocess.Popen(args, stdin=subprocess.DEVNULL, start_new_session=True)
         return Outcome(child.wait(timeout=timeout), None)
@@ -41,19 +49,29 @@ def run(args, timeout=None, on_timeout=None):
             on_timeout()
         return Outcome(None, TIMED_OUT)
     except KeyboardInterrupt:
-        print("keel: interrupted; stopped the guest", file=sys.stderr, flush=True)
+        _say("keel: interrupted; stopping the guest")
         return Outcome(None, INTERRUPTED)
-    except Stopped:
-        print("keel: got SIGTERM; stopped the guest", file=sys.stderr, flush=True)
-        return Outcome(None, TERMINATED)
+    except Stopped as stopped:
+        _say(f"keel: got {signal.Signals(stopped.signum).name}; stopping the guest")
+        return Outcome(None, STOP_SIGNALS[stopped.signum])
     finally:
         # From here on a second Ctrl-C or SIGTERM must not leave the guest behind.
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for signum in STOP_SIGNALS:
+            signal.signal(signum, signal.SIG_IGN)
         original_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
         if child is not None:
             stop(child)
         signal.signal(signal.SIGINT, original_sigint)
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def _say(message):
+    """To stderr, if it is still there (after SIGHUP the terminal may be gone)."""
+    try:
+        print(message, file=sys.stderr, flush=True)
+    except OSError:
+        pass
 
 
 def stop(child):

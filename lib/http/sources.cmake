@@ -9,5 +9,8 @@ set(KEEL_HTTP_SOURCES
   ${KEEL_HTTP_ROOT}/parser/framing.cpp
   ${KEEL_HTTP_ROOT}/parser/chunk_line.cpp
   ${KEEL_HTTP_ROOT}/parser/request_parser.cpp
-  ${KEEL_HTTP_ROOT}/response/status.cpp)
+  ${KEEL_HTTP_ROOT}/response/status.cpp
+  ${KEEL_HTTP_ROOT}/response/http_date.cpp
+  ${KEEL_HTTP_ROOT}/response/output_buffer.cpp
+  ${KEEL_HTTP_ROOT}/response/response_writer.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

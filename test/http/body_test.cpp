@@ -9,9 +9,12 @@ namespace keel::http::test {
 namespace {
 
 constexpr std::string_view post = "POST /p HTTP/1.1\r\nHost: a\r\n";
-constexpr std::string_view chunked = "POST /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
+constexpr std::string_view chunked =
+    "POST /p HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n";
 
-std::string with_chunks(std::string_view chunks) { return std::string(chunked) + std::string(chunks); }
+std::string with_chunks(std::string_view chunks) {
+  return std::string(chunked) + std::string(chunks);
+}
 
 TEST(Body, ContentLength) {
   const Outcome o = parse_everywhere(std::string(post) + "Content-Length: 5\r\n\r\nhello");
@@ -20,7 +23,8 @@ TEST(Body, ContentLength) {
   EXPECT_EQ(o.error, ParseError::none);
   const Outcome zero = parse_everywhere(std::string(post) + "Content-Length: 0\r\n\r\n");
   EXPECT_EQ(zero.events, "HD");
-  EXPECT_EQ(parse_everywhere(std::string(post) + "Content-Length: 007\r\n\r\n1234567").body, "1234567");
+  EXPECT_EQ(parse_everywhere(std::string(post) + "Content-Length: 007\r\n\r\n1234567").body,
+            "1234567");
 }
 
 TEST(Body, BodyIsASpanOfTheInput) {
@@ -41,18 +45,20 @@ TEST(Body, Chunked) {
   EXPECT_EQ(o.body, "hello ");
   EXPECT_EQ(o.error, ParseError::none);
   // Hex, upper and lower case, leading zeros.
-  EXPECT_EQ(parse_everywhere(with_chunks("0000A\r\n0123456789\r\nb\r\nabcdefghijk\r\n0\r\n\r\n")).body,
-            "0123456789abcdefghijk");
+  EXPECT_EQ(
+      parse_everywhere(with_chunks("0000A\r\n0123456789\r\nb\r\nabcdefghijk\r\n0\r\n\r\n")).body,
+      "0123456789abcdefghijk");
   // "Chunked" is case-insensitive (RFC 9112 §7).
   EXPECT_EQ(parse_everywhere("POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: Chunked\r\n\r\n"
-                             "2\r\nok\r\n0\r\n\r\n").body,
+                             "2\r\nok\r\n0\r\n\r\n")
+                .body,
             "ok");
 }
 
 TEST(Body, ChunkExtensions) {
   // RFC 9112 §7.1.1: BWS ";" BWS name [ BWS "=" BWS ( token / quoted-string ) ].
-  for (std::string_view ok : {"3;x\r\n", "3 ; x = y\r\n", "3;x=\"a \\\" ;b\"\r\n", "3;a;b=c;d\r\n",
-                              "3\t;x\r\n"}) {
+  for (std::string_view ok :
+       {"3;x\r\n", "3 ; x = y\r\n", "3;x=\"a \\\" ;b\"\r\n", "3;a;b=c;d\r\n", "3\t;x\r\n"}) {
     SCOPED_TRACE(ok);
     const Outcome o = parse_everywhere(with_chunks(std::string(ok) + "abc\r\n0;last\r\n\r\n"));
     EXPECT_EQ(o.error, ParseError::none);
@@ -84,7 +90,8 @@ TEST(Body, BadChunks) {
   EXPECT_EQ(verdict(with_chunks("5\r\nhello\r\n0\r\n\n")), ParseError::bare_lf);
   Limits limits;
   limits.max_chunk_line = 8;
-  EXPECT_EQ(verdict(with_chunks("5;abcdefg\r\nhello\r\n0\r\n\r\n"), limits), ParseError::chunk_line_too_long);
+  EXPECT_EQ(verdict(with_chunks("5;abcdefg\r\nhello\r\n0\r\n\r\n"), limits),
+            ParseError::chunk_line_too_long);
   EXPECT_EQ(verdict(with_chunks("5;abcdef\r\nhello\r\n0\r\n\r\n"), limits), ParseError::none);
 }
 
@@ -114,7 +121,8 @@ TEST(Body, Limit) {
   EXPECT_EQ(verdict(std::string(post) + "Content-Length: 99999999999999999999999\r\n\r\n", limits),
             ParseError::body_too_large);
   EXPECT_EQ(status_of(ParseError::body_too_large), 413);
-  EXPECT_EQ(verdict(with_chunks("5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n"), limits), ParseError::none);
+  EXPECT_EQ(verdict(with_chunks("5\r\n01234\r\n5\r\n56789\r\n0\r\n\r\n"), limits),
+            ParseError::none);
   const Outcome o = parse_everywhere(with_chunks("5\r\n01234\r\n6\r\n567890\r\n0\r\n\r\n"), limits);
   EXPECT_EQ(o.error, ParseError::body_too_large);
   EXPECT_EQ(o.body, "01234");  // the first chunk was handed out before the second was refused
@@ -147,7 +155,8 @@ TEST(Body, PipelinedRequestsAreLeftForTheNextParse) {
     in.remove_prefix(s.consumed);
     if (s.event == ParseEvent::need_more) break;
     ASSERT_NE(s.event, ParseEvent::error);
-    if (s.event == ParseEvent::body) body.append(reinterpret_cast<const char*>(s.body.data()), s.body.size());
+    if (s.event == ParseEvent::body)
+      body.append(reinterpret_cast<const char*>(s.body.data()), s.body.size());
     if (s.event == ParseEvent::message_done) {
       paths.push_back(p.request().path);
       bodies.push_back(body);

@@ -13,7 +13,8 @@ std::string with_fields(std::string_view fields) {
 
 TEST(HeaderFields, ValuesAreTrimmedAndKept) {
   RequestParser p;
-  const std::string in = with_fields("Host: a\r\nX-A:  \t v a l \t \r\nx-empty:\r\nX-Obs: caf\xc3\xa9\r\n");
+  const std::string in =
+      with_fields("Host: a\r\nX-A:  \t v a l \t \r\nx-empty:\r\nX-Obs: caf\xc3\xa9\r\n");
   ASSERT_EQ(p.parse(in).event, ParseEvent::headers_done);
   ASSERT_EQ(p.request().fields.size(), 4u);
   EXPECT_EQ(p.request().fields[1].value, "v a l");
@@ -29,10 +30,10 @@ TEST(HeaderFields, Refusals) {
     ParseError error;
   };
   const Case cases[] = {
-      {"Host: a\r\n folded\r\n", ParseError::obs_fold},        // RFC 9112 §5.2
+      {"Host: a\r\n folded\r\n", ParseError::obs_fold},  // RFC 9112 §5.2
       {"Host: a\r\nX: a\r\n\tfolded\r\n", ParseError::obs_fold},
-      {" Host: a\r\n", ParseError::obs_fold},                  // §2.2: after the start line
-      {"Host : a\r\n", ParseError::space_before_colon},       // §5.1
+      {" Host: a\r\n", ParseError::obs_fold},            // §2.2: after the start line
+      {"Host : a\r\n", ParseError::space_before_colon},  // §5.1
       {"Host\t: a\r\n", ParseError::space_before_colon},
       {"Host: a\r\nNo colon\r\n", ParseError::missing_colon},
       {"Host: a\r\n: empty name\r\n", ParseError::bad_field_name},
@@ -63,8 +64,9 @@ TEST(HeaderFields, Host) {
   EXPECT_EQ(verdict(with_fields("Host: a/b\r\n")), ParseError::bad_host);
   EXPECT_EQ(verdict(with_fields("Host: [::1\r\n")), ParseError::bad_host);
   EXPECT_EQ(status_of(ParseError::missing_host), 400);
-  for (std::string_view ok : {"Host: a.example:8080\r\n", "Host: [2001:db8::1]:80\r\n",
-                              "Host: 192.0.2.1\r\n", "Host:\r\n", "Host: xn--caf-dma.example\r\n"}) {
+  for (std::string_view ok :
+       {"Host: a.example:8080\r\n", "Host: [2001:db8::1]:80\r\n", "Host: 192.0.2.1\r\n",
+        "Host:\r\n", "Host: xn--caf-dma.example\r\n"}) {
     SCOPED_TRACE(ok);
     EXPECT_EQ(verdict(with_fields(ok)), ParseError::none);
   }
@@ -113,7 +115,8 @@ TEST(HeaderFields, KeepAlive) {
   EXPECT_TRUE(keep_alive("GET / HTTP/1.1\r\nHost: a\r\n\r\n"));
   EXPECT_FALSE(keep_alive("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"));
   EXPECT_FALSE(keep_alive("GET / HTTP/1.1\r\nHost: a\r\nConnection: Upgrade, CLOSE\r\n\r\n"));
-  EXPECT_FALSE(keep_alive("GET / HTTP/1.1\r\nHost: a\r\nConnection: x\r\nConnection: close\r\n\r\n"));
+  EXPECT_FALSE(
+      keep_alive("GET / HTTP/1.1\r\nHost: a\r\nConnection: x\r\nConnection: close\r\n\r\n"));
   EXPECT_TRUE(keep_alive("GET / HTTP/1.1\r\nHost: a\r\nConnection: keep-alive\r\n\r\n"));
   EXPECT_FALSE(keep_alive("GET / HTTP/1.0\r\n\r\n"));
   EXPECT_TRUE(keep_alive("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n"));

@@ -7,9 +7,8 @@ namespace keel::http::test {
 std::string describe(const Request& r) {
   std::string s = r.method_text + " [" + std::string(to_string(r.method)) + "] " + r.target +
                   " form=" + std::to_string(int(r.form)) + " authority=" + r.authority +
-                  " path=" + r.path + " query=" + r.query +
-                  " 1." + std::to_string(r.version_minor) +
-                  " framing=" + std::to_string(int(r.framing)) +
+                  " path=" + r.path + " query=" + r.query + " 1." +
+                  std::to_string(r.version_minor) + " framing=" + std::to_string(int(r.framing)) +
                   " length=" + std::to_string(r.content_length) +
                   " keep_alive=" + std::to_string(r.keep_alive) +
                   " expect=" + std::to_string(r.expect_continue) + "\n";
@@ -39,7 +38,8 @@ Outcome run(const std::vector<std::string_view>& pieces, const Limits& limits) {
           continue;
         case ParseEvent::message_done:
           o.events += 'D';
-          if (o.request != describe(parser.request())) o.request += "(trailers)" + describe(parser.request());
+          if (o.request != describe(parser.request()))
+            o.request += "(trailers)" + describe(parser.request());
           return o;
         case ParseEvent::error:
           o.events += 'E';
@@ -56,8 +56,8 @@ Outcome run(const std::vector<std::string_view>& pieces, const Limits& limits) {
 namespace {
 
 std::string show(const Outcome& o) {
-  return "events=" + o.events + " error=" + to_string(o.error) + " consumed=" +
-         std::to_string(o.consumed) + " body=" + o.body + "\n" + o.request;
+  return "events=" + o.events + " error=" + to_string(o.error) +
+         " consumed=" + std::to_string(o.consumed) + " body=" + o.body + "\n" + o.request;
 }
 
 }  // namespace
@@ -76,7 +76,8 @@ Outcome parse_everywhere(std::string_view input, const Limits& limits) {
   std::vector<std::string_view> bytes;
   for (std::size_t i = 0; i < input.size(); ++i) bytes.push_back(input.substr(i, 1));
   const Outcome o = run(bytes, limits);
-  if (o != whole) ADD_FAILURE() << "byte by byte differs:\n" << show(o) << "whole:\n" << show(whole);
+  if (o != whole)
+    ADD_FAILURE() << "byte by byte differs:\n" << show(o) << "whole:\n" << show(whole);
   return whole;
 }
 

@@ -111,8 +111,8 @@ TEST(RequestLine, Versions) {
   EXPECT_EQ(verdict(request("GET / HTTP/2.0")), ParseError::unsupported_version);
   EXPECT_EQ(verdict(request("GET / HTTP/0.9")), ParseError::unsupported_version);
   EXPECT_EQ(status_of(ParseError::unsupported_version), 505);
-  for (std::string_view bad : {"http/1.1", "HTTP/1.10", "HTTP/1", "HTTP/1.1 ", "HTTP/ 1.1",
-                               "HTTP/1,1", "HTTPS/1.1", ""}) {
+  for (std::string_view bad :
+       {"http/1.1", "HTTP/1.10", "HTTP/1", "HTTP/1.1 ", "HTTP/ 1.1", "HTTP/1,1", "HTTPS/1.1", ""}) {
     SCOPED_TRACE(bad);
     EXPECT_EQ(verdict(request("GET / " + std::string(bad))), ParseError::bad_version);
   }

@@ -66,8 +66,8 @@ ParseError parse_chunk_size_line(std::string_view line, uint64_t& size) {
     if (j < line.size() && line[j] == '=') {
       i = j + 1;
       skip_bws(line, i);
-      const bool ok = i < line.size() && line[i] == '"' ? take_quoted_string(line, i)
-                                                       : take_token(line, i);
+      const bool ok =
+          i < line.size() && line[i] == '"' ? take_quoted_string(line, i) : take_token(line, i);
       if (!ok) return ParseError::bad_chunk_extension;
     }
   }

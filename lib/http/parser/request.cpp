@@ -1,7 +1,8 @@
 // Request's lookups and the method table (RFC 9110 §9.1, §18.2; RFC 5789).
+#include "keel/http/request.hpp"
+
 #include <array>
 
-#include "keel/http/request.hpp"
 #include "syntax/chars.hpp"
 
 namespace keel::http {

@@ -32,7 +32,9 @@ bool valid_chars(std::string_view s, bool (*allowed)(char)) {
   return true;
 }
 
-bool is_reg_name_char(char c) { return is_target_char(c) && c != ':' && c != '@' && c != '/' && c != '?'; }
+bool is_reg_name_char(char c) {
+  return is_target_char(c) && c != ':' && c != '@' && c != '/' && c != '?';
+}
 bool is_ip_literal_char(char c) { return hex_value(c) >= 0 || c == ':' || c == '.'; }
 
 bool valid_port(std::string_view port) {
@@ -46,7 +48,9 @@ bool valid_port(std::string_view port) {
 }
 
 // RFC 3986 §3.1: scheme; HTTP serves http and https only (RFC 9110 §4.2).
-bool http_scheme(std::string_view scheme) { return iequals(scheme, "http") || iequals(scheme, "https"); }
+bool http_scheme(std::string_view scheme) {
+  return iequals(scheme, "http") || iequals(scheme, "https");
+}
 
 void split_path_query(std::string_view path_query, Request& out) {
   const std::size_t q = path_query.find('?');
@@ -139,8 +143,9 @@ ParseError parse_request_line(std::string_view line, Request& out) {
   const std::string_view version = rest.substr(sp2 + 1);
   if (!is_token(method) || target.empty()) return ParseError::bad_request_line;
 
-  if (version.size() != version_length || version.substr(0, version_prefix.size()) != version_prefix ||
-      !is_digit(version[5]) || version[6] != '.' || !is_digit(version[7]))
+  if (version.size() != version_length ||
+      version.substr(0, version_prefix.size()) != version_prefix || !is_digit(version[5]) ||
+      version[6] != '.' || !is_digit(version[7]))
     return ParseError::bad_version;
   if (version[5] - '0' != supported_major) return ParseError::unsupported_version;
   out.version_minor = std::min<uint8_t>(uint8_t(version[7] - '0'), highest_minor);

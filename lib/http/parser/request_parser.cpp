@@ -4,9 +4,10 @@
 // and content is handed out as spans of the input. Split-invariance rests
 // on two things: rules see only complete lines, and a partial line is
 // refused for length exactly when the complete line would be.
+#include "keel/http/request_parser.hpp"
+
 #include <algorithm>
 
-#include "keel/http/request_parser.hpp"
 #include "parser/rules.hpp"
 #include "syntax/chars.hpp"
 
@@ -36,9 +37,7 @@ void RequestParser::reset() {
   headers_reported_ = false;
 }
 
-bool RequestParser::headers_complete() const {
-  return headers_reported_;
-}
+bool RequestParser::headers_complete() const { return headers_reported_; }
 
 std::size_t RequestParser::line_limit() const {
   switch (state_) {
@@ -169,7 +168,8 @@ ParseStep RequestParser::parse(std::span<const uint8_t> input) {
         const auto n = std::size_t(std::min<uint64_t>(rest.size(), remaining_));
         remaining_ -= n;
         body_bytes_ += n;
-        if (remaining_ == 0) state_ = state_ == State::content ? State::done : State::chunk_data_end;
+        if (remaining_ == 0)
+          state_ = state_ == State::content ? State::done : State::chunk_data_end;
         return {ParseEvent::body, taken + n, rest.first(n)};
       }
       default:

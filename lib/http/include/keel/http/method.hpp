@@ -6,7 +6,18 @@
 
 namespace keel::http {
 
-enum class Method : uint8_t { get, head, post, put, delete_, connect, options, trace, patch, other };
+enum class Method : uint8_t {
+  get,
+  head,
+  post,
+  put,
+  delete_,
+  connect,
+  options,
+  trace,
+  patch,
+  other
+};
 constexpr std::size_t method_count = 9;  // the named ones, without other
 
 Method method_from(std::string_view token);

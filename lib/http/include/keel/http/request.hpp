@@ -32,9 +32,9 @@ struct Request {
   std::string method_text;  // the token as received (Method::other's name)
   std::string target;       // the request-target as received
   TargetForm form = TargetForm::origin;
-  std::string authority;  // absolute-form's or authority-form's, else ""
-  std::string path;       // origin and absolute forms: "/" at least; raw (not decoded)
-  std::string query;      // after '?', without it; "" if none
+  std::string authority;      // absolute-form's or authority-form's, else ""
+  std::string path;           // origin and absolute forms: "/" at least; raw (not decoded)
+  std::string query;          // after '?', without it; "" if none
   uint8_t version_minor = 1;  // HTTP/1.x; above 1 counts as 1 (RFC 9110 §2.5)
 
   std::vector<Field> fields;

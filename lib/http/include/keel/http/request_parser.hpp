@@ -41,7 +41,7 @@ enum class ParseEvent : uint8_t {
 
 struct ParseStep {
   ParseEvent event = ParseEvent::need_more;
-  std::size_t consumed = 0;        // bytes of the input taken by this step
+  std::size_t consumed = 0;       // bytes of the input taken by this step
   std::span<const uint8_t> body;  // ParseEvent::body: part of the input
 };
 
@@ -94,10 +94,10 @@ class RequestParser {
   Request request_;
   State state_ = State::request_line;
   ParseError error_ = ParseError::none;
-  std::string partial_;           // a line cut by the end of the input so far
-  std::size_t field_bytes_ = 0;   // of the current header or trailer section
-  uint64_t remaining_ = 0;        // of Content-Length, or of the current chunk
-  uint64_t body_bytes_ = 0;       // content so far (max_body)
+  std::string partial_;          // a line cut by the end of the input so far
+  std::size_t field_bytes_ = 0;  // of the current header or trailer section
+  uint64_t remaining_ = 0;       // of Content-Length, or of the current chunk
+  uint64_t body_bytes_ = 0;      // content so far (max_body)
   bool headers_reported_ = false;
 };
 

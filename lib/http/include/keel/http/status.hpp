@@ -35,8 +35,7 @@ std::string_view reason_phrase(StatusCode code);
 // RFC 9110 §6.4.1 and RFC 9112 §6.3: responses that never have content
 // whatever their header fields say (HEAD is the request's business).
 inline bool status_has_no_content(StatusCode code) {
-  return (code >= 100 && code < 200) || code == status::no_content ||
-         code == status::not_modified;
+  return (code >= 100 && code < 200) || code == status::no_content || code == status::not_modified;
 }
 
 }  // namespace keel::http

@@ -1,9 +1,10 @@
 // The response writer: framing by request and status, Date and Server
 // once, chunked content, and back-pressure through a bounded OutputBuffer.
+#include "keel/http/response_writer.hpp"
+
 #include <gtest/gtest.h>
 
 #include "keel/http/request_parser.hpp"
-#include "keel/http/response_writer.hpp"
 
 namespace keel::http {
 namespace {
@@ -81,9 +82,10 @@ TEST(ResponseWriter, ChunkedWhenTheLengthIsUnknown) {
   ASSERT_EQ(w.write_body(a), WriteStatus::ok);
   ASSERT_EQ(w.write_body(b), WriteStatus::ok);
   ASSERT_EQ(w.finish({{"X-Checksum", "1"}}), WriteStatus::ok);
-  EXPECT_EQ(drain(out), "HTTP/1.1 200 OK\r\n" + std::string(date) +
-                            "Server: Keel\r\nTransfer-Encoding: chunked\r\n\r\n"
-                            "6\r\nhello \r\n18\r\nworld, this is chunk two\r\n0\r\nX-Checksum: 1\r\n\r\n");
+  EXPECT_EQ(drain(out),
+            "HTTP/1.1 200 OK\r\n" + std::string(date) +
+                "Server: Keel\r\nTransfer-Encoding: chunked\r\n\r\n"
+                "6\r\nhello \r\n18\r\nworld, this is chunk two\r\n0\r\nX-Checksum: 1\r\n\r\n");
   EXPECT_TRUE(w.keep_alive());
 }
 
@@ -135,7 +137,8 @@ TEST(ResponseWriter, NoContentForHead204And304) {
     ASSERT_EQ(w.write_head(r, now), WriteStatus::ok);
     ASSERT_EQ(w.finish(), WriteStatus::ok);
     // RFC 9110 §8.6: no Content-Length in a 204; no Transfer-Encoding either.
-    EXPECT_EQ(drain(out), "HTTP/1.1 204 No Content\r\n" + std::string(date) + "Server: Keel\r\n\r\n");
+    EXPECT_EQ(drain(out),
+              "HTTP/1.1 204 No Content\r\n" + std::string(date) + "Server: Keel\r\n\r\n");
   }
   {
     ResponseWriter w(out, get11);
@@ -143,7 +146,8 @@ TEST(ResponseWriter, NoContentForHead204And304) {
     r.status = status::not_modified;
     ASSERT_EQ(w.write_head(r, now), WriteStatus::ok);
     ASSERT_EQ(w.finish(), WriteStatus::ok);
-    EXPECT_EQ(drain(out), "HTTP/1.1 304 Not Modified\r\n" + std::string(date) + "Server: Keel\r\n\r\n");
+    EXPECT_EQ(drain(out),
+              "HTTP/1.1 304 Not Modified\r\n" + std::string(date) + "Server: Keel\r\n\r\n");
   }
 }
 
@@ -242,7 +246,8 @@ TEST(ResponseWriter, BackPressureBoundsTheOutput) {
     const ParseStep s = p.parse(rest_in);
     rest_in.remove_prefix(s.consumed);
     ASSERT_NE(s.event, ParseEvent::error) << to_string(p.error());
-    if (s.event == ParseEvent::body) decoded.append(reinterpret_cast<const char*>(s.body.data()), s.body.size());
+    if (s.event == ParseEvent::body)
+      decoded.append(reinterpret_cast<const char*>(s.body.data()), s.body.size());
     if (s.event == ParseEvent::message_done || s.event == ParseEvent::need_more) break;
   }
   EXPECT_EQ(decoded, content);

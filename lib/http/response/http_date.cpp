@@ -9,8 +9,8 @@ namespace keel::http {
 namespace {
 
 constexpr int64_t seconds_per_day = 86400;
-constexpr std::array<const char*, 7> day_names = {"Thu", "Fri", "Sat", "Sun",
-                                                   "Mon", "Tue", "Wed"};  // 1970-01-01 was a Thursday
+constexpr std::array<const char*, 7> day_names = {
+    "Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"};  // 1970-01-01 was a Thursday
 constexpr std::array<const char*, 12> month_names = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
 

@@ -49,10 +49,14 @@ void field(std::string& head, std::string_view name, std::string_view value) {
 
 const char* to_string(WriteStatus status) {
   switch (status) {
-    case WriteStatus::ok: return "ok";
-    case WriteStatus::would_block: return "would block";
-    case WriteStatus::too_large: return "too large";
-    case WriteStatus::invalid: return "invalid";
+    case WriteStatus::ok:
+      return "ok";
+    case WriteStatus::would_block:
+      return "would block";
+    case WriteStatus::too_large:
+      return "too large";
+    case WriteStatus::invalid:
+      return "invalid";
   }
   return "unknown";
 }

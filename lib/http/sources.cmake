@@ -14,5 +14,6 @@ set(KEEL_HTTP_SOURCES
   ${KEEL_HTTP_ROOT}/response/output_buffer.cpp
   ${KEEL_HTTP_ROOT}/response/response_writer.cpp
   ${KEEL_HTTP_ROOT}/router/path.cpp
-  ${KEEL_HTTP_ROOT}/router/router.cpp)
+  ${KEEL_HTTP_ROOT}/router/router.cpp
+  ${KEEL_HTTP_ROOT}/json/json.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

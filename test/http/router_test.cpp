@@ -1,10 +1,10 @@
 // Routing: parameters, specificity, 404 / 405 with Allow / 501, HEAD as GET,
 // and percent-decoding of path segments.
+#include "keel/http/router.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
-
-#include "keel/http/router.hpp"
 
 namespace keel::http {
 namespace {

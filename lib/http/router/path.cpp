@@ -7,11 +7,16 @@ namespace keel::http {
 
 const char* to_string(PathError error) {
   switch (error) {
-    case PathError::none: return "none";
-    case PathError::not_absolute: return "path does not start with /";
-    case PathError::bad_escape: return "invalid percent escape";
-    case PathError::nul: return "encoded NUL";
-    case PathError::dot_segment: return "dot segment";
+    case PathError::none:
+      return "none";
+    case PathError::not_absolute:
+      return "path does not start with /";
+    case PathError::bad_escape:
+      return "invalid percent escape";
+    case PathError::nul:
+      return "encoded NUL";
+    case PathError::dot_segment:
+      return "dot segment";
   }
   return "unknown";
 }

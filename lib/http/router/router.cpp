@@ -1,8 +1,9 @@
 // The route table: a linear walk over the routes, keeping the most
 // specific match (services have tens of routes, not thousands).
+#include "keel/http/router.hpp"
+
 #include <algorithm>
 
-#include "keel/http/router.hpp"
 #include "syntax/chars.hpp"
 
 namespace keel::http {
@@ -26,11 +27,16 @@ std::string_view RouteParams::get(std::string_view name) const {
 
 StatusCode RouteMatch::status() const {
   switch (result) {
-    case RouteResult::found: return status::ok;
-    case RouteResult::not_found: return status::not_found;
-    case RouteResult::method_not_allowed: return status::method_not_allowed;
-    case RouteResult::not_implemented: return status::not_implemented;
-    case RouteResult::bad_path: return status::bad_request;
+    case RouteResult::found:
+      return status::ok;
+    case RouteResult::not_found:
+      return status::not_found;
+    case RouteResult::method_not_allowed:
+      return status::method_not_allowed;
+    case RouteResult::not_implemented:
+      return status::not_implemented;
+    case RouteResult::bad_path:
+      return status::bad_request;
   }
   return status::internal_server_error;
 }
@@ -57,11 +63,11 @@ bool RouteTable::add(Method method, std::string_view pattern, std::size_t id) {
   }
   for (const Route& r : routes_) {
     if (r.method != method || r.segments.size() != route.segments.size()) continue;
-    const bool same = std::equal(r.segments.begin(), r.segments.end(), route.segments.begin(),
-                                 [](const Segment& a, const Segment& b) {
-                                   return a.kind == b.kind &&
-                                          (a.kind != Kind::literal || a.text == b.text);
-                                 });
+    const bool same =
+        std::equal(r.segments.begin(), r.segments.end(), route.segments.begin(),
+                   [](const Segment& a, const Segment& b) {
+                     return a.kind == b.kind && (a.kind != Kind::literal || a.text == b.text);
+                   });
     if (same) return false;
   }
   routes_.push_back(std::move(route));

@@ -11,11 +11,11 @@ namespace keel::http {
 
 enum class PathError : uint8_t {
   none,
-  not_absolute,    // does not start with '/'
-  bad_escape,      // '%' not followed by two hex digits
-  nul,             // "%00": no use in a path, and a classic truncation attack
-  dot_segment,     // "." or ".." (also encoded): RFC 3986 §5.2.4 leaves their
-                   // removal to the client; a server refuses them
+  not_absolute,  // does not start with '/'
+  bad_escape,    // '%' not followed by two hex digits
+  nul,           // "%00": no use in a path, and a classic truncation attack
+  dot_segment,   // "." or ".." (also encoded): RFC 3986 §5.2.4 leaves their
+                 // removal to the client; a server refuses them
 };
 const char* to_string(PathError error);
 

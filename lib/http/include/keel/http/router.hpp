@@ -33,7 +33,13 @@ struct RouteParams {
   std::string_view get(std::string_view name) const;
 };
 
-enum class RouteResult : uint8_t { found, not_found, method_not_allowed, not_implemented, bad_path };
+enum class RouteResult : uint8_t {
+  found,
+  not_found,
+  method_not_allowed,
+  not_implemented,
+  bad_path
+};
 
 struct RouteMatch {
   RouteResult result = RouteResult::not_found;

@@ -1,7 +1,8 @@
 // The JSON helpers: media type, depth, invalid input, replies.
+#include "keel/http/json.hpp"
+
 #include <gtest/gtest.h>
 
-#include "keel/http/json.hpp"
 #include "keel/http/request_parser.hpp"
 #include "keel/http/response_writer.hpp"
 
@@ -20,7 +21,8 @@ TEST(Json, ParsesABody) {
             JsonError::none);
   EXPECT_EQ(j["name"], "a");
   EXPECT_EQ(j["n"][1], 2);
-  EXPECT_EQ(parse_json_body(with_type("Application/JSON; charset=utf-8"), "[]", j), JsonError::none);
+  EXPECT_EQ(parse_json_body(with_type("Application/JSON; charset=utf-8"), "[]", j),
+            JsonError::none);
   EXPECT_EQ(parse_json_body(with_type("application/problem+json"), "{}", j), JsonError::none);
 }
 
@@ -41,7 +43,8 @@ TEST(Json, DepthIsBounded) {
   nlohmann::json j;
   const Request r = with_type("application/json");
   EXPECT_EQ(parse_json_body(r, std::string(64, '[') + std::string(64, ']'), j), JsonError::none);
-  EXPECT_EQ(parse_json_body(r, std::string(65, '[') + std::string(65, ']'), j), JsonError::too_deep);
+  EXPECT_EQ(parse_json_body(r, std::string(65, '[') + std::string(65, ']'), j),
+            JsonError::too_deep);
   // A million brackets are refused before nlohmann sees them.
   EXPECT_EQ(parse_json_body(r, std::string(1'000'000, '['), j), JsonError::too_deep);
   // Brackets in strings do not count.
@@ -66,9 +69,10 @@ TEST(Json, Reply) {
   ASSERT_EQ(w.write_body(body), WriteStatus::ok);
   ASSERT_EQ(w.finish(), WriteStatus::ok);
   const auto pending = out.pending();
-  EXPECT_EQ(std::string_view(reinterpret_cast<const char*>(pending.data()), pending.size()),
-            "HTTP/1.1 404 Not Found\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\n"
-            "Content-Type: application/json\r\nContent-Length: 21\r\n\r\n{\"error\":\"no item 7\"}");
+  EXPECT_EQ(
+      std::string_view(reinterpret_cast<const char*>(pending.data()), pending.size()),
+      "HTTP/1.1 404 Not Found\r\nDate: Thu, 01 Jan 1970 00:00:00 GMT\r\n"
+      "Content-Type: application/json\r\nContent-Length: 21\r\n\r\n{\"error\":\"no item 7\"}");
 }
 
 }  // namespace

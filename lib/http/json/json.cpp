@@ -45,19 +45,26 @@ bool nesting_within(std::string_view text, std::size_t limit) {
 
 const char* to_string(JsonError error) {
   switch (error) {
-    case JsonError::none: return "none";
-    case JsonError::wrong_media_type: return "content is not application/json";
-    case JsonError::too_deep: return "JSON nested too deep";
-    case JsonError::invalid: return "invalid JSON";
+    case JsonError::none:
+      return "none";
+    case JsonError::wrong_media_type:
+      return "content is not application/json";
+    case JsonError::too_deep:
+      return "JSON nested too deep";
+    case JsonError::invalid:
+      return "invalid JSON";
   }
   return "unknown";
 }
 
 StatusCode status_of(JsonError error) {
   switch (error) {
-    case JsonError::none: return status::ok;
-    case JsonError::wrong_media_type: return status::unsupported_media_type;
-    default: return status::bad_request;
+    case JsonError::none:
+      return status::ok;
+    case JsonError::wrong_media_type:
+      return status::unsupported_media_type;
+    default:
+      return status::bad_request;
   }
 }
 

@@ -130,6 +130,16 @@ TEST(RequestLine, EmptyLinesBeforeAreIgnored) {
   const Outcome o = parse_everywhere("\r\n\r\n" + request("GET / HTTP/1.1"));
   EXPECT_EQ(o.events, "HD");
   EXPECT_EQ(o.consumed, 4 + request("GET / HTTP/1.1").size());
+  // ... but not without end: they count against max_request_line.
+  Limits limits;
+  limits.max_request_line = 32;
+  EXPECT_EQ(verdict(std::string(16 * 2, '\n') + request("GET / HTTP/1.1"), limits),
+            ParseError::bare_lf);
+  std::string crlfs;
+  for (int i = 0; i < 16; ++i) crlfs += "\r\n";
+  EXPECT_EQ(verdict(crlfs + request("GET / HTTP/1.1"), limits), ParseError::none);
+  EXPECT_EQ(verdict(crlfs + "\r\n" + request("GET / HTTP/1.1"), limits),
+            ParseError::bad_request_line);
 }
 
 TEST(RequestLine, LineEndings) {

@@ -14,6 +14,8 @@
 namespace keel::http {
 namespace {
 
+constexpr std::size_t crlf_size = 2;
+
 std::string_view as_chars(std::span<const uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
@@ -30,8 +32,9 @@ void RequestParser::reset() {
   request_ = Request{};
   state_ = State::request_line;
   error_ = ParseError::none;
-  partial_.clear();
+  std::string().swap(partial_);  // a long line's buffer is not kept for the next request
   field_bytes_ = 0;
+  skipped_ = 0;
   remaining_ = 0;
   body_bytes_ = 0;
   headers_reported_ = false;
@@ -189,8 +192,13 @@ ParseStep RequestParser::parse(std::span<const uint8_t> input) {
     bool headers_done = false;
     switch (state_) {
       case State::request_line:
-        // §2.2: a server SHOULD ignore empty lines before the request line.
-        if (line.empty()) break;
+        // §2.2: a server SHOULD ignore empty lines before the request line;
+        // they count against the request line's limit, so they end.
+        if (line.empty()) {
+          skipped_ += crlf_size;
+          if (skipped_ > limits_.max_request_line) e = ParseError::bad_request_line;
+          break;
+        }
         e = rules::parse_request_line(line, request_);
         state_ = State::field_line;
         break;

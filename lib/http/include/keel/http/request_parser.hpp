@@ -96,6 +96,7 @@ class RequestParser {
   ParseError error_ = ParseError::none;
   std::string partial_;          // a line cut by the end of the input so far
   std::size_t field_bytes_ = 0;  // of the current header or trailer section
+  std::size_t skipped_ = 0;      // bytes of empty lines before the request line
   uint64_t remaining_ = 0;       // of Content-Length, or of the current chunk
   uint64_t body_bytes_ = 0;      // content so far (max_body)
   bool headers_reported_ = false;

@@ -59,8 +59,8 @@ TEST(Curl, ChunkedUploadAfter100Continue) {
   ::close(fd);
   LoopbackServer s;
   // -T - reads stdin: length unknown, so curl sends Transfer-Encoding: chunked.
-  const ClientRun r = with_server(
-      s, curl + "-H 'Expect: 100-continue' -T - " + url(s, "/up") + " < " + path, 1);
+  const ClientRun r =
+      with_server(s, curl + "-H 'Expect: 100-continue' -T - " + url(s, "/up") + " < " + path, 1);
   ::unlink(path);
   EXPECT_EQ(r.status, 0);
   ASSERT_EQ(s.requests().size(), 1u);
@@ -93,10 +93,11 @@ TEST(Curl, ContentLengthWithTransferEncodingIsRefused) {
   if (!have_curl()) GTEST_SKIP() << "curl is not installed";
   LoopbackServer s;
   const ClientRun r = with_server(s,
-                            curl + "-o /dev/null -w '%{http_code}' -H 'Content-Length: 5' "
-                                   "-H 'Transfer-Encoding: chunked' -d hello " +
-                                url(s, "/x"),
-                            1);
+                                  curl +
+                                      "-o /dev/null -w '%{http_code}' -H 'Content-Length: 5' "
+                                      "-H 'Transfer-Encoding: chunked' -d hello " +
+                                      url(s, "/x"),
+                                  1);
   EXPECT_EQ(r.output, "400");
   EXPECT_EQ(s.errors, std::vector<int>{400});
   EXPECT_TRUE(s.requests().empty());

@@ -15,7 +15,7 @@
 namespace keel::http::test {
 namespace {
 
-constexpr int silence_ms = 20'000;      // a client that says nothing this long has failed
+constexpr int silence_ms = 20'000;         // a client that says nothing this long has failed
 constexpr std::size_t out_capacity = 512;  // small: the writer must wait for room often
 
 bool wait_readable(int fd) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "keel/http/request_parser.hpp"
+#include "keel/http/response_writer.hpp"
 #include "keel/http/router.hpp"
 
 namespace {
@@ -32,6 +33,28 @@ std::string summary(const Request& r) {
   for (const Field& f : r.fields) s += f.name + ':' + f.value + '\n';
   for (const Field& f : r.trailers) s += "t " + f.name + ':' + f.value + '\n';
   return s;
+}
+
+// Answers `request` with `content` through a 256-byte buffer drained as a
+// slow reader would; the framing must hold whatever the request was.
+void answer(const Request& request, std::string_view content, bool with_length) {
+  constexpr std::size_t capacity = 256;  // a head (about 100 bytes) fits
+  OutputBuffer out(capacity);
+  ResponseWriter writer(out, request);
+  Response response;
+  if (with_length) response.content_length = content.size();
+  WriteStatus s;
+  while ((s = writer.write_head(response, 0)) == WriteStatus::would_block) out.consume(out.size());
+  check(s == WriteStatus::ok);
+  while (!content.empty()) {
+    s = writer.write_body(content);
+    check(s == WriteStatus::ok || s == WriteStatus::would_block);
+    check(out.size() <= capacity);
+    out.consume(out.size() / 2 + 1);
+  }
+  while ((s = writer.finish()) == WriteStatus::would_block) out.consume(out.size());
+  check(s == WriteStatus::ok);
+  check(request.keep_alive || !writer.keep_alive());
 }
 
 const RouteTable& routes() {
@@ -75,6 +98,7 @@ std::string parse_all(const std::vector<std::span<const uint8_t>>& pieces, const
         if (events.empty() || events.back() != 'B') events += 'B';
         for (uint8_t b : step.body) out += char(b);
       } else if (step.event == ParseEvent::message_done) {
+        answer(parser.request(), std::string_view(out).substr(out.size() - body), body % 2 == 0);
         out += events + "D " + std::to_string(consumed) + ' ' + summary(parser.request());
         events.clear();
         body = 0;

@@ -9,7 +9,8 @@ namespace keel::http {
 
 struct Limits {
   // The request line without its CRLF. Past it: 414 while in the target,
-  // 501 while in the method (RFC 9112 §3), else 400.
+  // 501 while in the method (RFC 9112 §3), else 400. Also bounds the empty
+  // lines allowed before the request line (§2.2; 400 past it).
   std::size_t max_request_line = 8 * 1024;
   // All field lines of the header section (and of a chunked body's
   // trailer section), without their CRLFs. Past it: 431 (RFC 6585 §5).

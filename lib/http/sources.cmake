@@ -1,0 +1,19 @@
+# The sources of lib/http, for the OS build (keel-library.cmake) and the
+# host build (CMakeLists.txt).
+set(KEEL_HTTP_ROOT ${CMAKE_CURRENT_LIST_DIR})
+set(KEEL_HTTP_SOURCES
+  ${KEEL_HTTP_ROOT}/parser/request.cpp
+  ${KEEL_HTTP_ROOT}/parser/parse_error.cpp
+  ${KEEL_HTTP_ROOT}/parser/request_line.cpp
+  ${KEEL_HTTP_ROOT}/parser/field_line.cpp
+  ${KEEL_HTTP_ROOT}/parser/framing.cpp
+  ${KEEL_HTTP_ROOT}/parser/chunk_line.cpp
+  ${KEEL_HTTP_ROOT}/parser/request_parser.cpp
+  ${KEEL_HTTP_ROOT}/response/status.cpp
+  ${KEEL_HTTP_ROOT}/response/http_date.cpp
+  ${KEEL_HTTP_ROOT}/response/output_buffer.cpp
+  ${KEEL_HTTP_ROOT}/response/response_writer.cpp
+  ${KEEL_HTTP_ROOT}/router/path.cpp
+  ${KEEL_HTTP_ROOT}/router/router.cpp
+  ${KEEL_HTTP_ROOT}/json/json.cpp)
+set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

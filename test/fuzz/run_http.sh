@@ -1,0 +1,22 @@
+#!/bin/sh
+# Builds the HTTP libFuzzer target (clang, ASan + UBSan) into build/fuzz and
+# runs it for SECONDS (default 60) on a scratch copy of its committed corpus:
+# http_parser (request bytes, pipelined; parsed whole and split in two, which
+# must agree). Crashes are written to build/fuzz.
+#   test/fuzz/run_http.sh 600
+set -eu
+seconds=${1:-60}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=$root/build/fuzz
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DKEEL_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$build" -j2 --target http_parser_fuzz
+for target in parser; do
+  work=$(mktemp -d "/tmp/keel-http-fuzz-$target.XXXXXX")
+  cp "$root/test/fuzz/corpus/http_$target/"* "$work/"
+  echo "== http_${target}_fuzz for ${seconds}s"
+  status=0
+  "$build/lib/http/http_${target}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len=4096 -artifact_prefix="$build/http_${target}-" "$work" || status=$?
+  rm -rf "$work"
+  [ "$status" -eq 0 ] || exit "$status"
+done

@@ -10,7 +10,7 @@ from . import compdb
 from .paths import DEBIAN_PYTHON, HOST_BUILD, ROOT
 
 PYTEST_DIRS = ["test/integration", "test/net", "test/firewall", "test/dns"]
-FUZZ_SECONDS = os.environ.get("KEEL_FUZZ_SECONDS", "20")
+FUZZ_SECONDS = os.environ.get("KEEL_FUZZ_SECONDS", "10")
 ASAN_BUILD = os.path.join(ROOT, "build", "asan")
 
 

@@ -1,16 +1,20 @@
 """Connection churn against the Linux-process build (issue 18): Linux clients
 open short connections to test/net/services/tcp_churn, which echoes and
-closes first, so every connection leaves a TIME_WAIT in Keel. Memory must
-stay flat: the process's resident set after the churn is within 1% of what
-it was once the TIME_WAIT table had filled (before the fix a queue grew by
-8.5 bytes per connection, +1.7 MB per 200,000).
+closes first, so every connection leaves a TIME_WAIT in Keel. Once the clients
+stop, every connection and TIME_WAIT ends by its own deadline, and the heap
+then holds what it held after the warm-up, within 1% (before the fix a queue
+grew by 8.5 bytes per connection: +1.7 MB per 200,000, a third of the heap).
+The heap in use (glibc's count, reported by the service), not the resident
+set: the resident set keeps the high-water mark of the busiest moment, which
+moves with the machine's load (it is printed).
 
     /usr/bin/python3 -m pytest -v test/net/test_tcp_churn.py
 
-KEEL_TCP_CHURN sets the connections after warm-up (the issue's 1,000,000 by default; about
-12,000 a second here). The service holds 16,384 connections and TIME_WAITs at most, as a
-64 MiB image does, with TIME_WAIT shortened to 1 s: records end by their own deadline, long
-before the table fills (the case that leaked; a full table recycled the old queue's entries).
+KEEL_TCP_CHURN sets the connections after warm-up: 200,000 by default (about 12,000 a
+second on a quiet machine here), 1,000,000 for the issue's figure. The service holds 16,384
+connections and TIME_WAITs at most, as a 64 MiB image does, with TIME_WAIT shortened to 1 s:
+records end by their own deadline, long before the table fills (the case that leaked; a full
+table recycled the old queue's entries).
 """
 import os
 import re
@@ -22,7 +26,8 @@ from tcp_harness import KEEL, PYTHON, ROOT, Net, run
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP")
 
-CHURN = int(os.environ.get("KEEL_TCP_CHURN", "1000000"))
+CHURN = int(os.environ.get("KEEL_TCP_CHURN", "200000"))
+SETTLE_SECONDS = 30
 ROUND_SECONDS = 10
 WARM_ROUNDS = 2
 PARALLEL = 8
@@ -73,6 +78,17 @@ def churn(net, seconds):
     return int(match[1])
 
 
+def settled(net):
+    """TCP's counts once the clients have stopped and every TIME_WAIT (1 s here) has ended;
+    on a loaded machine the last connections take a moment to finish."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        left = stats(net)
+        if left["connections"] == 0 or time.monotonic() > deadline:
+            return left
+        time.sleep(0.5)
+
+
 def test_memory_stays_flat_under_connection_churn():
     net = Net()
     try:
@@ -82,18 +98,21 @@ def test_memory_stays_flat_under_connection_churn():
         # Warm up: every pool reaches its size, TIME_WAITs (1 s here) come
         # and go by their own deadlines.
         warm = sum(churn(net, ROUND_SECONDS) for _ in range(WARM_ROUNDS))
-        before = rss_kib(pid)
-        held = stats(net)["connections"]
+        warm_left = settled(net)
+        assert warm_left["connections"] == 0, warm_left
+        before, heap_before = rss_kib(pid), warm_left["heap"]
         done = 0
         while done < CHURN:
             done += churn(net, ROUND_SECONDS)
-        after = rss_kib(pid)
-        left = stats(net)
+        left = settled(net)
+        after, heap_after = rss_kib(pid), left["heap"]
         print(f"warm-up {warm} connections, then {done}: RSS {before} -> {after} KiB, "
-              f"connections held {held} -> {left['connections']}, "
+              f"heap {heap_before} -> {heap_after} bytes, "
+              f"connections left {left['connections']}, "
               f"TIME_WAITs given up early {left['time_waits_recycled']}")
-        assert left["connections"] <= held + PARALLEL, left
-        assert after <= before * 1.01, f"RSS grew from {before} to {after} KiB over {done}"
+        assert left["connections"] == 0, left
+        assert heap_after <= heap_before * 1.01, \
+            f"the heap grew from {heap_before} to {heap_after} bytes over {done} connections"
         assert net.processes[keel].poll() is None, net.output(keel)
     finally:
         net.close()

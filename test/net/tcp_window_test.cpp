@@ -74,6 +74,68 @@ TEST_F(TcpWindow, OurWindowClosesWhileTheServiceHoldsDataAndProbesAreAnswered) {
   EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1 + 4096, 128));
 }
 
+TEST_F(TcpWindow, AServiceHoldingItsInputIsNeverOfferedMoreThanItsBufferHolds) {
+  // The right edge we offered never moves back, and the window field is
+  // rounded up to the scale's unit (32 bytes here). Rounded up again from
+  // each new RCV.NXT, the kept edge crept on by up to a unit per segment,
+  // past the receive ring of a service that holds its input: data inside
+  // the offered window was then dropped (no memory) at every
+  // retransmission, and the connection stalled for good.
+  TcpOptions o = options();
+  o.auto_consume = false;
+  o.receive_buffer = 4096;
+  TcpConnection c = accept({}, o);
+  c.on_read([](std::span<const uint8_t>) {});  // holds everything
+  const uint32_t unit = 1u << our_shift;
+  uint32_t seq = peer_isn + 1, edge = seq + o.receive_buffer;
+  for (int i = 0; i < 1000 && seq != edge; ++i) {
+    // Small odd pieces, each up to the edge we offered: all of it must be taken.
+    uint32_t n = std::min<uint32_t>(45, edge - seq);
+    ++peer_ts;
+    inject(from_peer(flag::ack, seq, iss + 1, 511), pattern(n, uint8_t(i)));
+    seq += n;
+    advance(500ms);  // the delayed ACK, if one is due
+    while (sent_count() > 0) {
+      TcpRepr ack = next_header();
+      saw(ack);
+      ASSERT_EQ(ack.ack, seq) << "data inside the offered window was not taken";
+      edge = ack.ack + (uint32_t(ack.window) << our_shift);
+    }
+  }
+  EXPECT_EQ(seq, edge);  // the window closed
+  EXPECT_LE(c.unconsumed(), o.receive_buffer + unit);
+  EXPECT_EQ(counters().tcp.drop_memory, 0u);
+}
+
+TEST_F(TcpWindow, AnAckFromAPeerThatFilledTheWindowCounts) {
+  // The peer sent up to the right edge we offered, its last segment is
+  // still on the way, and it acknowledges our data: SEG.SEQ is at the
+  // edge. Judged as RFC 9293 writes the test (SEG.SEQ < RCV.NXT +
+  // RCV.WND) the ACK was dropped, and with a closed window every ACK
+  // of a peer that sent into it was, until our retransmission timer.
+  TcpOptions o = options();
+  o.auto_consume = false;
+  o.receive_buffer = 4096;
+  TcpConnection c = accept({}, o);
+  c.on_read([](std::span<const uint8_t>) {});
+  ASSERT_EQ(*c.write(pattern(100)), 100u);
+  saw(next_header());
+  // Whole units (32 bytes), so the window left is exact: 1216 bytes.
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1, iss + 1, 511), pattern(1440));
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1 + 1440, iss + 1, 511), pattern(1440, 1));
+  TcpRepr ack = next_header();
+  EXPECT_EQ(ack.ack, peer_isn + 1 + 2880);
+  EXPECT_EQ(ack.window, 38);
+  // [2880, 4096) is on its way; the peer's ACK of our 100 bytes:
+  ++peer_ts;
+  inject(from_peer(flag::ack, peer_isn + 1 + 4096, iss + 101, 511));
+  EXPECT_EQ(c.send_queued(), 0u);
+  advance(1s);
+  EXPECT_EQ(c.stats().retransmits, 0u);
+}
+
 TEST_F(TcpWindow, ATooSmallWindowIsUsedWhenTheOverrideTimerRunsOut) {
   PeerOffer p;
   p.window_scale.reset();

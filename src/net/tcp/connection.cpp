@@ -118,7 +118,7 @@ void Connection::open_from_cookie(const Segment& ack, uint16_t cookie_mss,
     sack_ok = cookie.sack && options.sack;
   }
   // The SYN-ACK advertised an unscaled window: rcv_adv is what it said.
-  rcv_adv = receive.next() + std::min(options.receive_buffer, max_unscaled_window);
+  rcv_adv = rcv_offered = receive.next() + std::min(options.receive_buffer, max_unscaled_window);
   snd_wnd = max_snd_wnd = uint32_t(ack.header.window) << snd_wscale;
   snd_wl1 = ack.seq();
   snd_wl2 = ack.header.ack;

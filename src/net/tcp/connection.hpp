@@ -124,6 +124,9 @@ class Connection {
   // Receive sequence space.
   uint32_t irs = 0;
   uint32_t rcv_adv = 0;  // right edge of the window last advertised
+  // The furthest right edge ever advertised: the peer may have sent up to
+  // it, though rcv_adv moved back by less than a unit (output.cpp).
+  uint32_t rcv_offered = 0;
   ReceiveBuffer receive;
   bool peer_fin = false;          // the peer's FIN, in order
   bool peer_fin_pending = false;  // a FIN that arrived ahead of data

@@ -161,15 +161,26 @@ bool Connection::acceptable(const Segment& s, uint64_t now) {
   }
   uint32_t nxt = rcv_nxt();
   uint32_t wnd = seq_gt(rcv_adv, nxt) ? rcv_adv - nxt : 0;
+  // What the peer may have sent into: the furthest edge we offered (the
+  // window moves back by less than a unit at times). Data past rcv_adv is
+  // trimmed when stored; the segment's ACK still counts.
+  uint32_t offered = seq_gt(rcv_offered, nxt) ? rcv_offered - nxt : 0;
   uint32_t len = s.len();
   bool ok;
-  if (s.has(flag::rst) || len == 0) {
+  if (s.has(flag::rst)) {
     // RFC 5961 §3.2: a RST is judged by its sequence number alone.
     ok = wnd == 0 ? s.seq() == nxt : seq_in(s.seq(), nxt, nxt + wnd);
-  } else if (wnd == 0) {
+  } else if (len == 0) {
+    // As Linux judges them: from the RCV.NXT we last acknowledged (an ACK
+    // the peer sent before data that overtook it still counts) up to the
+    // right edge included (a peer that filled the window sends its ACKs
+    // with SEG.SEQ there). RFC 9293 §3.10.7.4: "special allowance should
+    // be made to accept valid ACKs" when the window is closed.
+    ok = seq_le(last_ack_sent, s.seq()) && seq_le(s.seq(), nxt + offered);
+  } else if (offered == 0) {
     ok = s.seq() == nxt;  // its ACK counts, its data finds no room
   } else {
-    ok = seq_in(s.seq(), nxt, nxt + wnd) || seq_in(s.seq() + len - 1, nxt, nxt + wnd);
+    ok = seq_in(s.seq(), nxt, nxt + offered) || seq_in(s.seq() + len - 1, nxt, nxt + offered);
   }
   if (ok) return true;
   ++layer.counters().drop_out_of_window;

@@ -214,7 +214,8 @@ void Connection::send_syn(uint64_t now) {
     h.options.timestamps = wire::TcpTimestamps{tsval(now), answer ? ts_recent : 0};
   }
   if (answer) {
-    rcv_adv = rcv_nxt() + h.window;  // RFC 7323 §2.2: a SYN's window is not scaled
+    // RFC 7323 §2.2: a SYN's window is not scaled.
+    rcv_adv = rcv_offered = rcv_nxt() + h.window;
     last_ack_sent = h.ack;
   }
   if (!layer.send(*path, key, h)) return;
@@ -253,8 +254,18 @@ uint16_t Connection::advertise_window() {
   if (!seq_gt(right, rcv_adv) || (right - rcv_adv < step && !edge_behind)) right = rcv_adv;
   uint32_t window = right - nxt;
   uint32_t unit = 1u << rcv_wscale;
-  uint32_t field = std::min((window + unit - 1) >> rcv_wscale, max_unscaled_window);
+  // Rounded up to the scale's unit, so the kept edge does not move back;
+  // but never past the buffer and one unit from the first unconsumed byte
+  // (the ring a service holding its input has): rounded up again from each
+  // new RCV.NXT, a kept edge would creep on by up to a unit per segment,
+  // and the peer would send what we could only drop. The edge moves back
+  // by less than a unit instead (RFC 7323 Appendix F; Linux does the same
+  // since 6.5 for its receive buffer limit).
+  uint32_t room = options.receive_buffer + unit - std::min(held, options.receive_buffer + unit);
+  uint32_t field =
+      std::min({(window + unit - 1) >> rcv_wscale, room >> rcv_wscale, max_unscaled_window});
   rcv_adv = nxt + (field << rcv_wscale);
+  if (seq_gt(rcv_adv, rcv_offered)) rcv_offered = rcv_adv;
   return uint16_t(field);
 }
 

@@ -93,7 +93,8 @@ struct Client {
     ::net::TcpOptions o;
     o.auto_consume = reading;
     o.receive_buffer = 16 * 1024;
-    c = *h.pair.client.stack.tcp().connect(h.pair.server_endpoint(port), [](TcpConnection) {}, o);
+    c = *h.pair.client.stack.tcp().connect(
+        h.pair.server_endpoint(port), [](TcpConnection) {}, o);
     c.on_read([this](std::span<const uint8_t> d) {
       if (d.empty()) {
         ended = true;
@@ -203,8 +204,9 @@ TEST(HttpServer, AnswersExpectContinueBeforeTheBody) {
 TEST(HttpServer, AParseErrorIsAnsweredWithItsStatusAndTheConnectionCloses) {
   Harness h;
   Client c(h);
-  c.send(get_home + "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
-                    "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" +
+  c.send(get_home +
+         "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+         "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" +
          get_home);
   ASSERT_TRUE(c.ends());
   EXPECT_EQ(c.statuses(), (std::vector<int>{200, 400}));  // nothing after the bad one
@@ -343,9 +345,8 @@ TEST(HttpServer, AClientThatDoesNotReadHoldsBoundedMemoryThenGetsEverything) {
 
 TEST(HttpServer, AClientThatStopsReadingIsResetAtTheSendTimeout) {
   Harness h;
-  h.server.route(Method::get, "/big", [](Exchange ex) {
-    ex.respond(Response{}, std::string(1 << 20, 'z'));
-  });
+  h.server.route(Method::get, "/big",
+                 [](Exchange ex) { ex.respond(Response{}, std::string(1 << 20, 'z')); });
   Client c(h, false);
   c.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n");
   h.run_for(3s);
@@ -372,7 +373,8 @@ TEST(HttpServer, ConnectionsOverTheLimitAreRefused) {
 TEST(HttpServer, AnswersRouteErrorsAndConnectionClose) {
   Harness h;
   Client c(h);
-  c.send("DELETE / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  c.send(
+      "DELETE / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
   ASSERT_TRUE(c.ends());
   EXPECT_EQ(c.statuses(), (std::vector<int>{405, 200}));
   EXPECT_NE(c.got.find("Allow: GET, HEAD"), std::string::npos);

@@ -21,12 +21,12 @@ struct Route {
 
 // What the connection is doing, which decides what its deadline means.
 enum class Phase : uint8_t {
-  head,      // reading a request's header section (header_timeout)
-  body,      // reading its content (body_timeout)
-  handling,  // the request is complete; the handler has not answered yet
-  writing,   // a response is going out (send_timeout while blocked)
-  idle,      // keep-alive, before the next request's first byte (idle_timeout)
-  lingering, // our FIN is out; the client's input is dropped (linger_timeout)
+  head,       // reading a request's header section (header_timeout)
+  body,       // reading its content (body_timeout)
+  handling,   // the request is complete; the handler has not answered yet
+  writing,    // a response is going out (send_timeout while blocked)
+  idle,       // keep-alive, before the next request's first byte (idle_timeout)
+  lingering,  // our FIN is out; the client's input is dropped (linger_timeout)
   done,
 };
 
@@ -49,8 +49,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
   uint64_t deadline = 0;  // 0: none; else in server's set
   uint64_t seq = 0;       // the current exchange
   bool in_on_data = false;
-  bool peer_done = false;       // the client half-closed
-  bool request_started = false; // a byte of the current request arrived
+  bool peer_done = false;        // the client half-closed
+  bool request_started = false;  // a byte of the current request arrived
 
   // The current exchange.
   const Route* route = nullptr;

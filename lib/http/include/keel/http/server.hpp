@@ -73,7 +73,7 @@ struct ServerCounters {
   uint64_t accepted = 0;
   uint64_t refused = 0;  // over max_connections
   uint64_t open = 0;
-  uint64_t requests = 0;                   // header sections received
+  uint64_t requests = 0;                       // header sections received
   uint64_t responses[6] = {0, 0, 0, 0, 0, 0};  // by class: [2] is 2xx
   uint64_t parse_errors = 0;
   uint64_t header_timeouts = 0;

@@ -6,13 +6,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-
 #include <keel/http/server.hpp>
 #include <net/tcp_stream.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "heap_in_use.hpp"
 #include "tcp_pair.hpp"
 
 using namespace std::chrono_literals;
@@ -397,6 +397,28 @@ TEST(HttpServer, AnAnswerGivenLaterStillGoesOutInOrder) {
   EXPECT_FALSE(held.respond(Response{}, "twice\n"));
   ASSERT_TRUE(c.has(2));
   EXPECT_LT(c.got.find("late\n"), c.got.find("home\n"));
+}
+
+// Each connection's state (parser, 16 KiB OutputBuffer) goes with it: many
+// connections one after another leave the heap where it was.
+TEST(HttpServer, AClosedConnectionLeavesNothingBehind) {
+  Harness h;
+  auto one = [&](int i) {
+    Client c(h);
+    c.send(i % 2 ? "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+                 : "GET / HTTP/1.0\r\n\r\n");
+    ASSERT_TRUE(c.ends());
+    ASSERT_TRUE(h.run_until([&] { return h.server.counters().open == 0; }));
+  };
+  for (int i = 0; i < 20; ++i) one(i);
+  h.run_for(200ms);
+  const std::size_t before = ::keel::test::heap_in_use();
+  for (int i = 0; i < 200; ++i) one(i);
+  h.run_for(200ms);
+  EXPECT_EQ(h.server.counters().open, 0u);
+  EXPECT_EQ(h.server.counters().responses[2], 220u);
+  // 200 connections kept would be over 3 MiB of OutputBuffers alone.
+  EXPECT_LT(::keel::test::heap_in_use(), before + 256 * 1024);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <keel/http/server.hpp>
+#include <memory>
 #include <net/tcp_stream.hpp>
 #include <optional>
 #include <string>
@@ -57,7 +58,9 @@ ServerOptions test_options() {
 
 struct Harness {
   explicit Harness(ServerOptions o = test_options())
-      : clock(pair.server.clock), server(ServerTime{&clock, [] { return int64_t(784111777); }}, o) {
+      : clock(pair.server.clock),
+        owned(std::make_unique<Server>(ServerTime{&clock, [] { return int64_t(784111777); }}, o)),
+        server(*owned) {
     server.route(Method::get, "/", [](Exchange ex) {
       Response r;
       r.set("Content-Type", "text/plain");
@@ -86,7 +89,8 @@ struct Harness {
 
   TcpPair pair;
   FollowingClock clock;
-  Server server;
+  std::unique_ptr<Server> owned;
+  Server& server;  // until owned is reset
 };
 
 // A raw client: what it writes goes out as is; what comes back collects.
@@ -419,6 +423,22 @@ TEST(HttpServer, AClosedConnectionLeavesNothingBehind) {
   EXPECT_EQ(h.server.counters().responses[2], 220u);
   // 200 connections kept would be over 3 MiB of OutputBuffers alone.
   EXPECT_LT(::keel::test::heap_in_use(), before + 256 * 1024);
+}
+
+// A server that goes first resets its connections: none calls back into it.
+TEST(HttpServer, AServerThatGoesResetsItsConnections) {
+  Harness h;
+  Client c(h);
+  c.send(get_home);
+  ASSERT_TRUE(c.has(1));
+  Client slow(h);
+  slow.send("GET / HTTP/1.1\r\n");
+  h.run_for(10ms);
+  h.owned.reset();
+  ASSERT_TRUE(h.run_until([&] { return c.closed.has_value() && slow.closed.has_value(); }));
+  EXPECT_EQ(c.closed, TcpCloseReason::reset);
+  EXPECT_EQ(slow.closed, TcpCloseReason::reset);
+  h.run_for(5s);  // no timeout of the server's runs
 }
 
 }  // namespace

@@ -12,6 +12,7 @@ Connection::Connection(Server::Impl& s, net::TcpStream st)
       out(s.options.output_buffer) {}
 
 void Connection::start() {
+  server.connections.insert(this);
   auto self = shared_from_this();
   (void)stream.on_data([self](std::span<const uint8_t> d) { return self->on_data(d); });
   (void)stream.on_drain([self] { self->on_drain(); });
@@ -286,11 +287,13 @@ void Connection::linger() {
 }
 
 void Connection::close() {
+  auto self = shared_from_this();  // the stream's handlers, which own us, go now
   (void)stream.close();
   finish();
 }
 
 void Connection::abort() {
+  auto self = shared_from_this();  // the stream's handlers, which own us, go now
   (void)stream.abort();
   finish();
 }
@@ -301,6 +304,7 @@ void Connection::finish() {
   phase = Phase::done;
   ++seq;
   clear_deadline();
+  server.connections.erase(this);
   --server.counters.open;
 }
 

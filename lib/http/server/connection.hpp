@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_set>
 
 #include "keel/http/output_buffer.hpp"
 #include "keel/http/request_parser.hpp"
@@ -39,6 +40,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
   // Exchange's calls.
   bool respond(Response head, std::string content, BodyProducer producer);
+  // Resets the connection; no handler of it runs again.
+  void abort();
 
   Server::Impl& server;
   net::TcpStream stream;
@@ -84,7 +87,6 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void answer_and_close(StatusCode status);
   void linger();
   void close();
-  void abort();
   void finish();
   void set_deadline(std::chrono::milliseconds in);
   void clear_deadline();
@@ -113,6 +115,8 @@ struct Server::Impl {
   std::function<void(const AccessEntry&)> access_log;
   std::set<std::pair<uint64_t, server_detail::Connection*>> deadlines;
   uint64_t armed_for = net::Clock::never;  // what the clock was last asked for
+  // Open connections: reset when the server goes, so none calls back into it.
+  std::unordered_set<server_detail::Connection*> connections;
 };
 
 }  // namespace keel::http

@@ -15,6 +15,7 @@ Server::Impl::Impl(ServerTime t, ServerOptions o) : time(std::move(t)), options(
 
 Server::Impl::~Impl() {
   for (auto& l : listeners) l.close();
+  while (!connections.empty()) (*connections.begin())->abort();  // erases itself
   time.clock->wake_at(net::Clock::never);
   time.clock->set_wakeup({});
 }

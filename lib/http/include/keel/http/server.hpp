@@ -20,10 +20,10 @@
 // send its header or body, close idle keep-alive connections and reset a
 // client that stops reading.
 //
-// Lifetime: the Server must outlive its connections (make it static in a
-// service). Handlers run from the connection's events; an Exchange is a
-// handle that may be kept and answered later (respond() on a stale one
-// does nothing).
+// Lifetime: a Server that is destroyed resets its open connections first
+// (a service usually keeps it for good). Handlers run from the connection's
+// events; an Exchange is a handle that may be kept and answered later
+// (respond() on a stale one does nothing).
 #pragma once
 #include <chrono>
 #include <cstddef>

@@ -65,6 +65,12 @@ void home(http::Exchange ex) {
 void Service::start() {
   web_app::Config config;
   config.server.limits.max_body = 64 * 1024;  // items are small
+  // Requests are small and the page and items go out whole: a modest window
+  // and send buffer per connection (the stack's defaults are 256 KiB each),
+  // as examples/dns does for DNS over TCP.
+  config.server.tcp.receive_buffer = 16 * 1024;
+  config.server.tcp.send_buffer = 64 * 1024;
+  config.server.tcp.no_delay = true;  // a response is written whole: never hold it for an ACK
   if (std::string e = web_app::load_config(config); !e.empty()) return fail(e);
 
   // Lives as long as the service (the server must outlive its connections).

@@ -107,7 +107,8 @@ int main(int argc, char** argv) {
                         {"POST chunked, 64 B pieces", &chunked_post, 64}};
   for (const Case& c : cases) {
     const double ns = median(rounds, [&] { return parse_round(*c.text, c.piece); });
-    std::printf("%-28s %6zu %12.0f %12.0f\n", c.name, c.text->size(), ns, c.text->size() / ns * 1e3);
+    std::printf("%-28s %6zu %12.0f %12.0f\n", c.name, c.text->size(), ns,
+                c.text->size() / ns * 1e3);
   }
   const double copy = median(rounds, [&] { return memcpy_round(browser_get); });
   std::printf("%-28s %6zu %12.1f %12.0f\n", "memcpy of the GET (floor)", browser_get.size(), copy,

@@ -1,4 +1,5 @@
-# lib/http as a Keel library: keel_service(NAME ... LIBRARIES http). It has no
-# kernel dependency; the server on net::TcpStream will come on top of it.
+# lib/http as a Keel library: keel_service(NAME ... LIBRARIES http): the
+# parser, writer, router, JSON helpers and the server on net::TcpStream.
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
-keel_library(http SOURCES ${KEEL_HTTP_SOURCES} INCLUDE_DIRS ${KEEL_HTTP_INCLUDE_DIRS})
+keel_library(http SOURCES ${KEEL_HTTP_SOURCES} ${KEEL_HTTP_SERVER_SOURCES} ${KEEL_HTTP_OS_SOURCES}
+             INCLUDE_DIRS ${KEEL_HTTP_INCLUDE_DIRS})

@@ -16,4 +16,11 @@ set(KEEL_HTTP_SOURCES
   ${KEEL_HTTP_ROOT}/router/path.cpp
   ${KEEL_HTTP_ROOT}/router/router.cpp
   ${KEEL_HTTP_ROOT}/json/json.cpp)
+# The server on net::TcpStream (needs the network stack: keel_net on the
+# host); os_time.cpp (the kernel's timers) is for images and the Linux
+# process only.
+set(KEEL_HTTP_SERVER_SOURCES
+  ${KEEL_HTTP_ROOT}/server/connection.cpp
+  ${KEEL_HTTP_ROOT}/server/server.cpp)
+set(KEEL_HTTP_OS_SOURCES ${KEEL_HTTP_ROOT}/server/os_time.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

@@ -1,16 +1,18 @@
 #!/bin/sh
-# Builds the HTTP libFuzzer target (clang, ASan + UBSan) into build/fuzz and
-# runs it for SECONDS (default 60) on a scratch copy of its committed corpus:
+# Builds the HTTP libFuzzer targets (clang, ASan + UBSan) into build/fuzz and
+# runs each for SECONDS (default 60) on a scratch copy of its committed corpus:
 # http_parser (request bytes, pipelined; parsed whole and split in two, which
-# must agree). Crashes are written to build/fuzz.
+# must agree) and http_server (the whole server on two in-memory stacks:
+# client bytes, time, half-close; test/fuzz/http_server_fuzz.cpp). Crashes
+# are written to build/fuzz.
 #   test/fuzz/run_http.sh 600
 set -eu
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build/fuzz
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DKEEL_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target http_parser_fuzz
-for target in parser; do
+cmake --build "$build" -j2 --target http_parser_fuzz http_server_fuzz
+for target in parser server; do
   work=$(mktemp -d "/tmp/keel-http-fuzz-$target.XXXXXX")
   cp "$root/test/fuzz/corpus/http_$target/"* "$work/"
   echo "== http_${target}_fuzz for ${seconds}s"

@@ -21,7 +21,9 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  # keel bench --quick: plots, and packing the Linux VM peer's initramfs
                  "python3-matplotlib", "cpio",
                  # test/dns: the reference servers, response comparison, bench/dns load
-                 "nsd", "knot", "knot-dnsutils", "python3-dnspython", "dnsperf"]
+                 "nsd", "knot", "knot-dnsutils", "python3-dnspython", "dnsperf",
+                 # test/http/test_web.py: a REST client
+                 "python3-requests"]
 
 
 def missing(packages):

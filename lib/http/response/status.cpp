@@ -72,6 +72,8 @@ std::string_view reason_phrase(StatusCode code) {
       return "Service Unavailable";
     case 505:
       return "HTTP Version Not Supported";
+    case 507:
+      return "Insufficient Storage";  // RFC 4918 §11.5
     default:
       return "";
   }

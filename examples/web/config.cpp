@@ -1,0 +1,85 @@
+#include "config.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <os>
+
+namespace web_app {
+namespace {
+
+std::string parse_uint(const std::string& field, std::string_view text, uint32_t max,
+                       uint32_t& out) {
+  uint32_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value > max) {
+    return field + ": '" + std::string(text) + "' is not a number from 0 to " + std::to_string(max);
+  }
+  out = value;
+  return {};
+}
+
+std::string parse_bool(const std::string& field, std::string_view text, bool& out) {
+  if (text == "1" || text == "on" || text == "true" || text == "yes") {
+    out = true;
+  } else if (text == "0" || text == "off" || text == "false" || text == "no") {
+    out = false;
+  } else {
+    return field + ": '" + std::string(text) + "' is not on or off";
+  }
+  return {};
+}
+
+// A timeout in milliseconds, from 1 ms to an hour.
+std::string parse_ms(const std::string& field, std::string_view text,
+                     std::chrono::milliseconds& out) {
+  constexpr uint32_t hour_ms = 3'600'000;
+  uint32_t n = 0;
+  std::string error = parse_uint(field, text, hour_ms, n);
+  if (error.empty() && n == 0) error = field + ": a timeout of 0 ms";
+  if (error.empty()) out = std::chrono::milliseconds(n);
+  return error;
+}
+
+std::string apply(Config& c, const std::string& field, const std::string& key,
+                  const std::string& value) {
+  uint32_t n = 0;
+  std::string error;
+  if (key == "port") {
+    if ((error = parse_uint(field, value, 65535, n)).empty()) c.port = uint16_t(n);
+    if (error.empty() && n == 0) error = field + ": port 0";
+  } else if (key == "log") {
+    error = parse_bool(field, value, c.access_log);
+  } else if (key == "stats") {
+    error = parse_uint(field, value, 86400, c.stats_interval);
+  } else if (key == "max_items") {
+    error = parse_uint(field, value, 1'000'000, c.max_items);
+  } else if (key == "max_connections") {
+    if ((error = parse_uint(field, value, 1'000'000, n)).empty()) c.server.max_connections = n;
+  } else if (key == "header_timeout") {
+    error = parse_ms(field, value, c.server.header_timeout);
+  } else if (key == "body_timeout") {
+    error = parse_ms(field, value, c.server.body_timeout);
+  } else if (key == "idle_timeout") {
+    error = parse_ms(field, value, c.server.idle_timeout);
+  } else if (key == "send_timeout") {
+    error = parse_ms(field, value, c.server.send_timeout);
+  } else {
+    error = field + ": unknown setting";
+  }
+  return error;
+}
+
+}  // namespace
+
+std::string load_config(Config& config) {
+  constexpr std::string_view prefix = "web_";
+  for (const std::string& word : os::args()) {
+    const auto eq = word.find('=');
+    if (word.rfind(prefix, 0) != 0 || eq == std::string::npos) continue;
+    const std::string key = word.substr(prefix.size(), eq - prefix.size());
+    if (auto e = apply(config, word.substr(0, eq), key, word.substr(eq + 1)); !e.empty()) return e;
+  }
+  return {};
+}
+
+}  // namespace web_app

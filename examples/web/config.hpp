@@ -1,0 +1,27 @@
+// The web appliance's settings, from the kernel command line (with the
+// network's own: ip=, gw=, ...; docs/net), as examples/dns reads its own:
+//
+//   web_port=80 web_log=0 web_stats=0 (seconds) web_max_items=1000
+//   web_header_timeout=10000 web_body_timeout=30000 web_idle_timeout=60000
+//   web_send_timeout=60000 (ms) web_max_connections=1024
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "keel/http/server.hpp"
+
+namespace web_app {
+
+struct Config {
+  uint16_t port = 80;
+  bool access_log = false;      // one line per response on the console
+  uint32_t stats_interval = 0;  // seconds between counter lines; 0: none
+  uint32_t max_items = 1000;    // the REST store's bound
+  keel::http::ServerOptions server;
+};
+
+// Reads the command line; returns the first error ("web_port: ..."), or an
+// empty string.
+std::string load_config(Config& config);
+
+}  // namespace web_app

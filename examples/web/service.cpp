@@ -1,0 +1,102 @@
+// The web appliance: a small page at / and a REST API of JSON items
+// (items.hpp) on lib/http's server (docs/http.md, "The server"). Settings in
+// config.hpp: the port (80 by default), the timeouts, an access log that is
+// off by default.
+//
+//   tools/keel run examples/web -p 8080:80
+//   curl http://127.0.0.1:8080/
+//   curl -H 'Content-Type: application/json' -d '{"name":"x"}' http://127.0.0.1:8080/api/items
+//
+// The access log and the counter lines go to the console, which Keel
+// buffers and drains without stalling the event loop (DESIGN.md): a line
+// costs a formatted copy, never a wait on the serial port.
+#include <chrono>
+#include <cstdio>
+#include <net/stack.hpp>
+#include <os>
+#include <string_view>
+
+#include "config.hpp"
+#include "items.hpp"
+
+namespace {
+
+namespace http = keel::http;
+
+constexpr std::string_view page = R"(<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Keel</title></head>
+<body>
+<h1>Keel web appliance</h1>
+<p>A unikernel serving this page and a JSON API at <a href="/api/items">/api/items</a>.</p>
+</body>
+</html>
+)";
+
+http::Server* server = nullptr;
+
+void fail(const std::string& message) {
+  std::printf("web: %s\n", message.c_str());
+  os::shutdown(1);
+}
+
+void print_stats() {
+  const http::ServerCounters& c = server->counters();
+  std::printf(
+      "web: open %llu accepted %llu refused %llu requests %llu 1xx %llu 2xx %llu 3xx %llu 4xx "
+      "%llu 5xx %llu parse-errors %llu timeouts header %llu body %llu idle %llu send %llu\n",
+      (unsigned long long)c.open, (unsigned long long)c.accepted, (unsigned long long)c.refused,
+      (unsigned long long)c.requests, (unsigned long long)c.responses[1],
+      (unsigned long long)c.responses[2], (unsigned long long)c.responses[3],
+      (unsigned long long)c.responses[4], (unsigned long long)c.responses[5],
+      (unsigned long long)c.parse_errors, (unsigned long long)c.header_timeouts,
+      (unsigned long long)c.body_timeouts, (unsigned long long)c.idle_timeouts,
+      (unsigned long long)c.send_timeouts);
+}
+
+void home(http::Exchange ex) {
+  http::Response r;
+  r.set("Content-Type", "text/html; charset=utf-8");
+  ex.respond(r, std::string(page));
+}
+
+}  // namespace
+
+void Service::start() {
+  web_app::Config config;
+  config.server.limits.max_body = 64 * 1024;  // items are small
+  // Requests are small and the page and items go out whole: a modest window
+  // and send buffer per connection (the stack's defaults are 256 KiB each),
+  // as examples/dns does for DNS over TCP.
+  config.server.tcp.receive_buffer = 16 * 1024;
+  config.server.tcp.send_buffer = 64 * 1024;
+  config.server.tcp.no_delay = true;  // a response is written whole: never hold it for an ACK
+  if (std::string e = web_app::load_config(config); !e.empty()) return fail(e);
+
+  // Lives as long as the service (the server must outlive its connections).
+  server = new http::Server(http::os_server_time(), config.server);
+  server->route(http::Method::get, "/", home);
+  web_app::add_item_routes(*server, config.max_items);
+  if (config.access_log) {
+    server->set_access_log([](const http::AccessEntry& e) {
+      std::printf("web: %s \"%.*s %.*s\" %u %llu\n", e.remote.to_string().c_str(),
+                  int(e.method.size()), e.method.data(), int(e.target.size()), e.target.data(),
+                  unsigned(e.status), (unsigned long long)e.content_bytes);
+    });
+  }
+
+  net::Stack& stack = net::stack();
+  if (auto s = server->listen(stack, config.port); s != net::Status::ok)
+    return fail("cannot listen on port " + std::to_string(config.port) + ": " + net::to_string(s));
+  if (config.stats_interval != 0) {
+    os::Timers::periodic(std::chrono::seconds(config.stats_interval),
+                         [](os::Timers::id_t) { print_stats(); });
+  }
+  const uint16_t port = config.port;
+  for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+    stack.interface(net::InterfaceId(i)).on_config([port](net::Interface& nic) {
+      std::printf("web: %s %s listening on %s:%u\n", nic.nic().name().c_str(),
+                  nic.mac().to_string().c_str(), nic.address().to_string().c_str(), port);
+    });
+  }
+}

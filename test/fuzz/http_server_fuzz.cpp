@@ -1,0 +1,229 @@
+// libFuzzer target: the whole HTTP server, bytes in and bytes out. Two host
+// stacks on an in-memory link; a client connection writes bytes from the
+// input in pieces it chooses to an http::Server with a few routes (a page,
+// an echo of the body, content streamed to a handler, a streamed 64 KiB
+// response, an answer held until the input says), and the input moves time
+// through every timeout. Build with -DKEEL_FUZZ=ON (clang); run
+// test/fuzz/run_http.sh.
+//
+// Input: byte 0: bit 0 the client reads nothing, bit 1 a 2 KiB send buffer
+// and a 512-byte OutputBuffer at the server. Then records:
+//   0x00 n [n bytes]   the client writes n bytes (what its send buffer takes)
+//   0x01 t             t × 20 ms pass
+//   0x02               the client shuts down (half-close)
+//   0x03               the held request (/later) is answered
+//   0x04               the client starts reading
+// Invariants (abort): no crash, leak or undefined behaviour (ASan, UBSan,
+// LeakSanitizer: a connection's state must not outlive it); what the client
+// receives starts with a status line; at most one connection open; no more
+// responses than requests, parse errors and timeouts; at the end, after the
+// client's abort and time, no connection left and no TCP memory on either
+// side.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <keel/http/server.hpp>
+#include <net/stack.hpp>
+#include <string>
+#include <vector>
+
+#include "manual_clock.hpp"
+#include "memory_nic.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace http = keel::http;
+
+#define CHECK(ok) check_at(ok, __LINE__)
+void check_at(bool ok, int line) {
+  if (ok) return;
+  std::fprintf(stderr, "http_server_fuzz: invariant at line %d broken\n", line);
+  std::abort();
+}
+
+struct Side {
+  Side(net::ethernet::Addr mac, net::ip4::Addr address) : nic(mac), stack(clock, config()) {
+    stack.add_interface(nic).configure(address, net::ip4::netmask_of(24), {});
+  }
+  static net::StackConfig config() {
+    net::StackConfig c;
+    c.total_memory = std::size_t(16) << 20;
+    return c;
+  }
+  keel::test::ManualClock clock;
+  net::MemoryNic nic;
+  net::Stack stack;
+};
+
+// The server's clock follows its stack's; step() runs its wake-up.
+class FollowingClock final : public net::Clock {
+ public:
+  explicit FollowingClock(const net::Clock& base) : base_(base) {}
+  uint64_t now_ns() const override { return base_.now_ns(); }
+  void wake_at(uint64_t deadline) override { deadline_ = deadline; }
+  void run_due() {
+    while (deadline_ <= now_ns()) {
+      deadline_ = never;
+      wake();
+    }
+  }
+
+ private:
+  const net::Clock& base_;
+  uint64_t deadline_ = never;
+};
+
+http::ServerOptions options(uint8_t setup) {
+  http::ServerOptions o;
+  o.limits.max_body = 4096;
+  o.limits.max_request_line = 256;
+  o.limits.max_header_bytes = 512;
+  o.limits.max_header_count = 8;
+  o.header_timeout = 1s;
+  o.body_timeout = 1s;
+  o.idle_timeout = 2s;
+  o.send_timeout = 1s;
+  o.linger_timeout = 500ms;
+  o.max_connections = 1;
+  o.tcp.receive_buffer = 8192;
+  o.stream.write_limit = 4096;
+  o.stream.drain_at = 1024;
+  if (setup & 2) {
+    o.tcp.send_buffer = 2048;
+    o.output_buffer = 512;
+  }
+  return o;
+}
+
+class Run {
+ public:
+  Run(const uint8_t* data, std::size_t size)
+      : in_(data), end_(data + size), setup_(size > 0 ? data[0] : 0) {}
+
+  void go() {
+    if (in_ == end_) return;
+    ++in_;
+    add_routes();
+    CHECK(server_.listen(server_side_.stack, 80) == net::Status::ok);
+    net::TcpOptions co;
+    co.no_delay = true;
+    co.auto_consume = !(setup_ & 1);
+    client_ = *client_side_.stack.tcp().connect(
+        {net::ip4::Addr{10, 0, 0, 2}, 80}, [](net::TcpConnection) {}, co);
+    client_.on_read([this](std::span<const uint8_t> d) { received(d); });
+    step(5);
+    while (in_ < end_) record();
+    step(50);
+    client_.abort();
+    held_ = {};
+    step(3000);  // every timeout of the server's has passed
+    const http::ServerCounters& c = server_.counters();
+    CHECK(c.open == 0);
+    CHECK(server_side_.stack.tcp().memory_used() == 0);
+    CHECK(client_side_.stack.tcp().memory_used() == 0);
+  }
+
+ private:
+  void add_routes() {
+    server_.route(http::Method::get, "/",
+                  [](http::Exchange ex) { ex.respond(http::Response{}, "home\n"); });
+    server_.route(http::Method::post, "/echo",
+                  [](http::Exchange ex) { ex.respond(http::Response{}, ex.body()); });
+    server_.route(
+        http::Method::put, "/stream",
+        [this](http::Exchange ex) {
+          ex.on_body([this](std::span<const uint8_t> p) { streamed_ += p.size(); });
+        },
+        [](http::Exchange ex) { ex.respond(http::status::no_content); });
+    server_.route(http::Method::get, "/big", [](http::Exchange ex) {
+      auto left = std::make_shared<std::size_t>(64 * 1024);
+      ex.respond_stream(http::Response{}, [left](std::string& next) {
+        if (*left == 0) return false;
+        next.assign(std::min<std::size_t>(*left, 1000), 'b');
+        *left -= next.size();
+        return true;
+      });
+    });
+    server_.route(http::Method::get, "/later", [this](http::Exchange ex) { held_ = ex; });
+  }
+
+  void received(std::span<const uint8_t> d) {
+    constexpr std::string_view status_line = "HTTP/1.";  // 1.0 answers 1.0 (response_writer.cpp)
+    const std::size_t more = std::min(d.size(), status_line.size() - got_.size());
+    got_.append(reinterpret_cast<const char*>(d.data()), more);
+    CHECK(got_ == status_line.substr(0, got_.size()));
+    if (reading_) client_.consumed(client_.unconsumed());
+  }
+
+  uint8_t next() { return in_ < end_ ? *in_++ : 0; }
+
+  void record() {
+    switch (next()) {
+      case 0x00: {
+        std::size_t n = std::min<std::size_t>(next(), std::size_t(end_ - in_));
+        (void)client_.write(in_, n);
+        in_ += n;
+        break;
+      }
+      case 0x01:
+        step(20 * next());
+        break;
+      case 0x02:
+        client_.shutdown();
+        break;
+      case 0x03:
+        held_.respond(http::Response{}, "later\n");
+        break;
+      case 0x04:
+        reading_ = true;
+        client_.consumed(client_.unconsumed());
+        break;
+      default:
+        in_ = end_;
+        break;
+    }
+    const http::ServerCounters& c = server_.counters();
+    CHECK(c.open <= 1);
+    uint64_t responses = 0;
+    for (int i = 2; i < 6; ++i) responses += c.responses[i];
+    CHECK(responses <= c.requests + c.parse_errors + c.header_timeouts + c.body_timeouts);
+  }
+
+  // Frames sent during one millisecond arrive in the next.
+  void step(int ms) {
+    for (int i = 0; i < ms; ++i) {
+      std::vector<std::vector<uint8_t>> to_server, to_client;
+      while (!client_side_.nic.transmitted.empty()) to_server.push_back(client_side_.nic.pop());
+      while (!server_side_.nic.transmitted.empty()) to_client.push_back(server_side_.nic.pop());
+      server_side_.clock.advance(std::chrono::milliseconds(1));
+      client_side_.clock.advance(std::chrono::milliseconds(1));
+      server_clock_.run_due();
+      for (auto& f : to_server) server_side_.nic.inject(f);
+      for (auto& f : to_client) client_side_.nic.inject(f);
+    }
+  }
+
+  const uint8_t* in_;
+  const uint8_t* end_;
+  uint8_t setup_;
+  Side server_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 2}}, net::ip4::Addr{10, 0, 0, 2}};
+  Side client_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 1}}, net::ip4::Addr{10, 0, 0, 1}};
+  FollowingClock server_clock_{server_side_.clock};
+  http::Server server_{http::ServerTime{&server_clock_, [] { return int64_t(0); }},
+                       options(setup_)};
+  net::TcpConnection client_;
+  http::Exchange held_;
+  std::string got_;  // the first bytes the client received (up to a status line's start)
+  std::size_t streamed_ = 0;
+  bool reading_ = false;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  Run(data, size).go();
+  return 0;
+}

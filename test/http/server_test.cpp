@@ -1,0 +1,445 @@
+// http::Server on the in-memory TCP pair (test/net/tcp_pair.hpp): a client
+// stack sends raw requests to the server's stack; time is the test's, so
+// timeouts are exact. Pipelining, keep-alive, every split of a request,
+// 100-continue, parse errors, body limits, a slow reader's bounded memory,
+// and the header, body, idle and send timeouts.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <keel/http/server.hpp>
+#include <memory>
+#include <net/tcp_stream.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heap_in_use.hpp"
+#include "tcp_pair.hpp"
+
+using namespace std::chrono_literals;
+
+namespace keel::http {
+namespace {
+
+using ::keel::test::TcpPair;
+using ::net::TcpCloseReason;
+using ::net::TcpConnection;
+
+// The server's clock reads the server stack's; its one wake-up is run by
+// the harness's steps.
+class FollowingClock final : public ::net::Clock {
+ public:
+  explicit FollowingClock(const ::net::Clock& base) : base_(base) {}
+  uint64_t now_ns() const override { return base_.now_ns(); }
+  void wake_at(uint64_t deadline) override { deadline_ = deadline; }
+  void run_due() {
+    while (deadline_ <= now_ns()) {
+      deadline_ = never;
+      wake();
+    }
+  }
+
+ private:
+  const ::net::Clock& base_;
+  uint64_t deadline_ = never;
+};
+
+constexpr uint16_t port = 80;
+
+ServerOptions test_options() {
+  ServerOptions o;
+  o.header_timeout = 2s;
+  o.body_timeout = 3s;
+  o.idle_timeout = 5s;
+  o.send_timeout = 4s;
+  o.linger_timeout = 1s;
+  return o;
+}
+
+struct Harness {
+  explicit Harness(ServerOptions o = test_options())
+      : clock(pair.server.clock),
+        owned(std::make_unique<Server>(ServerTime{&clock, [] { return int64_t(784111777); }}, o)),
+        server(*owned) {
+    server.route(Method::get, "/", [](Exchange ex) {
+      Response r;
+      r.set("Content-Type", "text/plain");
+      ex.respond(r, "home\n");
+    });
+    server.route(Method::get, "/items/:id", [](Exchange ex) {
+      ex.respond(Response{}, "item " + std::string(ex.param("id")) + "\n");
+    });
+    server.route(Method::post, "/echo", [](Exchange ex) { ex.respond(Response{}, ex.body()); });
+    EXPECT_EQ(server.listen(pair.server.stack, port), ::net::Status::ok);
+  }
+  void step() {
+    pair.step();
+    clock.run_due();
+  }
+  bool run_until(const std::function<bool()>& done, std::chrono::milliseconds limit = 60s) {
+    for (int64_t ms = 0; ms < limit.count(); ++ms) {
+      if (done()) return true;
+      step();
+    }
+    return done();
+  }
+  void run_for(std::chrono::milliseconds t) {
+    run_until([] { return false; }, t);
+  }
+
+  TcpPair pair;
+  FollowingClock clock;
+  std::unique_ptr<Server> owned;
+  Server& server;  // until owned is reset
+};
+
+// A raw client: what it writes goes out as is; what comes back collects.
+struct Client {
+  explicit Client(Harness& h, bool reading = true) : harness(h) {
+    ::net::TcpOptions o;
+    o.auto_consume = reading;
+    o.receive_buffer = 16 * 1024;
+    c = *h.pair.client.stack.tcp().connect(
+        h.pair.server_endpoint(port), [](TcpConnection) {}, o);
+    c.on_read([this](std::span<const uint8_t> d) {
+      if (d.empty()) {
+        ended = true;
+        (void)c.close();  // as curl does at the server's FIN
+      }
+      got.append(reinterpret_cast<const char*>(d.data()), d.size());
+    });
+    c.on_close([this](TcpCloseReason r) { closed = r; });
+  }
+  void send(std::string_view text) {
+    auto r = c.write(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size()));
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(*r, text.size());
+  }
+  // Status codes of the responses so far, in order.
+  std::vector<int> statuses() const {
+    std::vector<int> s;
+    for (std::size_t at = got.find("HTTP/1.1 "); at != std::string::npos;
+         at = got.find("HTTP/1.1 ", at + 1)) {
+      s.push_back(std::stoi(got.substr(at + 9, 3)));  // no content here has "HTTP/1.1 "
+    }
+    return s;
+  }
+  bool has(std::size_t responses) {
+    return harness.run_until([&] { return statuses().size() >= responses; });
+  }
+  bool ends() {
+    return harness.run_until([&] { return ended || closed.has_value(); });
+  }
+  Harness& harness;
+  TcpConnection c;
+  std::string got;
+  bool ended = false;
+  std::optional<TcpCloseReason> closed;
+};
+
+const std::string get_home = "GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+const std::string post_echo =
+    "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhello world";
+
+TEST(HttpServer, AnswersSeveralRequestsOnOneKeepAliveConnection) {
+  Harness h;
+  Client c(h);
+  c.send(get_home);
+  ASSERT_TRUE(c.has(1));
+  c.send("GET /items/7 HTTP/1.1\r\nHost: a\r\n\r\n");
+  ASSERT_TRUE(c.has(2));
+  c.send(post_echo);
+  ASSERT_TRUE(c.has(3));
+  EXPECT_EQ(c.statuses(), (std::vector<int>{200, 200, 200}));
+  EXPECT_NE(c.got.find("home\n"), std::string::npos);
+  EXPECT_NE(c.got.find("item 7\n"), std::string::npos);
+  EXPECT_NE(c.got.find("Content-Length: 11\r\n\r\nhello world"), std::string::npos);
+  EXPECT_NE(c.got.find("Date: Sun, 06 Nov 1994 08:49:37 GMT"), std::string::npos);
+  EXPECT_FALSE(c.closed.has_value());
+  EXPECT_EQ(h.server.counters().requests, 3u);
+  EXPECT_EQ(h.server.counters().responses[2], 3u);
+  EXPECT_EQ(h.server.counters().open, 1u);
+}
+
+TEST(HttpServer, AnswersPipelinedRequestsInOrder) {
+  Harness h;
+  Client c(h);
+  c.send(get_home + post_echo + "GET /items/x%20y HTTP/1.1\r\nHost: a\r\n\r\n" +
+         "GET /nowhere HTTP/1.1\r\nHost: a\r\n\r\n" + "GET /items/9 HTTP/1.1\r\nHost: a\r\n\r\n");
+  ASSERT_TRUE(c.has(5)) << c.got;
+  EXPECT_EQ(c.statuses(), (std::vector<int>{200, 200, 200, 404, 200}));
+  const auto home = c.got.find("home\n"), echo = c.got.find("hello world"),
+             xy = c.got.find("item x y\n"), nine = c.got.find("item 9\n");
+  EXPECT_LT(home, echo);
+  EXPECT_LT(echo, xy);
+  EXPECT_LT(xy, nine);
+  EXPECT_NE(nine, std::string::npos);
+}
+
+TEST(HttpServer, EverySplitOfARequestGetsTheSameAnswer) {
+  Harness h;
+  Client c(h);
+  const std::string request = post_echo;
+  for (std::size_t cut = 1; cut < request.size(); ++cut) {
+    c.send(request.substr(0, cut));
+    h.run_for(3ms);  // the first part arrives alone
+    c.send(request.substr(cut));
+    ASSERT_TRUE(c.has(cut)) << "cut at " << cut << "\n" << c.got;
+  }
+  EXPECT_EQ(c.statuses(), std::vector<int>(request.size() - 1, 200));
+  EXPECT_EQ(h.server.counters().responses[2], request.size() - 1);
+}
+
+TEST(HttpServer, AnswersExpectContinueBeforeTheBody) {
+  Harness h;
+  Client c(h);
+  c.send("POST /echo HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+  ASSERT_TRUE(c.has(1));
+  EXPECT_EQ(c.statuses(), std::vector<int>{100});
+  c.send("abc");
+  ASSERT_TRUE(c.has(2));
+  EXPECT_EQ(c.statuses(), (std::vector<int>{100, 200}));
+  // A route error is answered at once instead of 100, and the connection closes.
+  Client d(h);
+  d.send("POST /nowhere HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nContent-Length: 3\r\n\r\n");
+  ASSERT_TRUE(d.ends());
+  EXPECT_EQ(d.statuses(), std::vector<int>{404});
+  EXPECT_NE(d.got.find("Connection: close"), std::string::npos);
+}
+
+TEST(HttpServer, AParseErrorIsAnsweredWithItsStatusAndTheConnectionCloses) {
+  Harness h;
+  Client c(h);
+  c.send(get_home +
+         "POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 1\r\n"
+         "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n" +
+         get_home);
+  ASSERT_TRUE(c.ends());
+  EXPECT_EQ(c.statuses(), (std::vector<int>{200, 400}));  // nothing after the bad one
+  EXPECT_EQ(h.server.counters().parse_errors, 1u);
+  EXPECT_EQ(h.server.counters().responses[4], 1u);
+  h.run_for(100ms);
+  EXPECT_EQ(h.server.counters().open, 0u);
+}
+
+TEST(HttpServer, ABodyOverTheLimitGets413) {
+  ServerOptions o = test_options();
+  o.limits.max_body = 10;
+  Harness h(o);
+  Client c(h);
+  c.send(post_echo);  // 11 bytes
+  ASSERT_TRUE(c.ends());
+  EXPECT_EQ(c.statuses(), std::vector<int>{413});
+}
+
+TEST(HttpServer, ABodyIsStreamedToItsHandlerInPieces) {
+  Harness h;
+  std::size_t pieces = 0, bytes = 0;
+  h.server.route(
+      Method::put, "/upload",
+      [&](Exchange ex) {
+        ex.on_body([&](std::span<const uint8_t> p) {
+          ++pieces;
+          bytes += p.size();
+        });
+      },
+      [&](Exchange ex) { ex.respond(Response{}, std::to_string(bytes)); });
+  Client c(h);
+  const std::string content(200'000, 'x');
+  c.send("PUT /upload HTTP/1.1\r\nHost: a\r\nContent-Length: 200000\r\n\r\n");
+  h.run_for(5ms);
+  c.send(content);
+  ASSERT_TRUE(c.has(1));
+  EXPECT_EQ(bytes, content.size());
+  EXPECT_GT(pieces, 1u);
+  EXPECT_NE(c.got.find("\r\n\r\n200000"), std::string::npos);
+}
+
+TEST(HttpServer, ASlowlorisClientGets408AtTheHeaderTimeoutWhileOthersAreServed) {
+  Harness h;
+  Client slow(h);
+  slow.send("GET / HTTP/1.1\r\nHost: a\r\nX-A: ");
+  h.run_for(1000ms);
+  slow.send("b\r\nX-C: ");  // trickling does not move the deadline
+  Client other(h);
+  other.send(get_home);
+  ASSERT_TRUE(other.has(1));
+  h.run_for(900ms);
+  EXPECT_TRUE(slow.got.empty());
+  ASSERT_TRUE(h.run_until([&] { return slow.ended; }, 200ms));
+  EXPECT_EQ(slow.statuses(), std::vector<int>{408});
+  EXPECT_EQ(h.server.counters().header_timeouts, 1u);
+  other.send(get_home);  // the other one still is served
+  ASSERT_TRUE(other.has(2));
+}
+
+TEST(HttpServer, ASlowBodyGets408AtTheBodyTimeout) {
+  Harness h;
+  Client c(h);
+  c.send("POST /echo HTTP/1.1\r\nHost: a\r\nContent-Length: 11\r\n\r\nhel");
+  h.run_for(2500ms);
+  c.send("lo");  // progress moves the body deadline
+  h.run_for(2500ms);
+  EXPECT_TRUE(c.got.empty());
+  ASSERT_TRUE(c.ends());
+  EXPECT_EQ(c.statuses(), std::vector<int>{408});
+  EXPECT_EQ(h.server.counters().body_timeouts, 1u);
+}
+
+TEST(HttpServer, AnIdleKeepAliveConnectionIsClosedWithoutAResponse) {
+  Harness h;
+  Client c(h);
+  c.send(get_home);
+  ASSERT_TRUE(c.has(1));
+  h.run_for(4900ms);
+  EXPECT_FALSE(c.ended);
+  ASSERT_TRUE(h.run_until([&] { return c.ended; }, 200ms));
+  EXPECT_EQ(c.statuses(), std::vector<int>{200});
+  EXPECT_EQ(h.server.counters().idle_timeouts, 1u);
+  // And a connection that never sends a byte, at the header timeout.
+  Client silent(h);
+  ASSERT_TRUE(silent.ends());
+  EXPECT_TRUE(silent.got.empty());
+}
+
+TEST(HttpServer, AClientThatDoesNotReadHoldsBoundedMemoryThenGetsEverything) {
+  ServerOptions o = test_options();
+  o.send_timeout = 60s;
+  o.output_buffer = 4096;
+  o.tcp.send_buffer = 32 * 1024;
+  o.tcp.receive_buffer = 16 * 1024;
+  o.stream.write_limit = 16 * 1024;
+  o.stream.drain_at = 4 * 1024;
+  Harness h(o);
+  const std::size_t total = 4 << 20, piece = 8192;
+  std::size_t produced = 0;
+  h.server.route(Method::get, "/big", [&](Exchange ex) {
+    ex.respond_stream(Response{}, [&](std::string& next) {
+      if (produced == total) return false;
+      next.assign(piece, char('a' + produced / piece % 26));
+      produced += piece;
+      return true;
+    });
+  });
+  Client c(h, false);  // reads nothing: its 16 KiB window closes
+  c.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n" + get_home);
+  h.run_for(3s);
+  const std::size_t stuck = produced;
+  h.run_for(3s);
+  EXPECT_EQ(produced, stuck);
+  std::printf("produced %zu bytes for a client that reads nothing\n", produced);
+  // The client's window, the send buffer, the stream's queue (its limit and
+  // the write that crossed it), the OutputBuffer and one piece.
+  EXPECT_LE(produced, 16 * 1024 + 32 * 1024 + 16 * 1024 + 4096 + 4096 + piece + piece);
+  // The stack's buffers: the send buffer and the receive buffer.
+  EXPECT_LE(h.pair.server.stack.tcp().memory_used(), 32 * 1024 + 16 * 1024 + 4096);
+  // It reads: all of it comes, chunked, then the pipelined request's answer.
+  std::size_t read = 0;
+  c.c.on_read([&](std::span<const uint8_t> d) {
+    if (d.empty()) c.ended = true;
+    c.got.append(reinterpret_cast<const char*>(d.data()), d.size());
+    read += d.size();
+    c.c.consumed(c.c.unconsumed());
+  });
+  c.c.consumed(c.c.unconsumed());
+  ASSERT_TRUE(c.has(2));
+  EXPECT_EQ(produced, total);
+  EXPECT_EQ(c.statuses(), (std::vector<int>{200, 200}));
+  EXPECT_NE(c.got.find("Transfer-Encoding: chunked"), std::string::npos);
+  EXPECT_GT(c.got.size(), total);
+  EXPECT_NE(c.got.find("home\n"), std::string::npos);
+}
+
+TEST(HttpServer, AClientThatStopsReadingIsResetAtTheSendTimeout) {
+  Harness h;
+  h.server.route(Method::get, "/big",
+                 [](Exchange ex) { ex.respond(Response{}, std::string(1 << 20, 'z')); });
+  Client c(h, false);
+  c.send("GET /big HTTP/1.1\r\nHost: a\r\n\r\n");
+  h.run_for(3s);
+  EXPECT_FALSE(c.closed.has_value());
+  ASSERT_TRUE(h.run_until([&] { return c.closed.has_value(); }, 3s));
+  EXPECT_EQ(c.closed, TcpCloseReason::reset);
+  EXPECT_EQ(h.server.counters().send_timeouts, 1u);
+  EXPECT_EQ(h.server.counters().open, 0u);
+}
+
+TEST(HttpServer, ConnectionsOverTheLimitAreRefused) {
+  ServerOptions o = test_options();
+  o.max_connections = 1;
+  Harness h(o);
+  Client a(h);
+  a.send(get_home);
+  ASSERT_TRUE(a.has(1));
+  Client b(h);
+  ASSERT_TRUE(b.ends());
+  EXPECT_EQ(b.closed, TcpCloseReason::reset);
+  EXPECT_EQ(h.server.counters().refused, 1u);
+}
+
+TEST(HttpServer, AnswersRouteErrorsAndConnectionClose) {
+  Harness h;
+  Client c(h);
+  c.send(
+      "DELETE / HTTP/1.1\r\nHost: a\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n");
+  ASSERT_TRUE(c.ends());
+  EXPECT_EQ(c.statuses(), (std::vector<int>{405, 200}));
+  EXPECT_NE(c.got.find("Allow: GET, HEAD"), std::string::npos);
+  EXPECT_NE(c.got.find("Connection: close"), std::string::npos);
+}
+
+TEST(HttpServer, AnAnswerGivenLaterStillGoesOutInOrder) {
+  Harness h;
+  Exchange held;
+  h.server.route(Method::get, "/later", [&](Exchange ex) { held = ex; });
+  Client c(h);
+  c.send("GET /later HTTP/1.1\r\nHost: a\r\n\r\n" + get_home);
+  h.run_for(50ms);
+  EXPECT_TRUE(c.got.empty());  // the second waits behind the first
+  ASSERT_TRUE(held.pending());
+  EXPECT_TRUE(held.respond(Response{}, "late\n"));
+  EXPECT_FALSE(held.respond(Response{}, "twice\n"));
+  ASSERT_TRUE(c.has(2));
+  EXPECT_LT(c.got.find("late\n"), c.got.find("home\n"));
+}
+
+// Each connection's state (parser, 16 KiB OutputBuffer) goes with it: many
+// connections one after another leave the heap where it was.
+TEST(HttpServer, AClosedConnectionLeavesNothingBehind) {
+  Harness h;
+  auto one = [&](int i) {
+    Client c(h);
+    c.send(i % 2 ? "GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+                 : "GET / HTTP/1.0\r\n\r\n");
+    ASSERT_TRUE(c.ends());
+    ASSERT_TRUE(h.run_until([&] { return h.server.counters().open == 0; }));
+  };
+  for (int i = 0; i < 20; ++i) one(i);
+  h.run_for(200ms);
+  const std::size_t before = ::keel::test::heap_in_use();
+  for (int i = 0; i < 200; ++i) one(i);
+  h.run_for(200ms);
+  EXPECT_EQ(h.server.counters().open, 0u);
+  EXPECT_EQ(h.server.counters().responses[2], 220u);
+  // 200 connections kept would be over 3 MiB of OutputBuffers alone.
+  EXPECT_LT(::keel::test::heap_in_use(), before + 256 * 1024);
+}
+
+// A server that goes first resets its connections: none calls back into it.
+TEST(HttpServer, AServerThatGoesResetsItsConnections) {
+  Harness h;
+  Client c(h);
+  c.send(get_home);
+  ASSERT_TRUE(c.has(1));
+  Client slow(h);
+  slow.send("GET / HTTP/1.1\r\n");
+  h.run_for(10ms);
+  h.owned.reset();
+  ASSERT_TRUE(h.run_until([&] { return c.closed.has_value() && slow.closed.has_value(); }));
+  EXPECT_EQ(c.closed, TcpCloseReason::reset);
+  EXPECT_EQ(slow.closed, TcpCloseReason::reset);
+  h.run_for(5s);  // no timeout of the server's runs
+}
+
+}  // namespace
+}  // namespace keel::http

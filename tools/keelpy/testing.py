@@ -9,7 +9,7 @@ import time
 from . import compdb
 from .paths import DEBIAN_PYTHON, HOST_BUILD, ROOT
 
-PYTEST_DIRS = ["test/integration", "test/net", "test/firewall", "test/dns"]
+PYTEST_DIRS = ["test/integration", "test/net", "test/firewall", "test/dns", "test/http"]
 FUZZ_SECONDS = os.environ.get("KEEL_FUZZ_SECONDS", "10")
 ASAN_BUILD = os.path.join(ROOT, "build", "asan")
 

@@ -22,6 +22,8 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "python3-matplotlib", "cpio",
                  # test/dns: the reference servers, response comparison, bench/dns load
                  "nsd", "knot", "knot-dnsutils", "python3-dnspython", "dnsperf",
+                 # dig, beside kdig, as a client of DNS over TCP (test/dns/test_tcp.py)
+                 "bind9-dnsutils",
                  # test/http/test_web.py: a REST client
                  "python3-requests"]
 

@@ -1,33 +1,14 @@
 #include "config.hpp"
 
-#include <charconv>
 #include <chrono>
 #include <os>
+#include <util/settings.hpp>
 
 namespace web_app {
 namespace {
 
-std::string parse_uint(const std::string& field, std::string_view text, uint32_t max,
-                       uint32_t& out) {
-  uint32_t value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || end != text.data() + text.size() || value > max) {
-    return field + ": '" + std::string(text) + "' is not a number from 0 to " + std::to_string(max);
-  }
-  out = value;
-  return {};
-}
-
-std::string parse_bool(const std::string& field, std::string_view text, bool& out) {
-  if (text == "1" || text == "on" || text == "true" || text == "yes") {
-    out = true;
-  } else if (text == "0" || text == "off" || text == "false" || text == "no") {
-    out = false;
-  } else {
-    return field + ": '" + std::string(text) + "' is not on or off";
-  }
-  return {};
-}
+using keel::settings::parse_bool;
+using keel::settings::parse_uint;
 
 // A timeout in milliseconds, from 1 ms to an hour.
 std::string parse_ms(const std::string& field, std::string_view text,

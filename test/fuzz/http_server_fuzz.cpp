@@ -29,34 +29,15 @@
 #include <string>
 #include <vector>
 
-#include "manual_clock.hpp"
-#include "memory_nic.hpp"
+#include "stack_pair.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
 namespace http = keel::http;
 
-#define CHECK(ok) check_at(ok, __LINE__)
-void check_at(bool ok, int line) {
-  if (ok) return;
-  std::fprintf(stderr, "http_server_fuzz: invariant at line %d broken\n", line);
-  std::abort();
-}
-
-struct Side {
-  Side(net::ethernet::Addr mac, net::ip4::Addr address) : nic(mac), stack(clock, config()) {
-    stack.add_interface(nic).configure(address, net::ip4::netmask_of(24), {});
-  }
-  static net::StackConfig config() {
-    net::StackConfig c;
-    c.total_memory = std::size_t(16) << 20;
-    return c;
-  }
-  keel::test::ManualClock clock;
-  net::MemoryNic nic;
-  net::Stack stack;
-};
+#define CHECK(ok) keel::fuzz::check_at("http_server_fuzz", ok, __LINE__)
+using Side = keel::fuzz::StackSide;
 
 // The server's clock follows its stack's; step() runs its wake-up.
 class FollowingClock final : public net::Clock {

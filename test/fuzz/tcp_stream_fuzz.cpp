@@ -32,31 +32,12 @@
 #include <net/tcp_stream.hpp>
 #include <vector>
 
-#include "manual_clock.hpp"
-#include "memory_nic.hpp"
+#include "stack_pair.hpp"
 
 namespace {
 
-#define CHECK(ok) check_at(ok, __LINE__)
-void check_at(bool ok, int line) {
-  if (ok) return;
-  std::fprintf(stderr, "tcp_stream_fuzz: invariant at line %d broken\n", line);
-  std::abort();
-}
-
-struct Side {
-  Side(net::ethernet::Addr mac, net::ip4::Addr address) : nic(mac), stack(clock, config()) {
-    stack.add_interface(nic).configure(address, net::ip4::netmask_of(24), {});
-  }
-  static net::StackConfig config() {
-    net::StackConfig c;
-    c.total_memory = std::size_t(16) << 20;
-    return c;
-  }
-  keel::test::ManualClock clock;
-  net::MemoryNic nic;
-  net::Stack stack;
-};
+#define CHECK(ok) keel::fuzz::check_at("tcp_stream_fuzz", ok, __LINE__)
+using Side = keel::fuzz::StackSide;
 
 class Run {
  public:

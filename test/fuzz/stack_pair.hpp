@@ -1,0 +1,35 @@
+// What the fuzz targets that run two stacks in memory share: an invariant
+// check that aborts (libFuzzer reports the input), and one side of the
+// pair, a stack on a MemoryNic with its own manual clock.
+#pragma once
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <net/stack.hpp>
+
+#include "manual_clock.hpp"
+#include "memory_nic.hpp"
+
+namespace keel::fuzz {
+
+inline void check_at(const char* target, bool ok, int line) {
+  if (ok) return;
+  std::fprintf(stderr, "%s: invariant at line %d broken\n", target, line);
+  std::abort();
+}
+
+struct StackSide {
+  StackSide(net::ethernet::Addr mac, net::ip4::Addr address) : nic(mac), stack(clock, config()) {
+    stack.add_interface(nic).configure(address, net::ip4::netmask_of(24), {});
+  }
+  static net::StackConfig config() {
+    net::StackConfig c;
+    c.total_memory = std::size_t(16) << 20;
+    return c;
+  }
+  keel::test::ManualClock clock;
+  net::MemoryNic nic;
+  net::Stack stack;
+};
+
+}  // namespace keel::fuzz

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace keel::settings {
 
@@ -29,6 +30,21 @@ inline std::string parse_bool(const std::string& field, std::string_view text, b
     out = false;
   } else {
     return field + ": '" + std::string(text) + "' is not on or off";
+  }
+  return {};
+}
+
+// Every `PREFIXkey=value` word of `args` (os::args()), in order, to
+// apply(field, key, value) (field: the word's name, for errors); stops at
+// the first error apply returns and returns it.
+template <class Apply>
+std::string apply_all(const std::vector<std::string>& args, std::string_view prefix,
+                      Apply&& apply) {
+  for (const std::string& word : args) {
+    const auto eq = word.find('=');
+    if (word.rfind(prefix, 0) != 0 || eq == std::string::npos) continue;
+    const std::string key = word.substr(prefix.size(), eq - prefix.size());
+    if (std::string e = apply(word.substr(0, eq), key, word.substr(eq + 1)); !e.empty()) return e;
   }
   return {};
 }

@@ -53,14 +53,11 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
 }  // namespace
 
 std::string load_config(Config& config) {
-  constexpr std::string_view prefix = "web_";
-  for (const std::string& word : os::args()) {
-    const auto eq = word.find('=');
-    if (word.rfind(prefix, 0) != 0 || eq == std::string::npos) continue;
-    const std::string key = word.substr(prefix.size(), eq - prefix.size());
-    if (auto e = apply(config, word.substr(0, eq), key, word.substr(eq + 1)); !e.empty()) return e;
-  }
-  return {};
+  return keel::settings::apply_all(
+      os::args(), "web_",
+      [&config](const std::string& field, const std::string& key, const std::string& value) {
+        return apply(config, field, key, value);
+      });
 }
 
 }  // namespace web_app

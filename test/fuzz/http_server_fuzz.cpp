@@ -39,23 +39,7 @@ namespace http = keel::http;
 #define CHECK(ok) keel::fuzz::check_at("http_server_fuzz", ok, __LINE__)
 using Side = keel::fuzz::StackSide;
 
-// The server's clock follows its stack's; step() runs its wake-up.
-class FollowingClock final : public net::Clock {
- public:
-  explicit FollowingClock(const net::Clock& base) : base_(base) {}
-  uint64_t now_ns() const override { return base_.now_ns(); }
-  void wake_at(uint64_t deadline) override { deadline_ = deadline; }
-  void run_due() {
-    while (deadline_ <= now_ns()) {
-      deadline_ = never;
-      wake();
-    }
-  }
-
- private:
-  const net::Clock& base_;
-  uint64_t deadline_ = never;
-};
+using keel::test::FollowingClock;
 
 http::ServerOptions options(uint8_t setup) {
   http::ServerOptions o;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "heap_in_use.hpp"
+#include "manual_clock.hpp"
 #include "tcp_pair.hpp"
 
 using namespace std::chrono_literals;
@@ -25,24 +26,7 @@ using ::keel::test::TcpPair;
 using ::net::TcpCloseReason;
 using ::net::TcpConnection;
 
-// The server's clock reads the server stack's; its one wake-up is run by
-// the harness's steps.
-class FollowingClock final : public ::net::Clock {
- public:
-  explicit FollowingClock(const ::net::Clock& base) : base_(base) {}
-  uint64_t now_ns() const override { return base_.now_ns(); }
-  void wake_at(uint64_t deadline) override { deadline_ = deadline; }
-  void run_due() {
-    while (deadline_ <= now_ns()) {
-      deadline_ = never;
-      wake();
-    }
-  }
-
- private:
-  const ::net::Clock& base_;
-  uint64_t deadline_ = never;
-};
+using keel::test::FollowingClock;
 
 constexpr uint16_t port = 80;
 

@@ -31,4 +31,23 @@ class ManualClock final : public ::net::Clock {
   uint64_t deadline_ = never;
 };
 
+// A second clock that reads another's time (one side of a pair of stacks,
+// say) and keeps its own wake-up, run by run_due() from the test's steps.
+class FollowingClock final : public ::net::Clock {
+ public:
+  explicit FollowingClock(const ::net::Clock& base) : base_(base) {}
+  uint64_t now_ns() const override { return base_.now_ns(); }
+  void wake_at(uint64_t deadline_ns) override { deadline_ = deadline_ns; }
+  void run_due() {
+    while (deadline_ <= now_ns()) {
+      deadline_ = never;
+      wake();
+    }
+  }
+
+ private:
+  const ::net::Clock& base_;
+  uint64_t deadline_ = never;
+};
+
 }  // namespace keel::test

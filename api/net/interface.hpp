@@ -53,8 +53,8 @@ class Interface {
   const std::vector<ip4::Addr>& dns() const;
   // Runs `handler` each time the address becomes known or changes (static,
   // DHCP lease, fallback); at the next step of the event loop if already
-  // configured. Like every handler of the stack it runs from the stack's
-  // step in the event loop (docs/net/handlers.md); an exception it throws
+  // configured. Like every handler of the stack it runs once the stack is
+  // done with what caused it (docs/net/handlers.md); an exception it throws
   // is reported on the console and goes no further.
   void on_config(ConfigHandler handler);
 

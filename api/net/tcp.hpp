@@ -31,9 +31,9 @@
 // the handle answers Status::closed. A handle never reaches freed memory:
 // a closed one (even after its slot is reused) is told so.
 //
-// Handlers run once the stack is done with the segment, timer or call
-// that caused them (docs/net/handlers.md), never in the middle of its
-// processing, and may call anything on any handle: close, abort or
+// Handlers run once the stack is done with the frame or step that caused
+// them (docs/net/handlers.md), never in the middle of its processing nor
+// inside a call of the service's own, and may call anything on any handle: close, abort or
 // replace themselves, write, open other connections. An exception a
 // handler throws aborts that connection only (tcp.handler_exceptions).
 //

@@ -10,9 +10,9 @@
 // every copy, and a closed handle answers Status::closed instead of
 // touching freed memory. A handler may close its socket, bind the port
 // again, or replace itself with on_read() while it runs. Read handlers run
-// at the stack's step in the event loop, after the driver's batch (the
-// datagram's buffer held until then); one that throws loses that datagram
-// only (udp.handler_exceptions): docs/net/handlers.md.
+// once the stack is done with the datagram's frame, before the next frame
+// is taken; one that throws loses that datagram only
+// (udp.handler_exceptions): docs/net/handlers.md.
 #pragma once
 #include <cstddef>
 #include <cstdint>

@@ -30,10 +30,15 @@ StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
       tcp_layer(*this, config) {}
 
 void StackParts::run_handlers() {
+  // Not again from inside a handler (one that polls the stack, or whose
+  // send drained a queue): what it queues runs in this pass or the next.
+  if (handlers_running) return;
+  handlers_running = true;
   udp_layer.run_handlers();
   tcp_layer.run_handlers();
-  // Last: a lease that a DHCP handler just took is announced in this step.
+  // Last: a lease that a DHCP handler just took is announced in this pass.
   for (std::size_t i = 0; i < link_count(); ++i) link(InterfaceId(i)).run_config_handlers();
+  handlers_running = false;
 }
 
 bool StackParts::handlers_pending() const {
@@ -83,7 +88,12 @@ Interface& Stack::add_interface(Nic& nic) {
   p.interfaces.push_back(std::unique_ptr<Interface>(new Interface(std::move(link))));
   l.set_interface(p.interfaces.back().get());
   p.routes.set_interface_count(p.interfaces.size());
-  nic.set_receive([&l](PacketPtr frame) { l.receive(std::move(frame)); });
+  // Each frame is done with before the next: its handlers run between the
+  // frames of the driver's pass (docs/net/handlers.md).
+  nic.set_receive([&l, &p](PacketPtr frame) {
+    l.receive(std::move(frame));
+    p.run_handlers();
+  });
   return *p.interfaces.back();
 }
 
@@ -117,9 +127,8 @@ void Stack::poll() {
   for (std::size_t i = 0; i < p.link_count(); ++i) p.link(InterfaceId(i)).poll(now);
   p.ip4.poll(now);
   p.tcp_layer.poll(now);
-  // The one moment the service's handlers run (docs/net/handlers.md),
-  // after everything the stack had to do; what they start waits for the
-  // next step.
+  // The handlers of the step's work, and of anything queued since the last
+  // pass (docs/net/handlers.md); what they start waits for the next step.
   p.run_handlers();
   p.time.woke();  // (the wake-up the work above asked for is this one)
   p.time.wake_by(p.handlers_pending() ? p.time.now() : next_deadline());

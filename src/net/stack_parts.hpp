@@ -29,7 +29,9 @@ struct StackParts {
   // An interface's transmit queue has room again: every protocol's
   // blocked senders resume.
   void transmit_ready();
-  // The service's handlers: the one moment they run (docs/net/handlers.md).
+  // The service's handlers, run once the stack is done with what caused
+  // them: after each received frame, after the NIC's transmit-ready event
+  // and at the end of each step (docs/net/handlers.md).
   void run_handlers();
   // Handlers left for another step (those the last ones made due).
   bool handlers_pending() const;
@@ -46,6 +48,7 @@ struct StackParts {
   TcpLayer tcp_layer;
   Tcp tcp{tcp_layer};
   std::vector<std::unique_ptr<Interface>> interfaces;
+  bool handlers_running = false;
 };
 
 }  // namespace net

@@ -3,6 +3,7 @@
 // layer and terminated the image.
 #include <new>
 #include <stdexcept>
+#include <vector>
 
 #include "tcp_fixture.hpp"
 
@@ -13,7 +14,7 @@ namespace {
 
 using Handlers = TcpTest;
 
-TEST_F(Handlers, UdpHandlersRunAtTheStackStepTcpOnesAfterTheirSegment) {
+TEST_F(Handlers, UdpAndTcpHandlersRunOnceTheStackIsDoneWithTheirFrame) {
   int connects = 0;
   listener = *stack.tcp().listen(
       server_port, [&connects](TcpConnection) { ++connects; }, options());
@@ -29,10 +30,22 @@ TEST_F(Handlers, UdpHandlersRunAtTheStackStepTcpOnesAfterTheirSegment) {
   TcpRepr synack = next_header();
   nic.inject(ip_frame(tcp_packet(
       TcpRepr{client_port, server_port, peer_isn + 1, synack.seq + 1, flag::ack, 512, 0, {}, 0})));
-  EXPECT_EQ(datagrams, 0);  // held for the stack's step
-  EXPECT_EQ(connects, 1);   // once the stack was done with the segment
+  EXPECT_EQ(datagrams, 1);  // before the next frame was taken
+  EXPECT_EQ(connects, 1);
   advance(0ns);
   EXPECT_EQ(datagrams, 1);
+}
+
+TEST_F(Handlers, AUdpHandlerHasRunBeforeTheNextFrameOfThePass) {
+  auto socket = *stack.udp().bind(7);
+  std::vector<uint8_t> seen;
+  socket.on_read([&seen](const ::net::UdpDatagram& d) { seen.push_back(d.payload[0]); });
+  nic.set_after_receive(nullptr);
+  for (uint8_t i = 0; i < 3; ++i) {
+    nic.inject(ip_frame(ip4(peer_ip, stack_ip, 17, udp(peer_ip, stack_ip, 4000, 7, {i}))));
+    EXPECT_EQ(seen.size(), std::size_t(i) + 1);
+  }
+  EXPECT_EQ(seen, (std::vector<uint8_t>{0, 1, 2}));
 }
 
 TEST_F(Handlers, OnConfigRunsAtTheStackStepToo) {
@@ -127,18 +140,63 @@ TEST_F(Handlers, AnExceptionInOnConfigGoesNoFurther) {
   EXPECT_EQ(after, 1);
 }
 
-TEST_F(Handlers, DatagramsPastTheQueueBoundAreDroppedAndCounted) {
+TEST_F(Handlers, ADriverPassOfManyDatagramsLosesNone) {
   auto socket = *stack.udp().bind(7);
   std::size_t calls = 0;
   socket.on_read([&calls](const ::net::UdpDatagram&) { ++calls; });
-  std::size_t bound = 256;         // UdpLayer::max_pending
-  nic.set_after_receive(nullptr);  // one driver pass of more frames than that
-  for (std::size_t i = 0; i < bound + 3; ++i) {
+  std::size_t frames = 1000;       // more than UdpLayer holds for one pass (256)
+  nic.set_after_receive(nullptr);  // one driver pass, no step between frames
+  for (std::size_t i = 0; i < frames; ++i) {
     nic.inject(ip_frame(ip4(peer_ip, stack_ip, 17, udp(peer_ip, stack_ip, 4000, 7, {1}))));
   }
+  EXPECT_EQ(calls, frames);
+  EXPECT_EQ(counters().udp.drop_queue_full, 0u);
+}
+
+TEST_F(Handlers, DatagramsAHandlerSendsToItsOwnStackEachFindTheirHandler) {
+  auto socket = *stack.udp().bind(7);
+  std::size_t calls = 0;
+  socket.on_read([&](const ::net::UdpDatagram& d) {
+    if (++calls > 1) return;
+    // 1000 datagrams to this stack's own address: delivered at the next step.
+    for (int i = 0; i < 1000; ++i)
+      ASSERT_EQ(socket.send_to(d.destination, d.payload), ::net::Status::ok);
+  });
+  nic.inject(ip_frame(ip4(peer_ip, stack_ip, 17, udp(peer_ip, stack_ip, 4000, 7, {1}))));
   advance(0ns);
-  EXPECT_EQ(calls, bound);
-  EXPECT_EQ(counters().udp.drop_queue_full, 3u);
+  EXPECT_EQ(calls, 1001u);
+  EXPECT_EQ(counters().udp.drop_queue_full, 0u);
+}
+
+// A send of the service's own that drains the transmit queue (here: a
+// connect's SYN, once the NIC has room again) does not run another
+// handler inside that call; the writable handler waits for the step.
+TEST_F(Handlers, AUdpWritableHandlerNeverRunsInsideTheServicesOwnCall) {
+  auto socket = *stack.udp().bind(5000);
+  int writable = 0;
+  socket.on_writable([&writable] { ++writable; });
+  nic.limit_transmit_room(0);
+  Bytes one{1};
+  while (socket.send_to({peer_ip, 9}, one) == ::net::Status::ok) {
+  }
+  nic.limit_transmit_room(100000);  // room again, which the NIC did not announce
+  ASSERT_EQ(stack.tcp().connect({peer_ip, 80}, [](TcpConnection) {}).status, ::net::Status::ok);
+  EXPECT_EQ(iface.transmit_backlog(), 0u);  // the SYN's send drained the queue
+  EXPECT_EQ(writable, 0);
+  advance(0ns);
+  EXPECT_EQ(writable, 1);
+}
+
+TEST_F(Handlers, AUdpWritableHandlerThatThrowsIsCounted) {
+  auto socket = *stack.udp().bind(5000);
+  socket.on_writable([] { throw std::bad_alloc(); });
+  nic.limit_transmit_room(0);
+  Bytes one{1};
+  while (socket.send_to({peer_ip, 9}, one) == ::net::Status::ok) {
+  }
+  nic.free_transmit_room(100000);
+  EXPECT_EQ(counters().udp.handler_exceptions, 1u);
+  EXPECT_EQ(socket.send_to({peer_ip, 9}, one), ::net::Status::ok);  // the socket stays
 }
 
 }  // namespace

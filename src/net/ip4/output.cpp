@@ -203,7 +203,10 @@ Status Ip4::fragment(Link& link, ip4::Addr next_hop, PacketPtr packet) {
 void Ip4::run_loopback() {
   std::vector<std::pair<InterfaceId, PacketPtr>> due;
   due.swap(loopback_);
-  for (auto& [in, packet] : due) local_input(in, std::move(packet), LinkCast::unicast);
+  for (auto& [in, packet] : due) {
+    local_input(in, std::move(packet), LinkCast::unicast);
+    parts_.run_handlers();  // as after a frame from a NIC
+  }
 }
 
 }  // namespace net

@@ -27,7 +27,11 @@ Link::Link(StackParts& parts, Nic& nic, InterfaceId id)
       mac_(nic.mac()),
       mtu_(nic.mtu() < wire::ip4_min_mtu ? uint16_t(wire::ip4_min_mtu) : nic.mtu()),
       arp_(*this, counters_.arp) {
-  nic.set_transmit_ready([this] { drain_queue(); });
+  // The NIC's event, not a send: handlers may run (those it made due).
+  nic.set_transmit_ready([this] {
+    drain_queue();
+    parts_.run_handlers();
+  });
 }
 
 Link::~Link() { nic_.set_transmit_ready(nullptr); }

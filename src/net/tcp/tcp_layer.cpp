@@ -58,10 +58,10 @@ TcpLayer::~TcpLayer() = default;
 uint64_t TcpLayer::now() const { return parts_.time.now(); }
 
 TcpLayer::Work::~Work() {
-  // The segment (or timer, or call) is done: its handlers run now, each
-  // guarded (dispatch.cpp), so no exception leaves this destructor.
-  if (layer_.depth_ == 1) layer_.dispatch_ready();
-  --layer_.depth_;
+  // The segment (or timer pass) is done: its handlers run when the stack
+  // is done with the frame or step that brought it (StackParts::
+  // run_handlers); the wake-up covers work that came from anywhere else.
+  if (--layer_.depth_ == 0 && layer_.handlers_pending()) layer_.parts_.time.wake_by(layer_.now());
 }
 
 void TcpLayer::set_limits(const Tcp::Limits& limits) {

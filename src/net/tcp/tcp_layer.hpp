@@ -52,7 +52,8 @@ class TcpLayer {
   void writable();
   void poll(uint64_t now);
   // The service's handlers for what the stack did since the last call
-  // (dispatch.cpp); Stack::poll runs it, the one moment handlers run.
+  // (dispatch.cpp), and ended connections freed; StackParts::run_handlers
+  // calls it.
   void run_handlers();
   void dispatch_ready();
   bool handlers_pending() const { return !ready_.empty() || !graveyard_.empty(); }
@@ -147,10 +148,9 @@ class TcpLayer {
   struct PortHash {
     std::size_t operator()(uint16_t port) const { return port * 0x9e3779b1u; }
   };
-  // Top-level work (a segment, an ICMP error, a timer) runs the service's
-  // handlers and frees ended connections once it is done, not before. (Run
-  // at the stack's step instead, a driver pass's 128 segments could each
-  // take a receive ring before any handler released one: decision 0048.)
+  // Top-level work (a segment, an ICMP error, a timer pass): the events it
+  // queues wait until the stack is done with the frame or step that brought
+  // it (StackParts::run_handlers), never longer than the next step.
   class Work {
    public:
     explicit Work(TcpLayer& layer) : layer_(layer) { ++layer_.depth_; }

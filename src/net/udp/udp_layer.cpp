@@ -121,6 +121,7 @@ void UdpLayer::close(uint32_t slot, uint32_t generation) {
   s->read = nullptr;  // (a running handler was moved out: it lives on until it returns)
   s->writable = nullptr;
   s->wants_writable = false;
+  s->writable_due = false;
   --open_;
   free_slots_.push_back(slot);
 }
@@ -183,8 +184,9 @@ void UdpLayer::receive(const Ip4Received& info, PacketPtr packet) {
     }
     return;
   }
-  // The handler runs at the stack's step in the event loop (run_handlers),
-  // with the datagram held until then; a queue past its bound drops.
+  // The handler runs once the stack is done with the frame (run_handlers),
+  // the datagram held until then; the bound only matters when that pass
+  // is put off (a handler polling the stack itself).
   if (pending_.size() >= max_pending) {
     ++counters_.drop_queue_full;
     return;
@@ -224,6 +226,7 @@ void UdpLayer::run_handlers() {
     }
   }
   delivering_.clear();
+  if (writable_due_) run_writable_handlers();
   running_ = false;
 }
 
@@ -278,12 +281,27 @@ Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destin
 }
 
 void UdpLayer::writable() {
+  for (Slot& s : slots_) {
+    if (!s.open || !s.wants_writable) continue;
+    s.wants_writable = false;
+    s.writable_due = writable_due_ = true;
+  }
+  if (writable_due_) parts_.time.wake_by(parts_.time.now());
+}
+
+void UdpLayer::run_writable_handlers() {
+  writable_due_ = false;
   // By index, each from a copy: a handler may send, bind or close.
   for (uint32_t i = 0; i < slots_.size(); ++i) {
-    if (!slots_[i].open || !slots_[i].wants_writable) continue;
-    slots_[i].wants_writable = false;
+    if (!slots_[i].open || !slots_[i].writable_due) continue;
+    slots_[i].writable_due = false;
     UdpSocket::WritableHandler handler = slots_[i].writable;
-    if (handler) handler();
+    if (!handler) continue;
+    try {
+      handler();
+    } catch (...) {
+      ++counters_.handler_exceptions;  // the socket stays
+    }
   }
 }
 

@@ -5,10 +5,10 @@
 //
 // Sockets live in slots with a generation number: a handle names a slot
 // and the generation it was opened with, so a handle to a closed socket
-// (even one whose slot was reused) finds nothing. Datagrams wait for the
-// stack's step in the event loop, where read handlers run (run_handlers);
-// a read handler is moved out of its slot while it runs, so it may close its socket, bind the port
-// again or install another handler without destroying itself; afterwards
+// (even one whose slot was reused) finds nothing. A datagram waits until
+// the stack is done with its frame, when read handlers run (run_handlers);
+// a read handler is moved out of its slot while it runs, so it may close
+// its socket, bind the port again or install another handler without destroying itself; afterwards
 // it goes back only if the slot still holds the same socket and nobody
 // installed a new handler.
 #pragma once
@@ -32,12 +32,14 @@ class UdpLayer {
 
   // From IPv4: data() at the UDP header.
   void receive(const Ip4Received& info, PacketPtr packet);
-  // An interface's transmit queue has room again: wakes would_block senders.
+  // An interface's transmit queue has room again: the would_block senders'
+  // writable handlers are due (run by run_handlers, never from inside the
+  // send that drained the queue).
   void writable();
-  // The read handlers of the datagrams received since the last call (the
-  // stack's step in the event loop: Stack::poll).
+  // The read handlers of the datagrams received since the last call, then
+  // the writable handlers due (StackParts::run_handlers).
   void run_handlers();
-  bool handlers_pending() const { return !pending_.empty(); }
+  bool handlers_pending() const { return !pending_.empty() || writable_due_; }
   // Datagrams held for their handlers at most (a bound on the packet
   // buffers they keep; the driver takes up to 128 frames a pass).
   static constexpr std::size_t max_pending = 256;
@@ -67,7 +69,8 @@ class UdpLayer {
     UdpSocket::ReadHandler read;
     uint32_t read_version = 0;  // bumped by on_read(): a running handler was replaced
     UdpSocket::WritableHandler writable;
-    bool wants_writable = false;
+    bool wants_writable = false;   // a send answered would_block
+    bool writable_due = false;     // and the queue has room since
     uint32_t next_on_port = none;  // the other sockets bound to the same port
   };
   struct PortHash {
@@ -95,7 +98,10 @@ class UdpLayer {
     PacketPtr packet;
   };
   std::vector<Pending> pending_, delivering_;
+  bool writable_due_ = false;  // some slot's writable_due is set
   bool running_ = false;
+
+  void run_writable_handlers();
 };
 
 }  // namespace net

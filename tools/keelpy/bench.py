@@ -94,8 +94,14 @@ def write_summary(quick):
 
 def run(name=None, quick=False, rest=()):
     names = [name] if name else available()
-    failed = [n for n in names if run_one(n, quick, rest if name else ()) != 0]
+    failed, took = [], []
+    for n in names:
+        started = time.time()
+        if run_one(n, quick, rest if name else ()) != 0:
+            failed.append(n)
+        took.append(f"{n} {time.time() - started:.0f} s")
     write_summary(quick)
+    print(f"keel bench: took {', '.join(took)}", flush=True)  # (what a slow CI run spent)
     if failed:
         print(f"keel bench: FAILED: {', '.join(failed)}", flush=True)
         return 1

@@ -70,7 +70,7 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
     if integration and not quick:
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
         results["pytest"] = step("integration tests (pytest)", [
-            DEBIAN_PYTHON, "-m", "pytest", "-v", "-rs", *dirs, *pytest_args])
+            DEBIAN_PYTHON, "-m", "pytest", "-v", "-rs", "--durations=30", *dirs, *pytest_args])
         results["bench quick"] = step("benchmarks, quick (they run and write their files; "
                                       "timings not checked)",
                                       [os.path.join(ROOT, "tools", "keel"), "bench", "--quick"],

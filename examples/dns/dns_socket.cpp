@@ -47,7 +47,7 @@ std::size_t listen(const ListenOptions& options, QueryHandler handler,
   net::UdpSocket socket = *bound;
   socket.on_read([socket, shared](const net::UdpDatagram& d) mutable {
     const std::size_t size =
-        (*shared)(d.payload, client_of(d.source), response, keel::dns::Transport::udp);
+        (*shared)(d.payload, client_of(d.source), response, keel::dns::Transport::udp, nullptr);
     if (size != 0) socket.send_to(d.source, {response.data(), size}, d.destination.address);
   });
   if (options.tcp.enabled && !listen_tcp(options, shared)) return 0;

@@ -16,9 +16,11 @@
 namespace dns_app {
 
 // Answers one query into `out`; returns the response size, 0 for none.
+// Over TCP `transfer` is given: a zone transfer the query starts is left
+// there, its first message in `out` (keel::dns::Server::answer).
 using QueryHandler = std::function<std::size_t(
     std::span<const uint8_t> query, const keel::dns::ClientAddress& client, std::span<uint8_t> out,
-    keel::dns::Transport transport)>;
+    keel::dns::Transport transport, keel::dns::Transfer* transfer)>;
 
 // DNS over TCP (RFC 7766): bounds on what clients may hold (docs/dns.md, "TCP").
 struct TcpLimits {
@@ -40,7 +42,10 @@ struct TcpCounters {
   uint64_t idle_closed = 0;
   uint64_t bad_messages = 0;  // a zero length or a message answered with nothing: closed
   uint64_t queries = 0;
-  uint64_t paused = 0;  // reading paused until the peer took our answers
+  uint64_t paused = 0;             // reading paused until the peer took our answers
+  uint64_t transfers = 0;          // zone transfers sent to the end
+  uint64_t transfer_messages = 0;  // their messages
+  uint64_t transfer_waits = 0;     // times a transfer waited for the client to read
 };
 
 struct ListenOptions {

@@ -11,6 +11,13 @@
 // cap is reset as soon as it is accepted. Back-pressure: once our answers
 // fill the stream's queue (the client does not read), reading pauses until
 // on_drain, so a client that never reads holds a bounded amount of memory.
+//
+// Zone transfers (RFC 5936): a query that starts one gets its messages one
+// at a time, each written while the stream is writable and the next on
+// on_drain, so a zone of any size holds one message plus the stream's queue,
+// never the whole zone rendered. Reading waits until the last message is
+// queued (RFC 5936 §4.2 allows answering other queries meanwhile; NSD, too,
+// reads the next query only after the transfer).
 #include <array>
 #include <map>
 #include <memory>
@@ -45,6 +52,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
   milliseconds idle{};
   os::Timers::id_t timer = os::Timers::invalid_id;
   bool finished = false;
+  keel::dns::Transfer transfer;
 
   void start() {
     std::weak_ptr<Connection> weak = shared_from_this();
@@ -56,7 +64,12 @@ struct Connection : std::enable_shared_from_this<Connection> {
     });
     os::Timers::arm(timer, idle);
     auto self = shared_from_this();
-    stream.on_drain([self] { self->stream.resume(); });
+    stream.on_drain([self] {
+      if (self->transfer.done())
+        (void)self->stream.resume();
+      else
+        self->send_transfer();
+    });
     stream.on_end([self](std::span<const uint8_t>) { self->close(); });
     stream.on_close([self](net::TcpCloseReason) { self->finish(); });
     read_length();
@@ -76,15 +89,18 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void on_message(std::span<const uint8_t> message) {
     ++counters.queries;
     const std::size_t size = (*handler)(message, client, std::span(response).subspan(length_octets),
-                                        keel::dns::Transport::tcp);
-    if (size == 0) return reject();
-    response[0] = uint8_t(size >> 8);
-    response[1] = uint8_t(size);
-    if (stream.write(std::span(response.data(), length_octets + size)) != net::Status::ok) {
-      // Cannot happen while we pause at the limit (below); never lose an answer silently.
-      return reject();
+                                        keel::dns::Transport::tcp, &transfer);
+    if (size == 0 || !send(size)) return reject();
+    if (transfer.messages() != 0) {
+      ++counters.transfer_messages;
+      if (!transfer.done()) {
+        // The next query is read once the transfer is queued (resume below).
+        (void)stream.pause();
+        read_length();
+        return send_transfer();
+      }
+      end_transfer();
     }
-    os::Timers::arm(timer, idle);
     // The queue is at its limit: read no more queries until the client has
     // taken our answers (on_drain resumes).
     if (!stream.writable()) {
@@ -92,6 +108,40 @@ struct Connection : std::enable_shared_from_this<Connection> {
       (void)stream.pause();
     }
     read_length();
+  }
+
+  // Writes the framed response in `response`; false if the stream refused it.
+  bool send(std::size_t size) {
+    response[0] = uint8_t(size >> 8);
+    response[1] = uint8_t(size);
+    // Refused only past the queue's limit, which we never write at (we pause,
+    // or wait for on_drain); never lose an answer silently.
+    if (stream.write(std::span(response.data(), length_octets + size)) != net::Status::ok)
+      return false;
+    os::Timers::arm(timer, idle);
+    return true;
+  }
+
+  // Queues transfer messages while the stream takes them; on_drain comes
+  // back here until the last one is queued.
+  void send_transfer() {
+    while (!transfer.done() && stream.writable()) {
+      const std::size_t size = transfer.next(std::span(response).subspan(length_octets));
+      if (size == 0) break;
+      if (!send(size)) return reject();
+      ++counters.transfer_messages;
+    }
+    if (!transfer.done()) {
+      ++counters.transfer_waits;
+      return;
+    }
+    end_transfer();
+    if (stream.writable()) (void)stream.resume();  // else on_drain resumes
+  }
+
+  void end_transfer() {
+    ++counters.transfers;
+    transfer = keel::dns::Transfer{};
   }
 
   void reject() {

@@ -2,13 +2,14 @@
 // the message builder (SOA first and last, every record once, the question
 // only in the first message, compression, zones bigger than one message),
 // the access list and the error answers NSD gives.
+#include "keel/dns/transfer.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <set>
 
 #include "keel/dns/server.hpp"
-#include "keel/dns/transfer.hpp"
 #include "test_support.hpp"
 
 namespace keel::dns::test {
@@ -27,7 +28,7 @@ sub     NS  ns.sub
 ns.sub  A   192.0.2.99
 )";
 
-const ClientAddress allowed = ClientAddress::ipv4(0x0a000001, 5353);  // 10.0.0.1
+const ClientAddress allowed = ClientAddress::ipv4(0x0a000001, 5353);   // 10.0.0.1
 const ClientAddress stranger = ClientAddress::ipv4(0xc0000201, 5353);  // 192.0.2.1
 
 ServerOptions options_allowing(const char* prefix) {
@@ -67,8 +68,9 @@ Stream transfer(Server& s, const std::vector<uint8_t>& query, ClientAddress clie
   std::size_t size = s.answer(query, client, buffer, Transport::tcp, &t);
   while (size != 0) {
     Message m;
-    EXPECT_EQ(parse_message(std::string_view(reinterpret_cast<const char*>(buffer.data()), size), m),
-              WireError::none);
+    EXPECT_EQ(
+        parse_message(std::string_view(reinterpret_cast<const char*>(buffer.data()), size), m),
+        WireError::none);
     stream.messages.push_back(m);
     stream.sizes.push_back(size);
     stream.raw.emplace_back(reinterpret_cast<const char*>(buffer.data()), size);
@@ -97,7 +99,7 @@ TEST(TransferTest, SoaFirstAndLastEveryRecordOnce) {
   EXPECT_TRUE(m.header.flags & flag::qr);
   ASSERT_EQ(m.questions.size(), 1u);
   EXPECT_EQ(m.questions[0].name, wire("Example.COM"));  // the question as asked
-  ASSERT_EQ(m.answers.size(), 10u);  // 9 records and the SOA again
+  ASSERT_EQ(m.answers.size(), 10u);                     // 9 records and the SOA again
   EXPECT_EQ(m.answers.front().type, rr_type::soa);
   EXPECT_EQ(m.answers.back().type, rr_type::soa);
   EXPECT_EQ(m.answers.front().rdata, m.answers.back().rdata);
@@ -144,8 +146,8 @@ TEST(TransferTest, ABigZoneSpansMessagesQuestionOnlyInTheFirst) {
 TEST(TransferTest, NamesAreCompressed) {
   std::string text = zone_text;
   for (int i = 0; i < 400; ++i)
-    text += "a-rather-long-label-" + std::to_string(i) + " A 192.0.2." + std::to_string(i % 250) +
-            "\n";
+    text +=
+        "a-rather-long-label-" + std::to_string(i) + " A 192.0.2." + std::to_string(i % 250) + "\n";
   auto s = server_of(text, options_allowing("10.0.0.1/32"));
   const Stream x = transfer(*s, make_query("example.com", rr_type::axfr));
   // The zone's name is written out once per message (in the question or
@@ -228,7 +230,8 @@ TEST(TransferTest, NobodyByDefault) {
   ASSERT_EQ(x.messages.size(), 1u);
   EXPECT_EQ(x.messages[0].header.rcode(), rcode::refused);
   // A caller that cannot stream (no Transfer) is refused too.
-  const Answer a = ask(*s, make_query("example.com", rr_type::axfr), 65535, allowed, Transport::tcp);
+  const Answer a =
+      ask(*s, make_query("example.com", rr_type::axfr), 65535, allowed, Transport::tcp);
   EXPECT_EQ(a.rcode(), rcode::refused);
 }
 
@@ -289,9 +292,8 @@ TEST(KeepaliveTest, TcpAnswersCarryTheIdleTimeout) {
   EXPECT_EQ(udp.message.answers.size(), 1u);
   EXPECT_EQ(keepalive_of(udp), -1);
   // Not asked: not sent.
-  const Answer plain =
-      ask(*s, make_query("www.example.com", rr_type::a, {.edns = 1232}), 65535, allowed,
-          Transport::tcp);
+  const Answer plain = ask(*s, make_query("www.example.com", rr_type::a, {.edns = 1232}), 65535,
+                           allowed, Transport::tcp);
   EXPECT_EQ(keepalive_of(plain), -1);
   // Negative answers carry it too.
   const auto nx = with_keepalive(make_query("nx.example.com", rr_type::a, {.edns = 1232}));

@@ -65,13 +65,14 @@ out = {}
 if scenario == "ask":  # one AXFR/IXFR/other query over TCP or UDP from a source address
     rdtype, transport, source = sys.argv[4], sys.argv[5], sys.argv[6]
     q = dns.message.make_query(zone, rdtype, id=4321)
+    port = int(sys.argv[7]) if len(sys.argv) > 7 else 53
     if transport == "udp":
-        r = dns.query.udp(q, address, timeout=10, source=source)
+        r = dns.query.udp(q, address, port=port, timeout=10, source=source)
     else:
         s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         s.bind((source, 0))
         s.settimeout(10)
-        s.connect((address, int(sys.argv[7]) if len(sys.argv) > 7 else 53))
+        s.connect((address, port))
         s.sendall(frame(q))
         r = read_message(s)
     out = {"rcode": dns.rcode.to_text(r.rcode()), "id": r.id, "answers": sum(len(x) for x in r.answer),
@@ -129,7 +130,9 @@ def served(tmp_path_factory):
     """The Linux build and NSD (provide-xfr for everyone) on the same zones."""
     work = tmp_path_factory.mktemp("dns-xfr")
     zones_dir = str(work / "zones")
-    zones = zonegen.write_zone_set(zones_dir, dict(zonegen.FEATURES, **BIG))
+    # FEATURES and the differential test's random zone (cuts, glue, DNAMEs, wildcards).
+    zones = zonegen.write_zone_set(zones_dir, dict(zonegen.FEATURES, **BIG,
+                                                   **{"gen.test": zonegen.generated_zone(seed=7)[0]}))
     program = appliance.build(zones_dir, "linux")
     ns = appliance.Namespace()
     started = []
@@ -200,9 +203,12 @@ def test_refused_notauth_notimp_as_nsd(served):
             expected = "NOERROR"  # RFC 1995 §4: the SOA alone over UDP
             assert keel["answers"] == 1 and keel["aa"], keel
         assert keel["rcode"] == expected, (name, rdtype, transport, keel)
-        if have_nsd and transport == "tcp":
+        # NSD 4.6 answers a UDP IXFR from an older serial with as much of an
+        # AXFR as fits, without the closing SOA (dnspython calls it
+        # malformed); Keel sends the SOA alone as RFC 1995 §2 says.
+        if have_nsd and rdtype != "IXFR":
             nsd = client(ns, "ask", "127.0.0.1", name, rdtype, transport, "127.0.0.1", str(NSD_PORT))
-            assert nsd["rcode"] == keel["rcode"], (name, rdtype, nsd, keel)
+            assert nsd == keel, f"{name} {rdtype} {transport}: NSD {nsd}, Keel {keel}"
 
 
 def test_keepalive_over_tcp_only(served):

@@ -13,6 +13,10 @@
 #include "keel/dns/rate_limiter.hpp"
 #include "keel/dns/server.hpp"
 
+namespace net {
+class Stack;
+}
+
 namespace dns_app {
 
 // Answers one query into `out`; returns the response size, 0 for none.
@@ -63,15 +67,25 @@ struct ListenOptions {
 std::size_t listen(const ListenOptions& options, QueryHandler handler,
                    std::function<void(const std::string& where)> on_listening);
 
-// The TCP listener alone (listen() calls it); false if the port could not
-// be bound (the reason is printed).
-bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> handler);
+// The TCP listener alone on `stack` (listen() calls it with the image's;
+// test/fuzz/dns_tcp_fuzz.cpp with an in-memory one); false if the port
+// could not be bound (the reason is printed).
+bool listen_tcp(net::Stack& stack, const ListenOptions& options,
+                std::shared_ptr<QueryHandler> handler);
 const TcpCounters& tcp_counters();
 
 // Parses a dotted-quad IPv4 address to host order.
 std::optional<uint32_t> parse_ipv4(std::string_view text);
 
 // The client a query came from, as lib/dns names it (UDP and TCP alike).
-keel::dns::ClientAddress client_of(const net::Endpoint& source);
+inline keel::dns::ClientAddress client_of(const net::Endpoint& source) {
+  if (source.address.is_ip4())
+    return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
+  keel::dns::ClientAddress client;
+  client.family = keel::dns::ClientAddress::Family::ipv6;
+  client.bytes = source.address.ip6().bytes;
+  client.port = source.port;
+  return client;
+}
 
 }  // namespace dns_app

@@ -170,7 +170,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
 const TcpCounters& tcp_counters() { return counters; }
 
-bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> handler) {
+bool listen_tcp(net::Stack& stack, const ListenOptions& options,
+                std::shared_ptr<QueryHandler> handler) {
   const net::ip4::Addr address =
       options.address ? net::ip4::Addr(*options.address) : net::ip4::Addr{};
   net::TcpOptions tcp;
@@ -179,7 +180,7 @@ bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> hand
   tcp.receive_buffer = receive_buffer;
   tcp.send_buffer = send_buffer;
   const TcpLimits limits = options.tcp;
-  auto listener = net::stack().tcp().listen(
+  auto listener = stack.tcp().listen(
       net::Endpoint{address, options.port},
       [limits, handler](net::TcpConnection c) {
         const net::Endpoint remote = c.remote();

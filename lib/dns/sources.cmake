@@ -27,6 +27,9 @@ set(KEEL_DNS_LOAD_TIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp)
+# Of those, code off the answer path that runs rarely (zone transfers out).
+set(KEEL_DNS_COLD_SOURCES
+  ${KEEL_DNS_ROOT}/answer/transfer.cpp)
 # Zone files (host only: the compiler and the tests; images embed blobs).
 set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp

@@ -107,8 +107,7 @@ std::size_t Transfer::next(std::span<uint8_t> out) {
   if (stage_ == Stage::done || out.size() < header_size + question_size_) return 0;
   const bool first = messages_ == 0;
   const std::size_t hard = std::min(out.size(), max_message_size);
-  const std::size_t opt_bytes =
-      first && opt_.present ? opt_size(ede::none, {}, opt_.keepalive) : 0;
+  const std::size_t opt_bytes = first && opt_.present ? opt_size(ede::none, {}, opt_.keepalive) : 0;
   const std::size_t fill = std::min(hard, fill_size) - opt_bytes;
   MessageWriter w(out.data(), fill);
   std::memset(out.data(), 0, header_size);

@@ -47,7 +47,7 @@ struct TcpCounters {
   uint64_t bad_messages = 0;  // a zero length or a message answered with nothing: closed
   uint64_t queries = 0;
   uint64_t paused = 0;             // reading paused until the peer took our answers
-  uint64_t transfers = 0;          // zone transfers sent to the end
+  uint64_t transfers = 0;          // zone transfers queued to the last message
   uint64_t transfer_messages = 0;  // their messages
   uint64_t transfer_waits = 0;     // times a transfer waited for the client to read
 };

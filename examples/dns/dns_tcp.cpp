@@ -40,6 +40,10 @@ constexpr uint32_t send_buffer = 64 * 1024;
 // Responses are rendered here after the length prefix; write() copies them.
 std::array<uint8_t, length_octets + keel::dns::max_message_size> response;
 
+// Server::answer starts a transfer here (cleared before each query); a
+// connection takes it over only when it has more than one message.
+keel::dns::Transfer scratch_transfer;
+
 TcpCounters counters;
 std::map<net::Address, uint32_t> per_client;
 
@@ -52,7 +56,9 @@ struct Connection : std::enable_shared_from_this<Connection> {
   milliseconds idle{};
   os::Timers::id_t timer = os::Timers::invalid_id;
   bool finished = false;
-  keel::dns::Transfer transfer;
+  // A transfer in progress; allocated only then, so an idle connection
+  // stays small (10,000 of them must fit).
+  std::unique_ptr<keel::dns::Transfer> transfer;
 
   void start() {
     std::weak_ptr<Connection> weak = shared_from_this();
@@ -65,7 +71,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
     os::Timers::arm(timer, idle);
     auto self = shared_from_this();
     stream.on_drain([self] {
-      if (self->transfer.done())
+      if (!self->transfer)
         (void)self->stream.resume();
       else
         self->send_transfer();
@@ -88,18 +94,20 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
   void on_message(std::span<const uint8_t> message) {
     ++counters.queries;
+    scratch_transfer = {};
     const std::size_t size = (*handler)(message, client, std::span(response).subspan(length_octets),
-                                        keel::dns::Transport::tcp, &transfer);
+                                        keel::dns::Transport::tcp, &scratch_transfer);
     if (size == 0 || !send(size)) return reject();
-    if (transfer.messages() != 0) {
+    if (scratch_transfer.messages() != 0) {
       ++counters.transfer_messages;
-      if (!transfer.done()) {
+      if (!scratch_transfer.done()) {
+        transfer = std::make_unique<keel::dns::Transfer>(scratch_transfer);
         // The next query is read once the transfer is queued (resume below).
         (void)stream.pause();
         read_length();
         return send_transfer();
       }
-      end_transfer();
+      ++counters.transfers;
     }
     // The queue is at its limit: read no more queries until the client has
     // taken our answers (on_drain resumes).
@@ -125,23 +133,19 @@ struct Connection : std::enable_shared_from_this<Connection> {
   // Queues transfer messages while the stream takes them; on_drain comes
   // back here until the last one is queued.
   void send_transfer() {
-    while (!transfer.done() && stream.writable()) {
-      const std::size_t size = transfer.next(std::span(response).subspan(length_octets));
+    while (!transfer->done() && stream.writable()) {
+      const std::size_t size = transfer->next(std::span(response).subspan(length_octets));
       if (size == 0) break;
       if (!send(size)) return reject();
       ++counters.transfer_messages;
     }
-    if (!transfer.done()) {
+    if (!transfer->done()) {
       ++counters.transfer_waits;
       return;
     }
-    end_transfer();
-    if (stream.writable()) (void)stream.resume();  // else on_drain resumes
-  }
-
-  void end_transfer() {
+    transfer.reset();
     ++counters.transfers;
-    transfer = keel::dns::Transfer{};
+    if (stream.writable()) (void)stream.resume();  // else on_drain resumes
   }
 
   void reject() {

@@ -44,8 +44,9 @@ constexpr uint32_t idle_ms = 300;
 std::string zone_text() {
   std::string z = "$TTL 300\n@ SOA ns h 1 7200 3600 1209600 300\n@ NS ns\nns A 10.0.0.9\n";
   for (int i = 0; i < 12; ++i) z += "big TXT \"" + std::string(250, char('a' + i)) + "\"\n";
-  for (int i = 0; i < 400; ++i) z += "h" + std::to_string(i) + " A 10.1." + std::to_string(i / 250) +
-                                     "." + std::to_string(i % 250) + "\n";
+  for (int i = 0; i < 1500; ++i)
+    z += "h" + std::to_string(i) + " A 10.1." + std::to_string(i / 250) + "." +
+         std::to_string(i % 250) + "\n";
   return z;
 }
 
@@ -70,7 +71,7 @@ dns::Server& server() {
 // A query for `name` (dotted, relative to t.test) of `type`; EDNS with the
 // keepalive option when asked.
 std::vector<uint8_t> query(const std::string& name, uint16_t type, bool edns, uint16_t id) {
-  std::vector<uint8_t> m = {uint8_t(id >> 8), uint8_t(id), 0, 0, 0, 1, 0, 0, 0, 0, 0,
+  std::vector<uint8_t> m = {uint8_t(id >> 8),     uint8_t(id), 0, 0, 0, 1, 0, 0, 0, 0, 0,
                             uint8_t(edns ? 1 : 0)};
   std::string dotted = name.empty() ? "t.test" : name + ".t.test";
   std::size_t start = 0;
@@ -114,8 +115,8 @@ class Run {
     net::TcpOptions co;
     co.no_delay = true;
     co.receive_buffer = 4096;  // a small window: the server's transfers wait for it
-    client_ = *client_side_.stack.tcp().connect({net::ip4::Addr{10, 0, 0, 2}, options.port},
-                                                [](net::TcpConnection) {}, co);
+    client_ = *client_side_.stack.tcp().connect(
+        {net::ip4::Addr{10, 0, 0, 2}, options.port}, [](net::TcpConnection) {}, co);
     client_.on_read([this](std::span<const uint8_t> d) { received(d); });
     step(5);
     while (in_ < end_) record();

@@ -58,6 +58,16 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
     error = parse_uint(field, value, 1'000'000, c.tcp.max_connections);
   } else if (key == "tcp_per_client") {
     error = parse_uint(field, value, 1'000'000, c.tcp.max_per_client);
+  } else if (key == "xfr_allow") {
+    c.transfer.allow.clear();
+    for (const std::string& text : split(value)) {
+      keel::dns::AddressPrefix prefix;
+      if (!keel::dns::parse_prefix(text, prefix)) {
+        error = field + ": '" + text + "' is not an IPv4 address or prefix (10.0.0.0/8)";
+        break;
+      }
+      c.transfer.allow.push_back(prefix);
+    }
   } else {
     error = field + ": unknown setting";
   }

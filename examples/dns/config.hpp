@@ -6,6 +6,7 @@
 //   dns_log=1 dns_stats=10 dns_prerender=0 dns_edns_payload=1232
 //   dns_rrl=20 dns_slip=2 dns_ipv4_prefix=24 dns_ipv6_prefix=56
 //   dns_tcp=1 dns_tcp_idle=10000 (ms) dns_tcp_max=1000 dns_tcp_per_client=32
+//   dns_xfr_allow=10.0.0.0/8,192.0.2.7 (AXFR out; default: nobody)
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -14,6 +15,7 @@
 
 #include "dns_socket.hpp"
 #include "keel/dns/rate_limiter.hpp"
+#include "keel/dns/transfer.hpp"
 
 namespace dns_app {
 
@@ -27,6 +29,7 @@ struct Config {
   uint16_t edns_payload = 1232;
   keel::dns::RateLimitOptions rate_limit;  // UDP only: TCP is not rate limited
   TcpLimits tcp;
+  keel::dns::TransferAcl transfer;  // dns_xfr_allow=: who may AXFR; nobody by default
 };
 
 // Reads the command line; returns the first error ("dns_port: ..."), or an

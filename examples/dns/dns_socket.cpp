@@ -16,16 +16,6 @@ std::array<uint8_t, 65535> response;
 
 }  // namespace
 
-keel::dns::ClientAddress client_of(const net::Endpoint& source) {
-  if (source.address.is_ip4())
-    return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
-  keel::dns::ClientAddress client;
-  client.family = keel::dns::ClientAddress::Family::ipv6;
-  client.bytes = source.address.ip6().bytes;
-  client.port = source.port;
-  return client;
-}
-
 std::optional<uint32_t> parse_ipv4(std::string_view text) {
   auto addr = net::ip4::Addr::parse(text);
   if (!addr) return std::nullopt;
@@ -47,10 +37,10 @@ std::size_t listen(const ListenOptions& options, QueryHandler handler,
   net::UdpSocket socket = *bound;
   socket.on_read([socket, shared](const net::UdpDatagram& d) mutable {
     const std::size_t size =
-        (*shared)(d.payload, client_of(d.source), response, keel::dns::Transport::udp);
+        (*shared)(d.payload, client_of(d.source), response, keel::dns::Transport::udp, nullptr);
     if (size != 0) socket.send_to(d.source, {response.data(), size}, d.destination.address);
   });
-  if (options.tcp.enabled && !listen_tcp(options, shared)) return 0;
+  if (options.tcp.enabled && !listen_tcp(stack, options, shared)) return 0;
   for (std::size_t i = 0; i < stack.interface_count(); ++i) {
     stack.interface(net::InterfaceId(i))
         .on_config([address, port = options.port, on_listening](net::Interface& nic) {

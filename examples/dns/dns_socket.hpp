@@ -13,12 +13,18 @@
 #include "keel/dns/rate_limiter.hpp"
 #include "keel/dns/server.hpp"
 
+namespace net {
+class Stack;
+}
+
 namespace dns_app {
 
 // Answers one query into `out`; returns the response size, 0 for none.
+// Over TCP `transfer` is given: a zone transfer the query starts is left
+// there, its first message in `out` (keel::dns::Server::answer).
 using QueryHandler = std::function<std::size_t(
     std::span<const uint8_t> query, const keel::dns::ClientAddress& client, std::span<uint8_t> out,
-    keel::dns::Transport transport)>;
+    keel::dns::Transport transport, keel::dns::Transfer* transfer)>;
 
 // DNS over TCP (RFC 7766): bounds on what clients may hold (docs/dns.md, "TCP").
 struct TcpLimits {
@@ -40,7 +46,10 @@ struct TcpCounters {
   uint64_t idle_closed = 0;
   uint64_t bad_messages = 0;  // a zero length or a message answered with nothing: closed
   uint64_t queries = 0;
-  uint64_t paused = 0;  // reading paused until the peer took our answers
+  uint64_t paused = 0;             // reading paused until the peer took our answers
+  uint64_t transfers = 0;          // zone transfers queued to the last message
+  uint64_t transfer_messages = 0;  // their messages
+  uint64_t transfer_waits = 0;     // times a transfer waited for the client to read
 };
 
 struct ListenOptions {
@@ -58,15 +67,25 @@ struct ListenOptions {
 std::size_t listen(const ListenOptions& options, QueryHandler handler,
                    std::function<void(const std::string& where)> on_listening);
 
-// The TCP listener alone (listen() calls it); false if the port could not
-// be bound (the reason is printed).
-bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> handler);
+// The TCP listener alone on `stack` (listen() calls it with the image's;
+// test/fuzz/dns_tcp_fuzz.cpp with an in-memory one); false if the port
+// could not be bound (the reason is printed).
+bool listen_tcp(net::Stack& stack, const ListenOptions& options,
+                std::shared_ptr<QueryHandler> handler);
 const TcpCounters& tcp_counters();
 
 // Parses a dotted-quad IPv4 address to host order.
 std::optional<uint32_t> parse_ipv4(std::string_view text);
 
 // The client a query came from, as lib/dns names it (UDP and TCP alike).
-keel::dns::ClientAddress client_of(const net::Endpoint& source);
+inline keel::dns::ClientAddress client_of(const net::Endpoint& source) {
+  if (source.address.is_ip4())
+    return keel::dns::ClientAddress::ipv4(source.address.ip4().value, source.port);
+  keel::dns::ClientAddress client;
+  client.family = keel::dns::ClientAddress::Family::ipv6;
+  client.bytes = source.address.ip6().bytes;
+  client.port = source.port;
+  return client;
+}
 
 }  // namespace dns_app

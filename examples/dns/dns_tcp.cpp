@@ -11,6 +11,13 @@
 // cap is reset as soon as it is accepted. Back-pressure: once our answers
 // fill the stream's queue (the client does not read), reading pauses until
 // on_drain, so a client that never reads holds a bounded amount of memory.
+//
+// Zone transfers (RFC 5936): a query that starts one gets its messages one
+// at a time, each written while the stream is writable and the next on
+// on_drain, so a zone of any size holds one message plus the stream's queue,
+// never the whole zone rendered. Reading waits until the last message is
+// queued (RFC 5936 §4.2 allows answering other queries meanwhile; NSD, too,
+// reads the next query only after the transfer).
 #include <array>
 #include <map>
 #include <memory>
@@ -33,6 +40,10 @@ constexpr uint32_t send_buffer = 64 * 1024;
 // Responses are rendered here after the length prefix; write() copies them.
 std::array<uint8_t, length_octets + keel::dns::max_message_size> response;
 
+// Server::answer starts a transfer here (cleared before each query); a
+// connection takes it over only when it has more than one message.
+keel::dns::Transfer scratch_transfer;
+
 TcpCounters counters;
 std::map<net::Address, uint32_t> per_client;
 
@@ -45,6 +56,9 @@ struct Connection : std::enable_shared_from_this<Connection> {
   milliseconds idle{};
   os::Timers::id_t timer = os::Timers::invalid_id;
   bool finished = false;
+  // A transfer in progress; allocated only then, so an idle connection
+  // stays small (10,000 of them must fit).
+  std::unique_ptr<keel::dns::Transfer> transfer;
 
   void start() {
     std::weak_ptr<Connection> weak = shared_from_this();
@@ -56,7 +70,12 @@ struct Connection : std::enable_shared_from_this<Connection> {
     });
     os::Timers::arm(timer, idle);
     auto self = shared_from_this();
-    stream.on_drain([self] { self->stream.resume(); });
+    stream.on_drain([self] {
+      if (!self->transfer)
+        (void)self->stream.resume();
+      else
+        self->send_transfer();
+    });
     stream.on_end([self](std::span<const uint8_t>) { self->close(); });
     stream.on_close([self](net::TcpCloseReason) { self->finish(); });
     read_length();
@@ -75,16 +94,21 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
   void on_message(std::span<const uint8_t> message) {
     ++counters.queries;
+    scratch_transfer = {};
     const std::size_t size = (*handler)(message, client, std::span(response).subspan(length_octets),
-                                        keel::dns::Transport::tcp);
-    if (size == 0) return reject();
-    response[0] = uint8_t(size >> 8);
-    response[1] = uint8_t(size);
-    if (stream.write(std::span(response.data(), length_octets + size)) != net::Status::ok) {
-      // Cannot happen while we pause at the limit (below); never lose an answer silently.
-      return reject();
+                                        keel::dns::Transport::tcp, &scratch_transfer);
+    if (size == 0 || !send(size)) return reject();
+    if (scratch_transfer.messages() != 0) {
+      ++counters.transfer_messages;
+      if (!scratch_transfer.done()) {
+        transfer = std::make_unique<keel::dns::Transfer>(scratch_transfer);
+        // The next query is read once the transfer is queued (resume below).
+        (void)stream.pause();
+        read_length();
+        return send_transfer();
+      }
+      ++counters.transfers;
     }
-    os::Timers::arm(timer, idle);
     // The queue is at its limit: read no more queries until the client has
     // taken our answers (on_drain resumes).
     if (!stream.writable()) {
@@ -92,6 +116,36 @@ struct Connection : std::enable_shared_from_this<Connection> {
       (void)stream.pause();
     }
     read_length();
+  }
+
+  // Writes the framed response in `response`; false if the stream refused it.
+  bool send(std::size_t size) {
+    response[0] = uint8_t(size >> 8);
+    response[1] = uint8_t(size);
+    // Refused only past the queue's limit, which we never write at (we pause,
+    // or wait for on_drain); never lose an answer silently.
+    if (stream.write(std::span(response.data(), length_octets + size)) != net::Status::ok)
+      return false;
+    os::Timers::arm(timer, idle);
+    return true;
+  }
+
+  // Queues transfer messages while the stream takes them; on_drain comes
+  // back here until the last one is queued.
+  void send_transfer() {
+    while (!transfer->done() && stream.writable()) {
+      const std::size_t size = transfer->next(std::span(response).subspan(length_octets));
+      if (size == 0) break;
+      if (!send(size)) return reject();
+      ++counters.transfer_messages;
+    }
+    if (!transfer->done()) {
+      ++counters.transfer_waits;
+      return;
+    }
+    transfer.reset();
+    ++counters.transfers;
+    if (stream.writable()) (void)stream.resume();  // else on_drain resumes
   }
 
   void reject() {
@@ -120,7 +174,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
 
 const TcpCounters& tcp_counters() { return counters; }
 
-bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> handler) {
+bool listen_tcp(net::Stack& stack, const ListenOptions& options,
+                std::shared_ptr<QueryHandler> handler) {
   const net::ip4::Addr address =
       options.address ? net::ip4::Addr(*options.address) : net::ip4::Addr{};
   net::TcpOptions tcp;
@@ -129,7 +184,7 @@ bool listen_tcp(const ListenOptions& options, std::shared_ptr<QueryHandler> hand
   tcp.receive_buffer = receive_buffer;
   tcp.send_buffer = send_buffer;
   const TcpLimits limits = options.tcp;
-  auto listener = net::stack().tcp().listen(
+  auto listener = stack.tcp().listen(
       net::Endpoint{address, options.port},
       [limits, handler](net::TcpConnection c) {
         const net::Endpoint remote = c.remote();

@@ -56,6 +56,10 @@ void print_stats() {
       (unsigned long long)tcp.queries, (unsigned long long)tcp.refused_total,
       (unsigned long long)tcp.refused_per_client, (unsigned long long)tcp.idle_closed,
       (unsigned long long)tcp.bad_messages, (unsigned long long)tcp.paused);
+  std::printf(" | xfr %llu refused %llu done %llu messages %llu waits %llu",
+              (unsigned long long)s.transfers, (unsigned long long)s.transfers_refused,
+              (unsigned long long)tcp.transfers, (unsigned long long)tcp.transfer_messages,
+              (unsigned long long)tcp.transfer_waits);
   std::printf(" |");
   for (std::size_t t = 0; t <= keel::dns::ServerStats::type_slots; ++t) {
     if (s.by_qtype[t] == 0) continue;
@@ -113,6 +117,9 @@ void Service::start() {
   options.prerender = config.prerender;
   options.rate_limit = config.rate_limit;
   options.clock_ms = uptime_ms;
+  options.transfer = config.transfer;
+  // RFC 7828: the idle timeout dns_tcp.cpp really applies.
+  if (config.tcp.enabled) options.tcp_idle_ms = config.tcp.idle_timeout_ms;
   server = std::make_unique<keel::dns::Server>(std::move(catalog), options);
   const keel::dns::Catalog& c = server->catalog();
   const std::size_t bytes = c.memory().total() + server->prerendered_bytes();
@@ -134,8 +141,9 @@ void Service::start() {
   const std::size_t bound = dns_app::listen(
       {config.port, config.address, config.tcp},
       [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client,
-         std::span<uint8_t> out,
-         keel::dns::Transport transport) { return server->answer(query, client, out, transport); },
+         std::span<uint8_t> out, keel::dns::Transport transport, keel::dns::Transfer* transfer) {
+        return server->answer(query, client, out, transport, transfer);
+      },
       [](const std::string& where) { std::printf("dns: listening on %s\n", where.c_str()); });
   if (bound == 0) std::printf("dns: not listening (no network interface, or see above)\n");
 }

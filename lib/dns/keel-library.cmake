@@ -16,9 +16,11 @@ keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INC
              COMPILE_OPTIONS -fno-exceptions)
 # Code that runs once, at boot (decode the blob, check and build the catalog,
 # pre-render the answers), is compiled for size: it is most of lib/dns's code
-# and none of the answer path (docs/dns.md, "Size"). The host build keeps -O2.
+# and none of the answer path (docs/dns.md, "Size"); so are zone transfers,
+# which are rare and bound by the client's reading. The host build keeps -O2.
 if(KEEL_OS_BUILD)
-  set_source_files_properties(${KEEL_DNS_LOAD_TIME_SOURCES} PROPERTIES COMPILE_OPTIONS -Os)
+  set_source_files_properties(${KEEL_DNS_LOAD_TIME_SOURCES} ${KEEL_DNS_COLD_SOURCES}
+                              PROPERTIES COMPILE_OPTIONS -Os)
 endif()
 
 if(NOT KEEL_OS_BUILD)

@@ -53,9 +53,10 @@ zone:
 
 
 class Reference:
-    """One reference server; `exec_args` wraps a command to run in the namespace."""
+    """One reference server; `exec_args` wraps a command to run in the namespace.
+    `provide_xfr`: a prefix NSD allows zone transfers to ("10.0.0.0/8"); none by default."""
 
-    def __init__(self, kind, work, zones_dir, zones, address, port, exec_args):
+    def __init__(self, kind, work, zones_dir, zones, address, port, exec_args, provide_xfr=None):
         self.kind, self.address, self.port = kind, address, port
         self.work = os.path.join(work, kind)
         os.makedirs(self.work, exist_ok=True)
@@ -66,6 +67,8 @@ class Reference:
                 f.write(NSD_CONF.format(**fields))
                 for z in zones:
                     f.write(f"zone:\n  name: {z}\n  zonefile: {z}.zone\n")
+                    if provide_xfr:
+                        f.write(f"  provide-xfr: {provide_xfr} NOKEY\n")
                 args = ["nsd", "-d", "-c", conf]
             else:
                 f.write(KNOT_CONF.format(**fields))

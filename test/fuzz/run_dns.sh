@@ -2,15 +2,16 @@
 # Builds the DNS libFuzzer targets (clang, ASan + UBSan) into build/fuzz and
 # runs each for SECONDS (default 60) on a scratch copy of its committed corpus:
 # dns_message (queries and responses), dns_zone (zone files), dns_blob (the
-# zone blob images load). Crashes are written to build/fuzz.
+# zone blob images load), dns_tcp (examples/dns/dns_tcp.cpp on in-memory
+# stacks: framing split anywhere, pipelining, transfers). Crashes are written to build/fuzz.
 #   test/fuzz/run_dns.sh 600
 set -eu
 seconds=${1:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build/fuzz
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DKEEL_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$build" -j2 --target dns_message_fuzz dns_zone_fuzz dns_blob_fuzz
-for target in message zone blob; do
+cmake --build "$build" -j2 --target dns_message_fuzz dns_zone_fuzz dns_blob_fuzz dns_tcp_fuzz
+for target in message zone blob tcp; do
   work=$(mktemp -d "/tmp/keel-dns-fuzz-$target.XXXXXX")
   cp "$root/test/fuzz/corpus/dns_$target/"* "$work/"
   echo "== dns_${target}_fuzz for ${seconds}s"

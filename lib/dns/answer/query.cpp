@@ -13,6 +13,8 @@ struct OptResult {
   std::size_t end = 0;
 };
 
+constexpr uint16_t keepalive_option = 11;  // RFC 7828 edns-tcp-keepalive
+
 OptResult read_opt(std::string_view m, std::size_t pos, Edns& edns) {
   constexpr std::size_t fixed = 11;  // root owner, type, class, TTL, RDLENGTH
   if (m.size() - pos < fixed || octet(m, pos) != 0 || load16(m, pos + 1) != rr_type::opt) return {};
@@ -27,6 +29,9 @@ OptResult read_opt(std::string_view m, std::size_t pos, Edns& edns) {
   const std::size_t end = pos + length;
   while (pos < end) {
     if (end - pos < 4 || end - pos - 4 < load16(m, pos + 2)) return {OptResult::bad};
+    // RFC 7828 §3.2.1 has clients send it empty; a TIMEOUT sent anyway is
+    // ignored (as BIND does), the option still counts as asked for.
+    if (load16(m, pos) == keepalive_option) edns.keepalive = true;
     pos += 4 + load16(m, pos + 2);
   }
   return {OptResult::ok, end};

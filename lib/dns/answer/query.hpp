@@ -15,6 +15,7 @@ struct Edns {
   uint16_t payload = 0;  // the requester's UDP payload size
   uint8_t version = 0;
   bool dnssec_ok = false;
+  bool keepalive = false;  // RFC 7828: edns-tcp-keepalive asked for
 };
 
 struct Query {

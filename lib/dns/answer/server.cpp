@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "answer/answer_cache.hpp"
+#include "answer/opt.hpp"
 #include "answer/query.hpp"
 #include "answer/render.hpp"
 #include "answer/resolver.hpp"
@@ -15,9 +16,6 @@
 namespace keel::dns {
 namespace {
 
-constexpr std::size_t ede_option_header = 6;  // code, length, INFO-CODE (RFC 8914 §2)
-constexpr uint16_t ede_option_code = 15;
-
 void write_header(uint8_t* out, uint16_t id, uint16_t flags, uint16_t qd, uint16_t an, uint16_t ns,
                   uint16_t ar) {
   store16(out, id);
@@ -26,25 +24,6 @@ void write_header(uint8_t* out, uint16_t id, uint16_t flags, uint16_t qd, uint16
   store16(out + 6, an);
   store16(out + 8, ns);
   store16(out + 10, ar);
-}
-
-std::size_t opt_size(int ede, std::string_view text) {
-  return opt_record_size + (ede == ede::none ? 0 : ede_option_header + text.size());
-}
-
-// RFC 6891 §6.1.2-3: root owner, our payload size in CLASS, extended RCODE,
-// version 0 and the DO bit (RFC 3225 §3) in TTL.
-bool write_opt(MessageWriter& w, uint16_t payload, uint16_t rcode, bool dnssec_ok, int ede,
-               std::string_view text) {
-  const uint32_t ttl = uint32_t(rcode >> 4) << 24 | (dnssec_ok ? edns_do_bit : 0u);
-  const uint16_t length = ede == ede::none ? 0 : uint16_t(ede_option_header + text.size());
-  bool ok =
-      w.put8(0) && w.put16(rr_type::opt) && w.put16(payload) && w.put32(ttl) && w.put16(length);
-  if (ok && ede != ede::none) {
-    ok = w.put16(ede_option_code) && w.put16(uint16_t(2 + text.size())) && w.put16(uint16_t(ede)) &&
-         w.put_bytes(text);
-  }
-  return ok;
 }
 
 // RFC 6891 §6.2.5: a payload below 512 means 512; ours caps the rest. Over
@@ -89,11 +68,18 @@ Server::Server(std::unique_ptr<Catalog> catalog, const ServerOptions& options)
 
 Server::~Server() = default;
 
+int32_t Server::keepalive_for(const Query& q, Transport transport) const {
+  // RFC 7828 §3.2.2: over UDP the option is ignored.
+  if (transport != Transport::tcp || !q.edns.keepalive || !options_.tcp_idle_ms)
+    return no_keepalive;
+  return int32_t(std::min<uint32_t>(*options_.tcp_idle_ms / keepalive_unit_ms, 0xffff));
+}
+
 std::size_t Server::prerendered_bytes() const { return cache_ ? cache_->bytes() : 0; }
 std::size_t Server::prerendered_answers() const { return cache_ ? cache_->size() : 0; }
 
 std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& client,
-                           std::span<uint8_t> out, Transport transport) {
+                           std::span<uint8_t> out, Transport transport, Transfer* transfer) {
   ++stats_.queries;
   const std::string_view message(reinterpret_cast<const char*>(query.data()), query.size());
   Query q;
@@ -101,7 +87,7 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
   if (verdict == Verdict::answer || verdict == Verdict::badvers)
     ++stats_.by_qtype[std::min<std::size_t>(q.qtype, ServerStats::type_slots)];
   if (q.edns.present) ++stats_.edns;
-  Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true, transport);
+  Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true, transport, transfer);
   if (outcome.size != 0 && limiter_.enabled() && transport == Transport::udp) {
     const uint64_t now = options_.clock_ms ? options_.clock_ms() : 0;
     switch (limiter_.check(client, now)) {
@@ -162,10 +148,11 @@ const CachedAnswer* Server::find_prerendered(const Query& q, uint16_t& shift) co
 
 Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client,
                                 uint8_t* out, std::size_t out_size, bool use_cache,
-                                Transport transport) {
+                                Transport transport, Transfer* transfer) {
   Outcome result;
   const uint16_t rd = q.flags & flag::rd;
   const uint16_t opcode_bits = q.flags & flag::opcode_mask;
+  const int32_t keepalive = keepalive_for(q, transport);
   auto header_only = [&](uint16_t flags, uint16_t rcode) {
     write_header(out, q.id, uint16_t(flags | rcode), 0, 0, 0, 0);
     result.size = header_size;
@@ -188,7 +175,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     case Verdict::empty_with_edns: {
       MessageWriter w(out, response_limit(q, options_.edns_payload, out_size, transport));
       w.put_bytes(std::string_view("\0\0\0\0\0\0\0\0\0\0\0\0", header_size));
-      write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
+      write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {}, keepalive);
       write_header(out, q.id, flag::qr | rd, 0, 0, 0, 1);
       result.size = w.position();
       return result;
@@ -220,11 +207,44 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       w.rewind(header_size);
       qdcount = 0;
     }
-  } else if (q.qtype == rr_type::axfr) {
-    rcode = rcode::notimp;  // AXFR needs TCP (RFC 5936 §4.2)
-  } else if (q.qtype == rr_type::ixfr) {
-    // No transfers are allowed: NSD refuses them for its zones (no provide-xfr), NOTAUTH elsewhere.
-    rcode = is_apex(q) ? rcode::refused : rcode::notauth;
+  } else if (q.qtype == rr_type::axfr && transport == Transport::udp) {
+    rcode = rcode::notimp;  // AXFR needs TCP (RFC 5936 §4.2); NSD answers NOTIMP
+  } else if (q.qtype == rr_type::axfr || q.qtype == rr_type::ixfr) {
+    // NSD's answer_axfr_ixfr: NOTAUTH for a name that is no served zone's
+    // apex, REFUSED to a client its provide-xfr does not allow.
+    const int zone = catalog_->zone_for(q.lowered_name());
+    const bool apex =
+        zone >= 0 && names_equal(catalog_->zone(uint16_t(zone)).origin, q.lowered_name());
+    const bool allowed = apex && options_.transfer.allows(client);
+    if (!apex) {
+      rcode = rcode::notauth;
+    } else if (!allowed || (transport == Transport::tcp && transfer == nullptr)) {
+      ++stats_.transfers_refused;
+      rcode = rcode::refused;
+    } else if (transport == Transport::udp) {
+      // IXFR over UDP: RFC 1995 §2 lets a server that cannot fit the
+      // changes send its current SOA alone, and the client goes to TCP.
+      const RRset& soa = catalog_->rrset(catalog_->zone(uint16_t(zone)).soa);
+      const RRView rr = catalog_->first_rr(soa);
+      flags |= flag::aa;
+      if (w.put_name(q.qname(), true) && w.put16(rr_type::soa) && w.put16(rr_class::in) &&
+          w.put32(rr.ttl) && w.put_rdata(rr_type::soa, rr.rdata)) {
+        counts.answer = 1;
+      }
+    } else {
+      // Over TCP the whole zone, for IXFR too (RFC 1995 §4: a server may
+      // answer an IXFR with a full transfer; Keel keeps no history).
+      ++stats_.transfers;
+      Transfer::Opt opt;
+      opt.present = q.edns.present;
+      opt.dnssec_ok = q.edns.dnssec_ok;
+      opt.payload = options_.edns_payload;
+      opt.keepalive = keepalive;
+      *transfer = Transfer(*catalog_, uint16_t(zone), q.id, q.flags,
+                           q.message.substr(header_size, q.question_end - header_size), opt);
+      result.size = transfer->next(std::span(out, out_size));
+      return result;
+    }
   } else {
     // Over TCP the general path: a pre-rendered answer was fitted to a UDP
     // size, and a referral's glue that did not fit is left out without TC
@@ -239,7 +259,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
         w.put_bytes(cache_->body(*hit));
         if (shift == 0 || AnswerCache::move_pointers(out + q.question_end, *hit, shift)) {
           if (q.edns.present)
-            write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {});
+            write_opt(w, options_.edns_payload, 0, q.edns.dnssec_ok, ede::none, {}, no_keepalive);
           write_header(
               out, q.id, uint16_t(flag::qr | rd | (hit->flags & CachedAnswer::response_flags)), 1,
               hit->ancount, hit->nscount, uint16_t(hit->arcount + (q.edns.present ? 1 : 0)));
@@ -260,7 +280,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     ede_text = plan.ede_text;
     rcode = plan.rcode;
     if (plan.authoritative) flags |= flag::aa;
-    if (q.edns.present) w.set_limit(limit - opt_size(ede, ede_text));
+    if (q.edns.present) w.set_limit(limit - opt_size(ede, ede_text, keepalive));
     counts = render_sections(*catalog_, plan, w);
     w.set_limit(limit);
     if (counts.truncated) flags |= flag::tc;
@@ -268,7 +288,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
   if (!q.edns.present) ede = ede::none;
   if (q.edns.present) {
     const bool dnssec_ok = verdict != Verdict::badvers && q.edns.dnssec_ok;
-    write_opt(w, options_.edns_payload, rcode, dnssec_ok, ede, ede_text);
+    write_opt(w, options_.edns_payload, rcode, dnssec_ok, ede, ede_text, keepalive);
     ++counts.additional;
   }
   write_header(out, q.id, uint16_t(flags | (rcode & flag::rcode_mask)), qdcount, counts.answer,

@@ -109,6 +109,9 @@ class Catalog {
     return true;
   }
   RRView first_rr(const RRset& set) const { return rr_at(set.data); }
+  // The record at `at` in the RDATA arena (an RRset's data, then each
+  // record's rr_header_size + RDATA further): a transfer resumes there.
+  RRView rr_at(std::size_t at) const;
 
   const Zone& zone(uint16_t z) const { return zones_[z]; }
   std::size_t zone_count() const { return zones_.size(); }
@@ -118,7 +121,6 @@ class Catalog {
 
  private:
   friend class CatalogBuilder;
-  RRView rr_at(std::size_t at) const;
 
   std::vector<Node> nodes_;
   std::vector<RRset> rrsets_;

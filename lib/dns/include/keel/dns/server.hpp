@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string_view>
 
 #include "keel/dns/catalog.hpp"
 #include "keel/dns/constants.hpp"
 #include "keel/dns/rate_limiter.hpp"
+#include "keel/dns/transfer.hpp"
 
 namespace keel::dns {
 
@@ -34,6 +36,11 @@ struct ServerOptions {
   // copy it at query time (docs/dns.md, "Pre-rendered answers").
   bool prerender = true;
   RateLimitOptions rate_limit;
+  // Who may transfer the zones (AXFR, and IXFR answered in full); nobody by default.
+  TransferAcl transfer;
+  // The front end's TCP idle timeout, sent in edns-tcp-keepalive (RFC 7828)
+  // to a TCP query that asks for it; unset: the option is never sent.
+  std::optional<uint32_t> tcp_idle_ms;
   // Milliseconds from a monotonic clock; needed by the rate limiter.
   uint64_t (*clock_ms)() = nullptr;
 };
@@ -50,6 +57,8 @@ struct ServerStats {
   uint64_t edns = 0;
   uint64_t rate_limited_dropped = 0;
   uint64_t rate_limited_slipped = 0;
+  uint64_t transfers = 0;          // AXFR/IXFR started (their first message is in by_rcode)
+  uint64_t transfers_refused = 0;  // from a client the access list does not allow
 
   uint64_t qtype_count(uint16_t type) const {
     return by_qtype[type < type_slots ? type : type_slots];
@@ -75,9 +84,12 @@ class Server {
 
   // Answers one query. Writes the response to `out` (at least 512 octets;
   // over TCP, 65,535 for every answer to fit) and returns its size, or 0
-  // when nothing is to be sent.
+  // when nothing is to be sent. Over TCP, with `transfer`: an AXFR or IXFR
+  // the access list allows starts *transfer, the response is its first
+  // message, and the caller sends the rest (transfer->next()) until done().
   std::size_t answer(std::span<const uint8_t> query, const ClientAddress& client,
-                     std::span<uint8_t> out, Transport transport = Transport::udp);
+                     std::span<uint8_t> out, Transport transport = Transport::udp,
+                     Transfer* transfer = nullptr);
 
   const ServerStats& stats() const { return stats_; }
   const Catalog& catalog() const { return *catalog_; }
@@ -105,7 +117,10 @@ class Server {
   const CachedAnswer* find_prerendered(const Query& query, uint16_t& shift) const;
   // The response to a parsed query; `use_cache` off while the cache is built.
   Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
-                  std::size_t size, bool use_cache, Transport transport = Transport::udp);
+                  std::size_t size, bool use_cache, Transport transport = Transport::udp,
+                  Transfer* transfer = nullptr);
+  // The edns-tcp-keepalive TIMEOUT for the response, or no_keepalive.
+  int32_t keepalive_for(const Query& query, Transport transport) const;
 
   std::unique_ptr<Catalog> catalog_;
   ServerOptions options_;

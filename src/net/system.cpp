@@ -56,8 +56,10 @@ System& system() {
   return s;
 }
 
+// A bad network setting is a mistake in how the image was started, not a
+// bug in it: one line and status 78, as with no NIC (decision 0111).
 [[noreturn]] void config_panic(const std::string& why) {
-  keel::kernel::panic("net config: " + why);
+  keel::kernel::stop_unconfigured("net config: " + why);
 }
 
 // A network service started without a NIC: nothing can reach it, and the

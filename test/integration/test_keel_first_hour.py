@@ -40,6 +40,16 @@ def test_a_network_service_without_a_nic_says_so(platform):
     assert "panic" not in out and "out_of_range" not in out
 
 
+@pytest.mark.parametrize("platform", ["kvm", "linux"])
+def test_a_bad_network_setting_says_which_and_stops(platform):
+    result = keel("boot", image("first_nic", platform), "--platform", platform,
+                  "--append", "ip=10.0.0.2/24 gw=nonsense", "--timeout", "60")
+    out = result.stdout + result.stderr
+    assert result.returncode == 78, out  # was a panic (70) with a backtrace
+    assert "Keel: net config: gw" in out and "nonsense" in out, out
+    assert "panic" not in out
+
+
 def test_the_linux_process_gets_the_command_line_the_image_gets():
     append = 'ip=10.0.0.2/24 name="two  words" back\\ slash'
     lines = {}

@@ -17,19 +17,10 @@ import struct
 import sys
 
 import prober
+from dns_framing import read_exact
 
 BATCH = 32
 TIMEOUT = 10  # seconds for one batch's responses: a missing one is a failure, not a wait
-
-
-def read_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("closed")
-        data += chunk
-    return data
 
 
 def ask_batch(where, wires):

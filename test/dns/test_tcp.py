@@ -18,6 +18,7 @@ import tempfile
 import pytest
 
 import appliance
+import dns_framing
 import differential
 import queries
 import refservers
@@ -34,22 +35,6 @@ CLIENT = r"""
 import json, socket, struct, sys, time
 import dns.flags, dns.message, dns.query, dns.rcode
 scenario, address = sys.argv[1], sys.argv[2]
-
-def read_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("closed")
-        data += chunk
-    return data
-
-def read_message(s):
-    return dns.message.from_wire(read_exact(s, struct.unpack("!H", read_exact(s, 2))[0]))
-
-def frame(q):
-    w = q.to_wire()
-    return struct.pack("!H", len(w)) + w
 
 def closed(s):
     try:
@@ -152,7 +137,7 @@ def served(tmp_path_factory):
 
 def client(ns, server, scenario, *args):
     with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="keel-dns-tcp-", delete=False) as f:
-        f.write(CLIENT)
+        f.write(dns_framing.client_script(CLIENT))
     try:
         quoted = " ".join(f"'{a}'" for a in args)
         result = appliance.run(ns.exec_args(["sh", "-c", f"/usr/bin/python3 {f.name} {scenario} "

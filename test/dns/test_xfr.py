@@ -23,6 +23,7 @@ import tempfile
 import pytest
 
 import appliance
+import dns_framing
 import refservers
 import zonegen
 
@@ -44,22 +45,6 @@ CLIENT = r"""
 import json, socket, struct, sys, time
 import dns.message, dns.query, dns.rcode, dns.rdatatype
 scenario, address, zone = sys.argv[1], sys.argv[2], sys.argv[3]
-
-def read_exact(s, n):
-    data = b""
-    while len(data) < n:
-        chunk = s.recv(n - len(data))
-        if not chunk:
-            raise ConnectionError("closed")
-        data += chunk
-    return data
-
-def read_message(s):
-    return dns.message.from_wire(read_exact(s, struct.unpack("!H", read_exact(s, 2))[0]))
-
-def frame(q):
-    w = q.to_wire()
-    return struct.pack("!H", len(w)) + w
 
 out = {}
 if scenario == "ask":  # one AXFR/IXFR/other query over TCP or UDP from a source address
@@ -115,7 +100,7 @@ def dig_axfr(ns, address, zone, port=53, kind="axfr", source=None):
 
 def client(ns, scenario, address, zone, *args):
     with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="keel-dns-xfr-", delete=False) as f:
-        f.write(CLIENT)
+        f.write(dns_framing.client_script(CLIENT))
     try:
         result = appliance.run(ns.exec_args(["/usr/bin/python3", f.name, scenario, address, zone, *args]),
                                timeout=120, check=False)

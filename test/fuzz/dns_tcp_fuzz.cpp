@@ -181,14 +181,8 @@ class Run {
   // (the appliance's idle timeout) move with the stacks' clocks.
   void step(int ms) {
     for (int i = 0; i < ms; ++i) {
-      std::vector<std::vector<uint8_t>> to_server, to_client;
-      while (!client_side_.nic.transmitted.empty()) to_server.push_back(client_side_.nic.pop());
-      while (!server_side_.nic.transmitted.empty()) to_client.push_back(server_side_.nic.pop());
-      server_side_.clock.advance(std::chrono::milliseconds(1));
-      client_side_.clock.advance(std::chrono::milliseconds(1));
-      keel::test::advance_os(std::chrono::milliseconds(1));
-      for (auto& f : to_server) server_side_.nic.inject(f);
-      for (auto& f : to_client) client_side_.nic.inject(f);
+      keel::fuzz::one_millisecond(server_side_, client_side_,
+                                  [] { keel::test::advance_os(std::chrono::milliseconds(1)); });
     }
   }
 

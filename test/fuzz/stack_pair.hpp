@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <net/stack.hpp>
+#include <vector>
 
 #include "manual_clock.hpp"
 #include "memory_nic.hpp"
@@ -31,5 +32,19 @@ struct StackSide {
   net::MemoryNic nic;
   net::Stack stack;
 };
+
+// One millisecond of the pair: what each side sent arrives at the other
+// after both clocks (and whatever `also` moves: the OS timers) advanced.
+template <class Also>
+void one_millisecond(StackSide& a, StackSide& b, Also&& also) {
+  std::vector<std::vector<uint8_t>> to_a, to_b;
+  while (!b.nic.transmitted.empty()) to_a.push_back(b.nic.pop());
+  while (!a.nic.transmitted.empty()) to_b.push_back(a.nic.pop());
+  a.clock.advance(std::chrono::milliseconds(1));
+  b.clock.advance(std::chrono::milliseconds(1));
+  also();
+  for (auto& f : to_a) a.nic.inject(f);
+  for (auto& f : to_b) b.nic.inject(f);
+}
 
 }  // namespace keel::fuzz

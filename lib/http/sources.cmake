@@ -27,6 +27,7 @@ set(KEEL_HTTP_SOURCES
 # process only.
 set(KEEL_HTTP_SERVER_SOURCES
   ${KEEL_HTTP_ROOT}/server/connection.cpp
-  ${KEEL_HTTP_ROOT}/server/server.cpp)
+  ${KEEL_HTTP_ROOT}/server/server.cpp
+  ${KEEL_HTTP_ROOT}/server/static_routes.cpp)
 set(KEEL_HTTP_OS_SOURCES ${KEEL_HTTP_ROOT}/server/os_time.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

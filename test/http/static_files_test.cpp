@@ -1,6 +1,8 @@
 // Static files from a tree embedded at build time (test/http/static_site,
 // keel_static_files_sources in test/http/CMakeLists.txt): the table the
 // generator wrote, lookup, content types, and answer_static's responses.
+#include "keel/http/static_files.hpp"
+
 #include <gtest/gtest.h>
 #include <mbedtls/sha256.h>
 #include <sys/stat.h>
@@ -11,7 +13,6 @@
 #include <string>
 
 #include "keel/http/response_writer.hpp"
-#include "keel/http/static_files.hpp"
 
 namespace http = keel::http;
 
@@ -31,8 +32,8 @@ std::string text(std::span<const uint8_t> bytes) {
 // Debian's gzip, the program that made the variants, decompresses them.
 std::string gunzip(std::span<const uint8_t> in) {
   const std::string path = ::testing::TempDir() + "static_variant.gz";
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(in.data()),
-                                              std::streamsize(in.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(in.data()), std::streamsize(in.size()));
   FILE* p = popen(("gzip -d -c " + path).c_str(), "r");
   std::string out;
   char buf[4096];
@@ -70,9 +71,9 @@ TEST(StaticTree, EveryFileOfTheFolderWithItsBytesAndTime) {
   const http::StaticTree& tree = test_site_files();
   std::vector<std::string> paths;
   for (const http::StaticFile& f : tree.files) paths.emplace_back(f.path);
-  EXPECT_EQ(paths, (std::vector<std::string>{"data.bin", "docs/index.html", "empty.txt",
-                                             "index.html", "pre/app.js", "pre/app.js.gz",
-                                             "style.css"}));
+  EXPECT_EQ(paths,
+            (std::vector<std::string>{"data.bin", "docs/index.html", "empty.txt", "index.html",
+                                      "pre/app.js", "pre/app.js.gz", "style.css"}));
   for (const http::StaticFile& f : tree.files) {
     const std::string rel(f.path);
     EXPECT_EQ(text(f.content), source_file(rel)) << rel;
@@ -170,13 +171,12 @@ TEST(StaticAnswer, GzipVariantWhenAccepted) {
   EXPECT_EQ(field(plain.head, "Vary"), "Accept-Encoding");
   EXPECT_EQ(plain.content.size(), f.content.size());
   // The variant's own ETag validates the variant only.
-  EXPECT_EQ(http::answer_static(f, get({{"Accept-Encoding", "gzip"},
-                                        {"If-None-Match", std::string(f.gzip_etag)}}))
+  EXPECT_EQ(http::answer_static(
+                f, get({{"Accept-Encoding", "gzip"}, {"If-None-Match", std::string(f.gzip_etag)}}))
                 .head.status,
             304);
-  EXPECT_EQ(
-      http::answer_static(f, get({{"If-None-Match", std::string(f.gzip_etag)}})).head.status,
-      200);
+  EXPECT_EQ(http::answer_static(f, get({{"If-None-Match", std::string(f.gzip_etag)}})).head.status,
+            200);
 }
 
 TEST(StaticAnswer, NotModified) {
@@ -187,14 +187,13 @@ TEST(StaticAnswer, NotModified) {
   EXPECT_TRUE(r.content.empty());
   EXPECT_EQ(field(r.head, "ETag"), f.etag);
   EXPECT_EQ(field(r.head, "Vary"), "Accept-Encoding");
-  EXPECT_EQ(http::answer_static(
-                f, get({{"If-Modified-Since", http::format_http_date(f.modified)}}))
+  EXPECT_EQ(http::answer_static(f, get({{"If-Modified-Since", http::format_http_date(f.modified)}}))
                 .head.status,
             304);
-  EXPECT_EQ(http::answer_static(
-                f, get({{"If-Modified-Since", http::format_http_date(f.modified - 1)}}))
-                .head.status,
-            200);
+  EXPECT_EQ(
+      http::answer_static(f, get({{"If-Modified-Since", http::format_http_date(f.modified - 1)}}))
+          .head.status,
+      200);
 }
 
 TEST(StaticAnswer, PreconditionFailed) {
@@ -234,7 +233,7 @@ TEST(StaticAnswer, Ranges) {
   EXPECT_EQ(r.head.status, 416);
   EXPECT_EQ(field(r.head, "Content-Range"), "bytes */256");
   EXPECT_EQ(r.head.content_length, 0u);
-  EXPECT_EQ(range("bytes=5-1").head.status, 200);  // invalid: ignored
+  EXPECT_EQ(range("bytes=5-1").head.status, 200);      // invalid: ignored
   EXPECT_EQ(range("bytes=0-1,4-5").head.status, 200);  // multiple: the whole (docs/http.md)
   EXPECT_EQ(range("bytes=0-1,4-5").head.content_length, 256u);
   // If-Range: the range only while the validator still holds.
@@ -242,14 +241,12 @@ TEST(StaticAnswer, Ranges) {
   EXPECT_EQ(range("bytes=0-1", {{"If-Range", "\"old\""}}).head.status, 200);
   EXPECT_EQ(range("bytes=0-1", {{"If-Range", http::format_http_date(f.modified)}}).head.status,
             206);
-  EXPECT_EQ(
-      range("bytes=0-1", {{"If-Range", http::format_http_date(f.modified + 1)}}).head.status,
-      200);
+  EXPECT_EQ(range("bytes=0-1", {{"If-Range", http::format_http_date(f.modified + 1)}}).head.status,
+            200);
   // Preconditions come first: 304 beats the range.
   EXPECT_EQ(range("bytes=0-1", {{"If-None-Match", "*"}}).head.status, 304);
   // An empty file has no satisfiable range.
-  EXPECT_EQ(http::answer_static(file("empty.txt"), get({{"Range", "bytes=0-"}})).head.status,
-            416);
+  EXPECT_EQ(http::answer_static(file("empty.txt"), get({{"Range", "bytes=0-"}})).head.status, 416);
 }
 
 TEST(StaticAnswer, RangeOfTheGzipVariant) {

@@ -86,17 +86,17 @@ TEST(StaticPreconditions, IfModifiedSince) {
   EXPECT_EQ(ims("Sun, 06 Nov 1994 08:49:37 GMT"), Precondition::not_modified);
   EXPECT_EQ(ims("Sun, 06 Nov 1994 08:49:38 GMT"), Precondition::not_modified);  // later
   EXPECT_EQ(ims("Sun, 06 Nov 1994 08:49:36 GMT"), Precondition::proceed);       // earlier
-  EXPECT_EQ(ims("not a date"), Precondition::proceed);  // §13.1.3: ignored
+  EXPECT_EQ(ims("not a date"), Precondition::proceed);                          // §13.1.3: ignored
 }
 
 TEST(StaticPreconditions, IfNoneMatchOverridesIfModifiedSince) {
   // RFC 9110 §13.1.3: If-Modified-Since is ignored when If-None-Match is
   // present, whichever way each would go.
   const Validators v{tag, nov_6_1994};
-  EXPECT_EQ(evaluate_preconditions(request({{"If-None-Match", "\"other\""},
-                                            {"If-Modified-Since", http::format_http_date(
-                                                                      nov_6_1994 + 100)}}),
-                                   v),
+  EXPECT_EQ(evaluate_preconditions(
+                request({{"If-None-Match", "\"other\""},
+                         {"If-Modified-Since", http::format_http_date(nov_6_1994 + 100)}}),
+                v),
             Precondition::proceed);
   EXPECT_EQ(evaluate_preconditions(
                 request({{"If-None-Match", "\"abc\""},
@@ -109,8 +109,7 @@ TEST(StaticPreconditions, IfMatchIsStrongAnd412) {
   const Validators v{tag, nov_6_1994};
   EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "\"abc\""}}), v), Precondition::proceed);
   EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "*"}}), v), Precondition::proceed);
-  EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "W/\"abc\""}}), v),
-            Precondition::failed);
+  EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "W/\"abc\""}}), v), Precondition::failed);
   EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "\"x\""}}), v), Precondition::failed);
   EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "garbage"}}), v), Precondition::failed);
 }
@@ -118,8 +117,7 @@ TEST(StaticPreconditions, IfMatchIsStrongAnd412) {
 TEST(StaticPreconditions, IfUnmodifiedSince) {
   const Validators v{tag, nov_6_1994};
   auto ius = [&](int64_t t) {
-    return evaluate_preconditions(request({{"If-Unmodified-Since", http::format_http_date(t)}}),
-                                  v);
+    return evaluate_preconditions(request({{"If-Unmodified-Since", http::format_http_date(t)}}), v);
   };
   EXPECT_EQ(ius(nov_6_1994), Precondition::proceed);
   EXPECT_EQ(ius(nov_6_1994 + 1), Precondition::proceed);
@@ -138,15 +136,15 @@ TEST(StaticPreconditions, Rfc9110Order) {
             Precondition::proceed);
   // Step 1 before step 3: a failing If-Match is 412 even if If-None-Match
   // would be 304.
-  EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "\"x\""}, {"If-None-Match", "\"abc\""}}),
-                                   v),
-            Precondition::failed);
+  EXPECT_EQ(
+      evaluate_preconditions(request({{"If-Match", "\"x\""}, {"If-None-Match", "\"abc\""}}), v),
+      Precondition::failed);
   // Step 2 before step 4.
-  EXPECT_EQ(evaluate_preconditions(request({{"If-Unmodified-Since", earlier},
-                                            {"If-Modified-Since", http::format_http_date(
-                                                                      nov_6_1994)}}),
-                                   v),
-            Precondition::failed);
+  EXPECT_EQ(
+      evaluate_preconditions(request({{"If-Unmodified-Since", earlier},
+                                      {"If-Modified-Since", http::format_http_date(nov_6_1994)}}),
+                             v),
+      Precondition::failed);
   // Both pass: 304 from step 3.
   EXPECT_EQ(evaluate_preconditions(request({{"If-Match", "\"abc\""}, {"If-None-Match", "*"}}), v),
             Precondition::not_modified);
@@ -159,8 +157,7 @@ TEST(StaticIfRange, EtagStrongOrExactDate) {
   EXPECT_FALSE(if_range_holds(request({{"If-Range", "W/\"abc\""}}), v));  // weak never
   EXPECT_FALSE(if_range_holds(request({{"If-Range", "\"other\""}}), v));
   EXPECT_TRUE(if_range_holds(request({{"If-Range", http::format_http_date(nov_6_1994)}}), v));
-  EXPECT_FALSE(
-      if_range_holds(request({{"If-Range", http::format_http_date(nov_6_1994 + 1)}}), v));
+  EXPECT_FALSE(if_range_holds(request({{"If-Range", http::format_http_date(nov_6_1994 + 1)}}), v));
   EXPECT_FALSE(if_range_holds(request({{"If-Range", "junk"}}), v));
 }
 
@@ -174,13 +171,13 @@ TEST(StaticRange, SingleRanges) {
   single("bytes=0-0", 100, 0, 0);
   single("bytes=0-99", 100, 0, 99);
   single("bytes=10-19", 100, 10, 19);
-  single("bytes=90-", 100, 90, 99);         // open-ended
-  single("bytes=50-1000", 100, 50, 99);     // beyond the end: clamped
-  single("bytes=-10", 100, 90, 99);         // suffix
-  single("bytes=-1000", 100, 0, 99);        // suffix longer than the file
-  single("BYTES=1-2", 100, 1, 2);           // the unit is case-insensitive
-  single(" bytes=1-2 , ", 100, 1, 2);       // OWS, empty list elements
-  single("bytes=1-2, 200-300", 100, 1, 2);  // the unsatisfiable one dropped
+  single("bytes=90-", 100, 90, 99);                         // open-ended
+  single("bytes=50-1000", 100, 50, 99);                     // beyond the end: clamped
+  single("bytes=-10", 100, 90, 99);                         // suffix
+  single("bytes=-1000", 100, 0, 99);                        // suffix longer than the file
+  single("BYTES=1-2", 100, 1, 2);                           // the unit is case-insensitive
+  single(" bytes=1-2 , ", 100, 1, 2);                       // OWS, empty list elements
+  single("bytes=1-2, 200-300", 100, 1, 2);                  // the unsatisfiable one dropped
   single("bytes=99-99999999999999999999999", 100, 99, 99);  // saturates
 }
 
@@ -195,10 +192,9 @@ TEST(StaticRange, Unsatisfiable) {
 TEST(StaticRange, InvalidIsIgnored) {
   // RFC 9110 §14.2: a Range the server does not understand, or whose
   // syntax is invalid (last < first included, §14.1.1), is ignored.
-  for (std::string_view v :
-       {"", "bytes", "bytes=", "bytes=,", "items=0-1", "bytes 0-1", "bytes=5-2", "bytes=a-b",
-        "bytes=1", "bytes=--1", "bytes=1-2-3", "bytes=0-1;x", "bytes = 0-1", "bytes=1 -2",
-        "bytes=0-1, 5-2"})
+  for (std::string_view v : {"", "bytes", "bytes=", "bytes=,", "items=0-1", "bytes 0-1",
+                             "bytes=5-2", "bytes=a-b", "bytes=1", "bytes=--1", "bytes=1-2-3",
+                             "bytes=0-1;x", "bytes = 0-1", "bytes=1 -2", "bytes=0-1, 5-2"})
     EXPECT_EQ(evaluate_range(v, 100).verdict, RangeVerdict::ignore) << v;
 }
 
@@ -223,11 +219,11 @@ TEST(StaticAcceptEncoding, GzipWhenAcceptedWithQ) {
   EXPECT_FALSE(gz("gzip;q=0"));
   EXPECT_FALSE(gz("gzip;q=0.000"));
   EXPECT_FALSE(gz("*;q=0"));
-  EXPECT_FALSE(gz("gzip;q=0, *"));         // the named coding beats "*"
+  EXPECT_FALSE(gz("gzip;q=0, *"));  // the named coding beats "*"
   EXPECT_TRUE(gz("*, gzip;q=0.1"));
   EXPECT_FALSE(gz("gzip;q=0.5, identity"));  // identity preferred
   EXPECT_TRUE(gz("gzip, identity;q=0.5"));
-  EXPECT_FALSE(gz("gzip;q=2"));     // malformed weights drop the element
+  EXPECT_FALSE(gz("gzip;q=2"));  // malformed weights drop the element
   EXPECT_FALSE(gz("gzip;q=0.5000"));
   EXPECT_FALSE(gz("gzip;level=9"));
   EXPECT_TRUE(accepts_gzip(request({{"Accept-Encoding", "br"}, {"Accept-Encoding", "gzip"}})));

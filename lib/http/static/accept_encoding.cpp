@@ -61,7 +61,7 @@ bool accepts_gzip(const Request& request) {
     else if (coding == "*")
       any = q;
   }
-  if (gzip < 0) gzip = any;  // "*" stands for the codings not listed
+  if (gzip < 0) gzip = any;     // "*" stands for the codings not listed
   if (gzip <= 0) return false;  // not listed, or q=0: "not acceptable"
   return identity < 0 || gzip >= identity;
 }

@@ -32,8 +32,7 @@ RangeRequest evaluate_range(std::string_view value, uint64_t length) {
   // ranges-specifier = range-unit "=" range-set; the unit is
   // case-insensitive (§14.1). Another unit: ignored (§14.2).
   constexpr std::string_view unit = "bytes=";
-  if (value.size() < unit.size() || !syntax::iequals(value.substr(0, unit.size()), unit))
-    return r;
+  if (value.size() < unit.size() || !syntax::iequals(value.substr(0, unit.size()), unit)) return r;
   value.remove_prefix(unit.size());
 
   std::size_t specs = 0;

@@ -113,6 +113,9 @@ TEST(StaticTree, Lookup) {
   EXPECT_EQ(kind("style.css"), http::StaticLookup::file);
   EXPECT_EQ(kind("missing.css"), http::StaticLookup::not_found);
   EXPECT_EQ(kind("pre/"), http::StaticLookup::not_found);  // no index.html
+  EXPECT_EQ(kind("pre"), http::StaticLookup::directory);   // a directory all the same
+  EXPECT_EQ(kind("pr"), http::StaticLookup::not_found);
+  EXPECT_EQ(kind("docs/index"), http::StaticLookup::not_found);
   EXPECT_EQ(kind("style.css/"), http::StaticLookup::not_found);
   EXPECT_EQ(kind("docs//index.html"), http::StaticLookup::not_found);
   EXPECT_EQ(kind("../static_site/index.html"), http::StaticLookup::not_found);

@@ -68,7 +68,7 @@ std::string round_trip(Harness& h, const std::string& request, std::size_t respo
 std::string get(Harness& h, std::string_view target, std::string_view fields = "",
                 std::string_view method = "GET") {
   return round_trip(h, std::string(method) + " " + std::string(target) +
-                         " HTTP/1.1\r\nHost: a\r\n" + std::string(fields) + "\r\n");
+                           " HTTP/1.1\r\nHost: a\r\n" + std::string(fields) + "\r\n");
 }
 
 bool has(const std::string& got, std::string_view text) {
@@ -114,9 +114,9 @@ TEST(HttpStatic, MissingOtherMethodsAndTraversal) {
   EXPECT_TRUE(get(h, "/index.html", "", "DELETE").starts_with("HTTP/1.1 405 "));
   // Dot segments, plain or percent-encoded, an encoded '/' and NUL: 400,
   // never a lookup (and the tree has only exact names anyway).
-  for (std::string_view bad : {"/../index.html", "/docs/../index.html", "/%2e%2e/index.html",
-                               "/docs/%2E%2e/index.html", "/.%2e/x", "/docs%2Findex.html",
-                               "/index.html%00", "/./index.html"})
+  for (std::string_view bad :
+       {"/../index.html", "/docs/../index.html", "/%2e%2e/index.html", "/docs/%2E%2e/index.html",
+        "/.%2e/x", "/docs%2Findex.html", "/index.html%00", "/./index.html"})
     EXPECT_TRUE(get(h, bad).starts_with("HTTP/1.1 400 ")) << bad;
 }
 
@@ -128,9 +128,9 @@ TEST(HttpStatic, HeadHasTheLengthAndNoContent) {
   EXPECT_TRUE(got.ends_with("\r\n\r\n")) << got;
   // The connection goes on after it: the next answer is whole.
   got = round_trip(h,
-                 "HEAD /big.bin HTTP/1.1\r\nHost: a\r\n\r\nGET /digits.txt HTTP/1.1\r\nHost: "
-                 "a\r\n\r\n",
-                 2);
+                   "HEAD /big.bin HTTP/1.1\r\nHost: a\r\n\r\nGET /digits.txt HTTP/1.1\r\nHost: "
+                   "a\r\n\r\n",
+                   2);
   EXPECT_TRUE(has(got, "Content-Length: 4194304\r\n"));
   EXPECT_TRUE(got.ends_with(std::string(digits))) << got.size();
 }

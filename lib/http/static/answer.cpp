@@ -54,10 +54,15 @@ StaticReply answer_static(const StaticFile& file, const Request& request) {
     const RangeRequest r = evaluate_range(*range, content.size());
     const std::string length = std::to_string(content.size());
     if (r.verdict == RangeVerdict::unsatisfiable) {
-      // §15.5.17: "bytes */length".
-      h.status = status::range_not_satisfiable;
-      h.set("Content-Range", "bytes */" + length);
+      // §15.5.17: "bytes */length", and nothing that describes content.
+      Response refusal;
+      refusal.status = status::range_not_satisfiable;
+      if (has_variant) refusal.set("Vary", "Accept-Encoding");
+      refusal.set("Content-Range", "bytes */" + length);
+      refusal.content_length = 0;
+      reply.head = std::move(refusal);
       reply.content = {};
+      return reply;
     } else if (r.verdict == RangeVerdict::single) {
       h.status = status::partial_content;
       h.set("Content-Range",

@@ -77,9 +77,14 @@ StaticFound lookup_static(const StaticTree& tree, std::string_view path) {
   }
   if ((found.file = tree.find(path)) != nullptr) {
     found.kind = StaticLookup::file;
-  } else if (tree.find(std::string(path) + "/" + std::string(index_name)) != nullptr) {
-    found.kind = StaticLookup::directory;
+    return found;
   }
+  // A directory: some file's path starts with "path/" (the first such
+  // sorts right after the prefix itself).
+  const std::string prefix = std::string(path) + "/";
+  auto it = std::lower_bound(tree.files.begin(), tree.files.end(), std::string_view(prefix),
+                             [](const StaticFile& f, std::string_view p) { return f.path < p; });
+  if (it != tree.files.end() && it->path.starts_with(prefix)) found.kind = StaticLookup::directory;
   return found;
 }
 

@@ -45,7 +45,7 @@ const StaticTree& static_files();
 // What a path of a mounted tree names.
 enum class StaticLookup : uint8_t {
   file,       // serve it
-  directory,  // a directory with index.html, asked without the final '/': redirect (301)
+  directory,  // a directory asked without the final '/': redirect (301)
   not_found,
 };
 struct StaticFound {
@@ -53,7 +53,8 @@ struct StaticFound {
   const StaticFile* file = nullptr;
 };
 // `path` is the decoded path below the mount point ("" for its root); one
-// ending in '/' (or empty) names a directory, served by its index.html.
+// ending in '/' (or empty) names a directory, served by its index.html (404
+// without one: there is no listing).
 StaticFound lookup_static(const StaticTree& tree, std::string_view path);
 
 // The media type for a file name, by its extension (docs/http.md has the

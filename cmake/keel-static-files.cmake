@@ -12,11 +12,12 @@
 # gzip variant; GZIP makes one for every other file with `gzip -9 -n` (kept
 # when smaller). NAME is the C++ function returning the tree
 # (keel::http::static_files by default). Any change in FOLDER (a file
-# edited, touched, added or removed) rebuilds the table. docs/http.md,
-# "Static files".
+# edited, touched, its time set back, added or removed) rebuilds the table;
+# no change rebuilds nothing. docs/http.md, "Static files".
 #
 # keel_static_files_sources(OUT_VAR ID FOLDER [GZIP] [NAME function]) does
-# the same into a list of sources, for host builds (test/http).
+# the same into a list of sources, for host builds (test/http), made by the
+# target ID_static_files (add_dependencies on it).
 find_program(KEEL_STATIC_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(KEEL_STATIC_PYTHON python3 REQUIRED)
 set(KEEL_STATIC_EMBED ${CMAKE_CURRENT_LIST_DIR}/../lib/http/static/embed_static.py)
@@ -39,14 +40,18 @@ function(keel_static_files_sources out_var id folder)
     set(gzip_args --gzip ${KEEL_GZIP})
   endif()
   string(MAKE_C_IDENTIFIER "keel_static_blob_${id}" symbol)
-  file(GLOB_RECURSE inputs CONFIGURE_DEPENDS ${folder}/*)
+  # Run at every build (a custom target): the generator itself leaves its
+  # outputs untouched unless a file's name, size or modification time
+  # changed, either way (ninja's "newer than" would miss a time set back,
+  # and Last-Modified must follow it). New files are found by the same run.
   set(blob ${CMAKE_CURRENT_BINARY_DIR}/${id}_static.bin)
   set(table ${CMAKE_CURRENT_BINARY_DIR}/${id}_static.cpp)
-  add_custom_command(OUTPUT ${blob} ${table}
+  add_custom_target(${id}_static_files
     COMMAND ${KEEL_STATIC_PYTHON} ${KEEL_STATIC_EMBED} --folder ${folder} --name ${S_NAME}
             --symbol ${symbol} --blob ${blob} --table ${table} ${gzip_args}
-    DEPENDS ${KEEL_STATIC_EMBED} ${inputs}
-    COMMENT "Embedding the static files of ${folder}")
+    BYPRODUCTS ${blob} ${table}
+    COMMENT "Static files of ${folder}"
+    VERBATIM)
   set(blob_asm ${CMAKE_CURRENT_BINARY_DIR}/${id}_static.S)
   file(WRITE ${blob_asm}
     ".section .rodata.${symbol},\"a\"\n.global ${symbol}\n.type ${symbol}, @object\n"
@@ -60,4 +65,11 @@ function(keel_static_files target folder)
   keel_static_files_sources(sources ${target} ${folder} ${ARGN})
   keel_link_libraries(${target} http)
   keel_service_sources(${target} ${sources})
+  # The sources are compiled in TARGET_objects for images, in TARGET for
+  # the Linux process (keel-kvm.cmake, keel-linux.cmake).
+  if(TARGET ${target}_objects)
+    add_dependencies(${target}_objects ${target}_static_files)
+  else()
+    add_dependencies(${target} ${target}_static_files)
+  endif()
 endfunction()

@@ -12,10 +12,12 @@ linked in by an .incbin (BLOB_SYMBOL). Each file keeps its modification
 time (Last-Modified). ETags are strong, from a SHA-256 of the bytes sent.
 A variant is FILE.gz beside FILE when the folder has one, else, with
 --gzip, `gzip -9 -n` of FILE when that is smaller (-n: no name or time in
-the output, so a build is reproducible).
+the output, so a build is reproducible). Nothing is rewritten while every
+file keeps its name, size and time (OUT.cpp.manifest).
 """
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -66,6 +68,17 @@ def main():
         sys.exit(f"embed_static: {a.folder} is not a folder")
 
     files = files_of(a.folder)
+    # Run at every build: when no file's name, size or time changed (in
+    # either direction: an older time counts too, which a build tool's
+    # "newer than" test misses), the outputs are left as they are, and
+    # nothing after them rebuilds.
+    manifest = json.dumps([vars(a), os.stat(__file__).st_mtime_ns] + [[rel, os.stat(full).st_mtime_ns, os.stat(full).st_size]
+                                       for rel, full in files])
+    stamp = a.table + ".manifest"
+    if all(os.path.exists(p) for p in (a.blob, a.table, stamp)):
+        with open(stamp) as f:
+            if f.read() == manifest:
+                return
     names = {rel for rel, _ in files}
     blob = bytearray()
     rows = []
@@ -116,11 +129,10 @@ def main():
         "}",
         "",
     ]
-    text = "\n".join(lines)
-    # Unchanged output keeps its timestamp: nothing downstream rebuilds.
-    if not os.path.exists(a.table) or open(a.table).read() != text:
-        with open(a.table, "w") as f:
-            f.write(text)
+    with open(a.table, "w") as f:
+        f.write("\n".join(lines))
+    with open(stamp, "w") as f:
+        f.write(manifest)
 
 
 if __name__ == "__main__":

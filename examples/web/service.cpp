@@ -1,5 +1,6 @@
-// The web appliance: a small page at / and a REST API of JSON items
-// (items.hpp) on lib/http's server (docs/http.md, "The server"). Settings in
+// The web appliance: the files of site/ (compiled into the image by
+// keel_static_files in CMakeLists.txt) at / and a REST API of JSON items
+// (items.hpp) at /api on lib/http's server (docs/http.md). Settings in
 // config.hpp: the port (80 by default), the timeouts, an access log that is
 // off by default.
 //
@@ -12,6 +13,7 @@
 // costs a formatted copy, never a wait on the serial port.
 #include <chrono>
 #include <cstdio>
+#include <keel/http/static_files.hpp>
 #include <net/stack.hpp>
 #include <os>
 #include <string_view>
@@ -22,16 +24,6 @@
 namespace {
 
 namespace http = keel::http;
-
-constexpr std::string_view page = R"(<!doctype html>
-<html lang="en">
-<head><meta charset="utf-8"><title>Keel</title></head>
-<body>
-<h1>Keel web appliance</h1>
-<p>A unikernel serving this page and a JSON API at <a href="/api/items">/api/items</a>.</p>
-</body>
-</html>
-)";
 
 http::Server* server = nullptr;
 
@@ -54,12 +46,6 @@ void print_stats() {
       (unsigned long long)c.send_timeouts);
 }
 
-void home(http::Exchange ex) {
-  http::Response r;
-  r.set("Content-Type", "text/html; charset=utf-8");
-  ex.respond(r, std::string(page));
-}
-
 }  // namespace
 
 void Service::start() {
@@ -75,7 +61,10 @@ void Service::start() {
 
   // Lives as long as the service (the server must outlive its connections).
   server = new http::Server(http::os_server_time(), config.server);
-  server->route(http::Method::get, "/", home);
+  // The site (site/, embedded at build time) at "/" and the API below
+  // /api: the router prefers the API's literal segments to the files'
+  // wildcard whatever the order.
+  if (!http::serve_static(*server, "/", http::static_files())) return fail("cannot mount the site");
   web_app::add_item_routes(*server, config.max_items);
   if (config.access_log) {
     server->set_access_log([](const http::AccessEntry& e) {

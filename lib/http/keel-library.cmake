@@ -3,3 +3,7 @@
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
 keel_library(http SOURCES ${KEEL_HTTP_SOURCES} ${KEEL_HTTP_SERVER_SOURCES} ${KEEL_HTTP_OS_SOURCES}
              INCLUDE_DIRS ${KEEL_HTTP_INCLUDE_DIRS})
+# keel_static_files(TARGET FOLDER ...): a folder compiled into the service.
+if(NOT KEEL_OS_BUILD)
+  include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/keel-static-files.cmake)
+endif()

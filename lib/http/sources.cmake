@@ -15,12 +15,19 @@ set(KEEL_HTTP_SOURCES
   ${KEEL_HTTP_ROOT}/response/response_writer.cpp
   ${KEEL_HTTP_ROOT}/router/path.cpp
   ${KEEL_HTTP_ROOT}/router/router.cpp
-  ${KEEL_HTTP_ROOT}/json/json.cpp)
+  ${KEEL_HTTP_ROOT}/json/json.cpp
+  ${KEEL_HTTP_ROOT}/static/http_date_parse.cpp
+  ${KEEL_HTTP_ROOT}/static/preconditions.cpp
+  ${KEEL_HTTP_ROOT}/static/ranges.cpp
+  ${KEEL_HTTP_ROOT}/static/accept_encoding.cpp
+  ${KEEL_HTTP_ROOT}/static/tree.cpp
+  ${KEEL_HTTP_ROOT}/static/answer.cpp)
 # The server on net::TcpStream (needs the network stack: keel_net on the
 # host); os_time.cpp (the kernel's timers) is for images and the Linux
 # process only.
 set(KEEL_HTTP_SERVER_SOURCES
   ${KEEL_HTTP_ROOT}/server/connection.cpp
-  ${KEEL_HTTP_ROOT}/server/server.cpp)
+  ${KEEL_HTTP_ROOT}/server/server.cpp
+  ${KEEL_HTTP_ROOT}/server/static_routes.cpp)
 set(KEEL_HTTP_OS_SOURCES ${KEEL_HTTP_ROOT}/server/os_time.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

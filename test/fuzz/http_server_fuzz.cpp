@@ -2,7 +2,9 @@
 // stacks on an in-memory link; a client connection writes bytes from the
 // input in pieces it chooses to an http::Server with a few routes (a page,
 // an echo of the body, content streamed to a handler, a streamed 64 KiB
-// response, an answer held until the input says), and the input moves time
+// response, an answer held until the input says, static files under /files
+// with conditional, range and gzip requests and a 96 KiB file sent by
+// reference), and the input moves time
 // through every timeout. Build with -DKEEL_FUZZ=ON (clang); run
 // test/fuzz/run_http.sh.
 //
@@ -25,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <keel/http/server.hpp>
+#include <keel/http/static_files.hpp>
 #include <net/stack.hpp>
 #include <string>
 #include <vector>
@@ -61,6 +64,28 @@ http::ServerOptions options(uint8_t setup) {
     o.output_buffer = 512;
   }
   return o;
+}
+
+// Static files under /files: a small one with a gzip variant (its bytes
+// need not be gzip: the server never looks), one past every buffer, and a
+// directory with an index.
+constexpr std::string_view small_text = "0123456789abcdef\n";
+constexpr std::string_view small_gzip = "\x1f\x8b fake variant";
+constexpr std::string_view index_text = "<h1>index</h1>\n";
+
+std::span<const uint8_t> bytes(std::string_view s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
+
+const http::StaticTree& files() {
+  static const std::vector<uint8_t> large(96 * 1024, 'L');
+  static const http::StaticFile entries[] = {
+      {"d/index.html", bytes(index_text), {}, 784111777, "\"i\"", ""},
+      {"large.bin", large, {}, 784111777, "\"l\"", ""},
+      {"small.txt", bytes(small_text), bytes(small_gzip), 784111777, "\"s\"", "\"sg\""},
+  };
+  static const http::StaticTree tree{entries};
+  return tree;
 }
 
 class Run {
@@ -113,6 +138,7 @@ class Run {
       });
     });
     server_.route(http::Method::get, "/later", [this](http::Exchange ex) { held_ = ex; });
+    CHECK(http::serve_static(server_, "/files", files()));
   }
 
   void received(std::span<const uint8_t> d) {

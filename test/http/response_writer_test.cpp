@@ -55,6 +55,37 @@ TEST(ResponseWriter, ContentLength) {
   EXPECT_TRUE(w.finished());
 }
 
+TEST(ResponseWriter, DirectContentIsCountedNotWritten) {
+  // Content the server sends itself (respond_static): counted against
+  // Content-Length, nothing in the buffer; HEAD says not to send it.
+  OutputBuffer out(1024);
+  ResponseWriter w(out, get11);
+  Response r;
+  r.content_length = 10;
+  ASSERT_EQ(w.write_head(r, now), WriteStatus::ok);
+  const std::size_t head_size = out.size();
+  std::string_view first = "abc";
+  ASSERT_EQ(w.write_body(first), WriteStatus::ok);
+  bool send = false;
+  ASSERT_EQ(w.write_body_direct(7, send), WriteStatus::ok);
+  EXPECT_TRUE(send);
+  EXPECT_EQ(out.size(), head_size + 3);
+  EXPECT_EQ(w.finish(), WriteStatus::ok);  // 3 + 7: the length is met
+
+  ResponseWriter past(out, get11);
+  ASSERT_EQ(past.write_head(r, now), WriteStatus::ok);
+  EXPECT_EQ(past.write_body_direct(11, send), WriteStatus::invalid);
+
+  ResponseWriter head(out, head11);
+  ASSERT_EQ(head.write_head(r, now), WriteStatus::ok);
+  EXPECT_EQ(head.write_body_direct(10, send), WriteStatus::ok);
+  EXPECT_FALSE(send);
+
+  ResponseWriter chunked(out, get11);  // no length: chunk lines would be needed
+  ASSERT_EQ(chunked.write_head(Response{}, now), WriteStatus::ok);
+  EXPECT_EQ(chunked.write_body_direct(10, send), WriteStatus::invalid);
+}
+
 TEST(ResponseWriter, DateAndServerOnce) {
   OutputBuffer out(1024);
   ResponseWriter w(out, get11, {.server = "test/1"});

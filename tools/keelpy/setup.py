@@ -25,7 +25,9 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  # dig, beside kdig, as a client of DNS over TCP (test/dns/test_tcp.py)
                  "bind9-dnsutils",
                  # test/http/test_web.py: a REST client
-                 "python3-requests"]
+                 "python3-requests",
+                 # test/http/test_static.py: the reference server of the differential
+                 "nginx-light"]
 
 
 def missing(packages):

@@ -190,6 +190,20 @@ WriteStatus ResponseWriter::write_body(std::string_view& text) {
   return s;
 }
 
+WriteStatus ResponseWriter::write_body_direct(uint64_t count, bool& send) {
+  send = false;
+  if (state_ != State::body) return WriteStatus::invalid;
+  if (no_content_) return WriteStatus::ok;  // HEAD, 1xx, 204, 304: dropped
+  if (framing_ == Framing::length) {
+    if (count > remaining_) return fail();  // past Content-Length
+    remaining_ -= count;
+  } else if (framing_ != Framing::until_close) {
+    return fail();
+  }
+  send = count > 0;
+  return WriteStatus::ok;
+}
+
 WriteStatus ResponseWriter::finish(const std::vector<Field>& trailers) {
   if (state_ != State::body) return WriteStatus::invalid;
   if (framing_ == Framing::length && remaining_ > 0) return fail();  // short content: close

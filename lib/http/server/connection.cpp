@@ -2,6 +2,8 @@
 // response pump over on_drain, and the timeouts.
 #include "connection.hpp"
 
+#include <algorithm>
+
 namespace keel::http::server_detail {
 
 Connection::Connection(Server::Impl& s, net::TcpStream st)
@@ -118,12 +120,15 @@ void Connection::answer_and_close(StatusCode status) {
   content_sent = 0;
   producer = nullptr;
   producer_done = true;
+  direct = {};
+  direct_sent = 0;
+  direct_started = false;
   phase = Phase::writing;
   clear_deadline();
   pump();
 }
 
-bool Connection::respond(Response h, std::string c, BodyProducer p) {
+bool Connection::respond(Response h, std::string c, BodyProducer p, std::span<const uint8_t> d) {
   if (responded || phase == Phase::done || phase == Phase::lingering) return false;
   responded = true;
   // Before the request's end: its content is not read, so the connection
@@ -135,7 +140,13 @@ bool Connection::respond(Response h, std::string c, BodyProducer p) {
   content_sent = 0;
   producer = std::move(p);
   producer_done = !producer;
-  if (producer_done && !head.content_length) head.content_length = content.size();
+  direct = d;
+  direct_sent = 0;
+  direct_started = false;
+  // RFC 9110 §8.6: a 304's Content-Length could only be the 200's, which
+  // a handler sets itself if it wants it.
+  if (producer_done && !head.content_length && head.status != status::not_modified)
+    head.content_length = content.size() + d.size();
   writer.emplace(out, parser.request(), server.options.writer);
   phase = Phase::writing;
   clear_deadline();
@@ -156,6 +167,27 @@ void Connection::pump() {
       std::string_view rest = std::string_view(content).substr(content_sent);
       s = writer->write_body(rest);
       content_sent = content.size() - rest.size();
+    } else if (direct_sent < direct.size()) {
+      if (!direct_started) {
+        // The beginning, as much as fits beside the head, is copied: a
+        // small file leaves with its head in one write (no second small
+        // segment for Nagle to hold until the client's delayed ACK); the
+        // rest goes by reference. HEAD drops it all.
+        direct_started = true;
+        const std::size_t copied = std::min(direct.size(), out.room());
+        std::span<const uint8_t> first = direct.first(copied);
+        s = writer->write_body(first);  // fits: all taken
+        direct_sent = copied;
+        if (s == WriteStatus::ok && direct_sent < direct.size()) {
+          bool send = false;
+          s = writer->write_body_direct(direct.size() - direct_sent, send);
+          if (!send) direct_sent = direct.size();
+        }
+        if (s == WriteStatus::ok) continue;
+      } else {
+        if (!send_direct()) return;
+        continue;
+      }
     } else if (!producer_done) {
       content.clear();
       content_sent = 0;
@@ -190,6 +222,34 @@ bool Connection::flush() {
     blocked = false;
     return true;
   }
+  return refused(s);
+}
+
+// The next piece of a respond_static() content, by reference: the head
+// (in out) goes first, and each piece is one entry of the stream's queue,
+// so a client that does not read holds write_limit plus one piece of
+// references, never a copy. False while the stream refuses.
+bool Connection::send_direct() {
+  if (!flush()) return false;
+  // As much as the send buffer has room for, or one OutputBuffer's worth
+  // for the stream's queue: a piece never exceeds what the send buffer can
+  // ever take (a larger one would wait for room that never comes).
+  const std::size_t room = std::max(stream.connection().send_space(), out.capacity());
+  const std::span<const uint8_t> piece =
+      direct.subspan(direct_sent, std::min(room, direct.size() - direct_sent));
+  // The content outlives the response (embedded data): no owner to hold.
+  const net::Status s = stream.write(net::TcpBuffer{nullptr, piece});
+  if (s == net::Status::ok) {
+    direct_sent += piece.size();
+    blocked = false;
+    return true;
+  }
+  return refused(s);
+}
+
+// A write the stream did not take: wait for on_drain (within
+// send_timeout), or end the connection if the stream is gone.
+bool Connection::refused(net::Status s) {
   if (s == net::Status::would_block) {
     if (!blocked) set_deadline(server.options.send_timeout);
     blocked = true;
@@ -223,6 +283,9 @@ void Connection::next_request() {
   head = Response{};
   content.clear();
   producer = nullptr;
+  direct = {};
+  direct_sent = 0;
+  direct_started = false;
   request_started = false;
   phase = Phase::idle;
   set_deadline(server.options.idle_timeout);
@@ -366,6 +429,13 @@ bool Exchange::respond(StatusCode status) {
   Response r;
   r.status = status;
   return respond(std::move(r));
+}
+
+bool Exchange::respond_static(Response head, std::span<const uint8_t> content) {
+  Connection* c = current();
+  if (c == nullptr) return false;
+  if (head.status != status::not_modified) head.content_length = content.size();
+  return c->respond(std::move(head), {}, nullptr, content);
 }
 
 bool Exchange::respond_stream(Response head, BodyProducer producer) {

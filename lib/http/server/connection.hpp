@@ -39,7 +39,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void on_deadline();
 
   // Exchange's calls.
-  bool respond(Response head, std::string content, BodyProducer producer);
+  bool respond(Response head, std::string content, BodyProducer producer,
+               std::span<const uint8_t> direct = {});
   // Resets the connection; no handler of it runs again.
   void abort();
 
@@ -70,6 +71,10 @@ struct Connection : std::enable_shared_from_this<Connection> {
   std::size_t content_sent = 0;
   BodyProducer producer;
   bool producer_done = true;
+  // Content sent by reference (respond_static), after the head.
+  std::span<const uint8_t> direct;
+  std::size_t direct_sent = 0;
+  bool direct_started = false;
   bool blocked = false;  // the stream refused: waiting for on_drain
 
  private:
@@ -82,6 +87,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void on_end();
   void pump();
   bool flush();
+  bool send_direct();
+  bool refused(net::Status s);
   void complete();
   void next_request();
   void answer_and_close(StatusCode status);

@@ -58,6 +58,12 @@ class ResponseWriter {
   // 1xx, 204 and 304 the content is taken and dropped (RFC 9110 §9.3.2).
   WriteStatus write_body(std::span<const uint8_t>& data);
   WriteStatus write_body(std::string_view& text);
+  // Content the caller sends itself, after out's pending bytes (zero-copy
+  // of data that outlives the response, e.g. an embedded file): accounts
+  // for `count` bytes of a Content-Length (or HTTP/1.0's until-close)
+  // response. `send` says whether to send them (false for HEAD and 304,
+  // which have none). Chunked framing would need the chunk lines: invalid.
+  WriteStatus write_body_direct(uint64_t count, bool& send);
   // The end: chunked's last chunk and trailer section (all or nothing);
   // invalid (and the connection must close) if Content-Length was not met.
   WriteStatus finish(const std::vector<Field>& trailers = {});

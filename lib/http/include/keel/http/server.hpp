@@ -135,6 +135,10 @@ class Exchange {
   // Content pulled from `producer` as the client takes it (chunked unless
   // `head` has a Content-Length).
   bool respond_stream(Response head, BodyProducer producer);
+  // Content that outlives the response (embedded static files): sent by
+  // reference into the stream, never copied into a buffer of ours, as the
+  // client takes it. Content-Length is its size.
+  bool respond_static(Response head, std::span<const uint8_t> content);
 
  private:
   friend struct server_detail::Connection;
@@ -146,6 +150,16 @@ class Exchange {
 };
 
 using ExchangeHandler = std::function<void(Exchange)>;
+
+class Server;
+struct StaticTree;
+// Serves `tree` under `prefix` ("/" or "/static"): GET and HEAD of
+// prefix/PATH answer the file PATH (static_files.hpp: conditional and
+// range requests, the gzip variant), a directory by its index.html (301 to
+// add the final '/' when it lacks one), 404 for a name the tree does not
+// have; the router answers 405 with Allow for other methods. The tree must
+// outlive the server. False if the routes cannot be added.
+bool serve_static(Server& server, std::string_view prefix, const StaticTree& tree);
 
 class Server {
  public:

@@ -32,13 +32,14 @@ namespace keel::test {
 namespace {
 
 TEST(SystemStack, BuiltFromTheCommandLineOnTheOsClock) {
-  // A bad configuration stops the boot with a message that names the field.
+  // A bad configuration stops the boot (status 78, not a panic: decision
+  // 0111) with a message that names the field.
   set_args({"ip=10.0.0.2/24", "gw=nonsense"});
   try {
     ::net::stack();
     FAIL() << "no error";
   } catch (const std::runtime_error& e) {
-    EXPECT_STREQ(e.what(), "net config: gw: 'nonsense' is not an IPv4 address");
+    EXPECT_STREQ(e.what(), "stopped: net config: gw: 'nonsense' is not an IPv4 address");
   }
   EXPECT_TRUE(platform_nics.empty());  // stopped before looking for NICs
 

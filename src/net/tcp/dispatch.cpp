@@ -1,7 +1,7 @@
-// The service's handlers, run once the stack is done with the segment,
-// timer or call that caused them (never in the middle of one), or from the
-// stack's step for events queued outside any (Stack::poll): the events a
-// connection collected, in order: connected,
+// The service's handlers, run once the stack is done with the frame or
+// step that caused them (StackParts::run_handlers, docs/net/handlers.md),
+// never in the middle of one: the events a connection collected, in order:
+// connected,
 // data and the end of the stream, writable, closed. Each handler runs
 // moved out of its connection, so it may replace itself, close or abort
 // its connection, or open others; the connection object stays alive (in

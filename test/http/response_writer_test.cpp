@@ -127,7 +127,8 @@ TEST(ResponseWriter, Http10ContentEndsWithTheConnection) {
   std::string_view body = "abc";
   ASSERT_EQ(w.write_body(body), WriteStatus::ok);
   ASSERT_EQ(w.finish(), WriteStatus::ok);
-  EXPECT_EQ(drain(out), "HTTP/1.0 200 OK\r\n" + std::string(date) +
+  // The status line has our version, 1.1 (RFC 9110 §6.2), the framing the request's.
+  EXPECT_EQ(drain(out), "HTTP/1.1 200 OK\r\n" + std::string(date) +
                             "Server: Keel\r\nConnection: close\r\n\r\nabc");
   EXPECT_FALSE(w.keep_alive());
   // With a length it persists, and says so (RFC 9112 §9.3).

@@ -29,9 +29,12 @@ bool valid_field(const Field& f) {
   return true;
 }
 
-void status_line(std::string& head, uint8_t version_minor, StatusCode status) {
-  // RFC 9112 §4: HTTP-version SP status-code SP [ reason-phrase ].
-  head += version_minor == 0 ? "HTTP/1.0 " : "HTTP/1.1 ";
+void status_line(std::string& head, StatusCode status) {
+  // RFC 9112 §4: HTTP-version SP status-code SP [ reason-phrase ]. The
+  // version is ours, 1.1, also to an HTTP/1.0 request (RFC 9110 §6.2: the
+  // highest minor version the server conforms to; nginx does the same);
+  // what the response may use (chunked, 1xx) still follows the request's.
+  head += "HTTP/1.1 ";
   head += std::to_string(status);
   head += ' ';
   head += reason_phrase(status);
@@ -80,7 +83,7 @@ WriteStatus ResponseWriter::write_interim(StatusCode status) {
   if (state_ != State::head || status < 100 || status >= 200 || version_minor_ == 0)
     return WriteStatus::invalid;
   std::string head;
-  status_line(head, version_minor_, status);
+  status_line(head, status);
   head += crlf;
   if (head.size() > out_.capacity()) return WriteStatus::too_large;
   return out_.append(head) ? WriteStatus::ok : WriteStatus::would_block;
@@ -117,7 +120,7 @@ WriteStatus ResponseWriter::write_head(const Response& r, int64_t now) {
   bool keep_alive = keep_alive_ && !r.close && framing != Framing::until_close;
 
   std::string head;
-  status_line(head, version_minor_, r.status);
+  status_line(head, r.status);
   // RFC 9110 §6.6.1: an origin server with a clock MUST send Date (2xx-4xx).
   if (!has_date) field(head, "Date", format_http_date(now));
   if (!has_server && !options_.server.empty()) field(head, "Server", options_.server);

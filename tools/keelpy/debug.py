@@ -96,6 +96,7 @@ def debug_image(image, breaks, batch, gdb_args, machine="microvm", memory="64M",
     # Its own session: Ctrl-C in gdb must not reach QEMU; keel stops it when gdb ends.
     guest = subprocess.Popen(qemu.command(image, machine, memory, cpus, append, chosen, extra),
                              stdin=subprocess.DEVNULL, start_new_session=True)
+    print(f"keel: QEMU's gdb stub on 127.0.0.1:{port}; the guest waits for gdb", flush=True)
     setup = [f"set tcp connect-timeout {CONNECT_TIMEOUT_SECONDS}",
              f"target remote 127.0.0.1:{port}"]
     args = gdb_command(image, breaks, batch, setup, ["continue"], gdb_args)

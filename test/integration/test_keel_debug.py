@@ -133,3 +133,11 @@ def test_linux_process_panic_on_uncaught_exception_names_the_thrower():
     frames = backtrace_of("uncaught")
     assert re.search(r"Service::start\(\).* at .*service\.cpp:\d+", frames), frames
     assert "__cxa_throw" in frames, frames
+
+
+def test_qemu_failing_to_start_is_a_clear_error():
+    result = keel_debug(image("hello"), "--accel", "tcg", "--memory", "64Q", "--batch",
+                        "--timeout", "120")
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "QEMU ended (status 1) before its gdb stub listened" in result.stderr
+    assert "Parameter 'size'" in result.stderr  # QEMU's own message

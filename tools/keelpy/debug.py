@@ -11,14 +11,16 @@ import shutil
 import signal
 import socket
 import subprocess
+import time
 
 from . import accel as accelerators, linux_process, process, qemu
 from .image import check_image
 from .paths import ROOT, KeelError
 
 DEFAULT_BREAK = "Service::start"
-# gdb retries `target remote` while QEMU opens its stub; this bounds the wait.
+# How long QEMU may take to open its stub (gdb's `target remote` waits as long).
 CONNECT_TIMEOUT_SECONDS = 30
+TCP_LISTEN = "0A"  # the state column of /proc/net/tcp
 
 
 def free_port():
@@ -26,6 +28,28 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def listening(port):
+    """Whether a socket listens on 127.0.0.1:port, read from /proc/net/tcp: a probe connection
+    would take the stub's one client slot."""
+    with open("/proc/net/tcp") as f:
+        rows = [line.split() for line in f.readlines()[1:]]
+    return any(row[1] == f"0100007F:{port:04X}" and row[3] == TCP_LISTEN for row in rows)
+
+
+def wait_for_stub(guest, port):
+    """Waits until QEMU's stub listens; a QEMU that ended (a bad option, the port taken in
+    the meantime) is an error, not a gdb left retrying."""
+    deadline = time.monotonic() + CONNECT_TIMEOUT_SECONDS
+    while not listening(port):
+        if guest.poll() is not None:
+            raise KeelError(f"QEMU ended (status {guest.returncode}) before its gdb stub "
+                            "listened: see its message above")
+        if time.monotonic() > deadline:
+            raise KeelError(f"QEMU's gdb stub did not listen on 127.0.0.1:{port} within "
+                            f"{CONNECT_TIMEOUT_SECONDS} s")
+        time.sleep(0.05)
 
 
 def source_dirs(program):
@@ -49,14 +73,16 @@ def gdb_command(program, breaks, batch, setup=(), start=(), gdb_args=()):
     return args + list(gdb_args) + [program]
 
 
-def run_gdb(args, timeout, on_exit):
-    """Runs gdb in the foreground on our terminal (Ctrl-C goes to gdb, which interrupts the
-    target; keel ignores it). Calls on_exit() however it ends; returns gdb's status, or keel's
-    own when it stopped gdb (timeout, SIGTERM, SIGHUP)."""
+def run_gdb(args, timeout, before=lambda: None, on_exit=lambda: None):
+    """Calls before() (starts the guest), then runs gdb in the foreground on our terminal
+    (Ctrl-C goes to gdb, which interrupts the target; keel ignores it). Calls on_exit()
+    however it ends, from the moment before() is called; returns gdb's status, or keel's own
+    when it stopped gdb (timeout, SIGTERM, SIGHUP)."""
     previous = {s: signal.signal(s, process._on_stop_signal) for s in process.STOP_SIGNALS}
     sigint = signal.getsignal(signal.SIGINT)
     gdb = None
     try:
+        before()
         gdb = subprocess.Popen(args)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         return gdb.wait(timeout=timeout)
@@ -93,14 +119,20 @@ def debug_image(image, breaks, batch, gdb_args, machine="microvm", memory="64M",
     for i, tap in enumerate(taps):
         extra += ["-netdev", f"tap,id=net{i},ifname={tap},script=no,downscript=no",
                   "-device", f"{qemu.nic_device(machine)},netdev=net{i}"]
-    # Its own session: Ctrl-C in gdb must not reach QEMU; keel stops it when gdb ends.
-    guest = subprocess.Popen(qemu.command(image, machine, memory, cpus, append, chosen, extra),
-                             stdin=subprocess.DEVNULL, start_new_session=True)
-    print(f"keel: QEMU's gdb stub on 127.0.0.1:{port}; the guest waits for gdb", flush=True)
     setup = [f"set tcp connect-timeout {CONNECT_TIMEOUT_SECONDS}",
              f"target remote 127.0.0.1:{port}"]
     args = gdb_command(image, breaks, batch, setup, ["continue"], gdb_args)
-    return run_gdb(args, timeout, lambda: process.stop(guest))
+    guest = []
+
+    def start():
+        # Its own session: Ctrl-C in gdb must not reach QEMU; keel stops it when gdb ends.
+        guest.append(subprocess.Popen(
+            qemu.command(image, machine, memory, cpus, append, chosen, extra),
+            stdin=subprocess.DEVNULL, start_new_session=True))
+        wait_for_stub(guest[0], port)
+        print(f"keel: QEMU's gdb stub on 127.0.0.1:{port}; the guest waits for gdb", flush=True)
+
+    return run_gdb(args, timeout, start, lambda: guest and process.stop(guest[0]))
 
 
 def debug_process(program, breaks, batch, gdb_args, append="", taps=(), timeout=None):
@@ -114,4 +146,4 @@ def debug_process(program, breaks, batch, gdb_args, append="", taps=(), timeout=
     args = gdb_command(program, breaks, batch, (), ["run"], gdb_args)
     # gdb --args PROGRAM ARGS... must come last.
     args = args[:-1] + ["--args", program, *words]
-    return run_gdb(args, timeout, lambda: None)
+    return run_gdb(args, timeout)

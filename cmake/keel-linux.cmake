@@ -11,7 +11,9 @@ function(keel_service name)
   # main() lives in the kernel archive: link it whole.
   target_link_libraries(${name} PRIVATE -Wl,--whole-archive ${KEEL_KERNEL_ARCHIVE}
     -Wl,--no-whole-archive -Wl,--start-group "$<TARGET_PROPERTY:${name},KEEL_LIBRARY_ARCHIVES>"
-    ${KEEL_NET_ARCHIVE} -Wl,--end-group)
+    ${KEEL_NET_ARCHIVE} -Wl,--end-group
+    # Panics name their frames with GCC's libbacktrace (src/platform/linux/symbols.cpp).
+    backtrace)
   set_target_properties(${name} PROPERTIES LINK_DEPENDS "${KEEL_OS_ARCHIVES}")
   if(S_LIBRARIES)
     keel_link_libraries(${name} ${S_LIBRARIES})

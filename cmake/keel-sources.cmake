@@ -30,6 +30,7 @@ set(KEEL_KVM_SOURCES
 set(KEEL_LINUX_SOURCES
   ${KEEL_ROOT}/src/platform/linux/main.cpp
   ${KEEL_ROOT}/src/platform/linux/platform.cpp
+  ${KEEL_ROOT}/src/platform/linux/symbols.cpp
   ${KEEL_ROOT}/src/platform/linux/watch.cpp)
 # The network stack (src/net): the same on every platform.
 set(KEEL_NET_SOURCES

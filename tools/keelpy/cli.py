@@ -3,8 +3,8 @@ import argparse
 import os
 import sys
 
-from . import (accel, bench, build as builder, compdb, formatting, linux_process, new, qemu, run,
-               setup, testing)
+from . import (accel, bench, build as builder, compdb, debug, formatting, linux_process, new,
+               qemu, run, setup, testing)
 from .paths import ROOT, KeelError
 
 
@@ -35,6 +35,24 @@ def cmd_boot(args):
     return qemu.boot(target, machine, args.memory or BOOT_DEFAULTS["memory"],
                      args.cpus or BOOT_DEFAULTS["cpus"], args.append,
                      args.accel or BOOT_DEFAULTS["accel"], args.timeout, extra)
+
+
+def cmd_debug(args):
+    target = args.image
+    breaks = [b for b in args.breaks if b] if args.breaks is not None else [debug.DEFAULT_BREAK]
+    if args.platform == "linux":
+        linux_process.refuse_vm_options(args)
+        if os.path.isdir(target):
+            target = builder.build(target, "linux")
+        return debug.debug_process(target, breaks, args.batch, args.gdb_args, args.append,
+                                   args.tap or [], args.timeout)
+    if os.path.isdir(target):
+        target = builder.build(target, "kvm")
+    return debug.debug_image(target, breaks, args.batch, args.gdb_args,
+                             args.machine or BOOT_DEFAULTS["machine"],
+                             args.memory or BOOT_DEFAULTS["memory"],
+                             args.cpus or BOOT_DEFAULTS["cpus"], args.append,
+                             args.accel or BOOT_DEFAULTS["accel"], args.tap or [], args.timeout)
 
 
 def cmd_new(args):
@@ -91,6 +109,7 @@ def parser():
                "  keel run greeter -p 7000:7000        build it, boot it, reach it on localhost\n"
                "  echo hi | nc -N 127.0.0.1 7000\n"
                "  keel boot examples/hello             boot an image, exit with its status\n"
+               "  keel debug examples/hello            gdb, stopped at Service::start\n"
                "networking (keel run -p or boot --tap): docs/guide.md, \"Networking\".\n"
                "`keel COMMAND --help` for each command's options.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -126,6 +145,41 @@ def parser():
                    help="linux: run the service as a Linux process instead (takes --append, "
                         "--tap and --timeout; refuses the VM options)")
     s.set_defaults(run=cmd_boot)
+
+    s = sub.add_parser(
+        "debug", help="gdb on a service: the image under QEMU's gdb stub, or the Linux process",
+        usage="keel debug [options] IMAGE|DIR [-- GDB ARGS...]",
+        description="Boots IMAGE (or builds and boots DIR) halted under QEMU's gdb stub on a "
+                    "free loopback port and runs gdb on the image's ELF (it keeps its symbols "
+                    "and DWARF): gdb connects, sets the breakpoints (Service::start unless "
+                    "--break is given) and continues. With --platform linux, gdb runs the "
+                    "Linux-process build with the arguments `keel boot --platform linux` "
+                    "gives it. QEMU is stopped when gdb exits, and on SIGTERM/SIGHUP; Ctrl-C "
+                    "goes to gdb (it interrupts the guest). Exit status: gdb's.",
+        epilog="examples:\n"
+               "  keel debug examples/hello                        stop at Service::start\n"
+               "  keel debug examples/hello --break pvh_start      stop at the first "
+               "instruction\n"
+               "  keel debug IMAGE --batch -- -ex bt -ex 'info locals'   for scripts\n"
+               "docs/guide.md, \"Debugging\".",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("image", help="an image or Linux build, or a service directory to build first")
+    s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS)
+    s.add_argument("--break", "-b", dest="breaks", action="append", metavar="SYMBOL",
+                   help="a gdb breakpoint (function, FILE:LINE or *ADDRESS); repeat for more. "
+                        "Default: Service::start; --break '' for none")
+    s.add_argument("--batch", action="store_true",
+                   help="run gdb non-interactively: stop at the breakpoint, run the -ex "
+                        "commands given after --, exit")
+    s.add_argument("--machine", "-M", choices=qemu.MACHINES, help="QEMU machine (microvm)")
+    s.add_argument("--memory", "-m", help="guest RAM (64M)")
+    s.add_argument("--cpus", type=int, help="virtual CPUs (1)")
+    s.add_argument("--append", "-a", default="", help="the service's command line")
+    s.add_argument("--accel", choices=("auto", "kvm", "tcg"), help="auto: KVM when usable")
+    s.add_argument("--tap", action="append", help="a NIC on this existing TAP device")
+    s.add_argument("--timeout", type=float, help="stop gdb (and QEMU) after this many seconds")
+    # What follows `--` goes to gdb (split off in main(): argparse would take -ex as ours).
+    s.set_defaults(run=cmd_debug, gdb_args=[])
 
     s = sub.add_parser("new", help="write a new service folder from a template",
                        description="Writes NAME/ (service.cpp, CMakeLists.txt, README.md and "
@@ -196,7 +250,13 @@ def parser():
 
 
 def main(argv):
+    gdb_args = []
+    if argv[:1] == ["debug"] and "--" in argv:  # keel debug ... -- GDB ARGS
+        at = argv.index("--")
+        argv, gdb_args = argv[:at], argv[at + 1:]
     args = parser().parse_args(argv)
+    if gdb_args:
+        args.gdb_args = gdb_args
     try:
         return args.run(args)
     except KeelError as e:

@@ -9,7 +9,9 @@ from .paths import KeelError
 BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-system-x86",
                   "python3", "nlohmann-json3-dev",
                   # lib/crypto: mbed TLS's libmbedcrypto.a, linked into images (decision 0052)
-                  "libmbedtls-dev"]
+                  "libmbedtls-dev",
+                  # keel debug: gdb on the image (through QEMU's gdb stub) or the Linux process
+                  "gdb"]
 # Running every test, fuzz target and the network peers the tests use.
 TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "clang-format", "iproute2",
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",

@@ -63,8 +63,6 @@ void before_service_start() {}
 bool stack_contains(uint64_t) { return false; }
 bool code_contains(uint64_t) { return false; }
 
-Symbol symbolize(uint64_t) { return {nullptr, 0}; }
-
 }  // namespace keel::platform
 
 namespace keel::kernel {

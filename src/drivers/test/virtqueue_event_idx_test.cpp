@@ -136,15 +136,21 @@ void flood(uint16_t size, uint16_t burst, unsigned seed) {
   std::mt19937 random(seed);
   for (int step = 0; step < 200000; ++step) {
     switch (random() % 3) {
-      case 0: s.send(1 + random() % (size + 2)); break;
-      case 1: dev.run(); break;
-      case 2: s.poll_interrupt(); break;
+      case 0:
+        s.send(1 + random() % (size + 2));
+        break;
+      case 1:
+        dev.run();
+        break;
+      case 2:
+        s.poll_interrupt();
+        break;
     }
     // Liveness: chains published, the device idle, and no kick owed it.
     if (!dev.scheduled() && dev.avail_idx() != dev.used_idx() && q->in_flight() > 0) {
       uint16_t pending = uint16_t(dev.avail_idx() - dev.used_idx());
-      ASSERT_EQ(pending, 0) << "device idle with work published, seed " << seed << " step "
-                            << step << " kicks " << dev.kicks;
+      ASSERT_EQ(pending, 0) << "device idle with work published, seed " << seed << " step " << step
+                            << " kicks " << dev.kicks;
     }
     // And a full ring waiting for an interrupt that will not come.
     if (s.waiting && !dev.scheduled() && dev.interrupts == s.seen_interrupts) {

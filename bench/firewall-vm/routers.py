@@ -75,11 +75,10 @@ class Topology:
 
 def qemu_tap_args(machine="microvm"):
     # event_idx=off, for both VMs alike. With VIRTIO_RING_F_EVENT_IDX, Keel's transmit ring
-    # stopped for good under a UDP flood in one run of two (link.drop_tx_queue_full climbing,
-    # nothing sent again) until the driver learned to notify again when nothing finishes for a
-    # reap period (tx_rekicks, src/drivers/virtio/net_datapath.cpp); since then 4 of 4 runs with
-    # it on forwarded throughout, while the Linux VM lost its request/response figures in one.
-    # The lost notification itself is not found (QEMU 7.2's virtio-mmio or the driver).
+    # stopped for good under a UDP flood until the driver re-notified (tx_rekicks); the Linux VM
+    # lost its request/response figures in one run. The Keel stall was QEMU 7.2's TCG dropping
+    # a one-vCPU guest's MFENCE (decision 0091); keelpy.qemu now gives TCG guests maxcpus=2,
+    # which keeps it. Turn event_idx on here once a run with it shows both VMs clean.
     args = []
     for i in range(2):
         args += ["-netdev", f"tap,id=n{i},ifname=tap{i},script=no,downscript=no",

@@ -28,6 +28,17 @@ def nic_device(machine):
     return "virtio-net-device" if machine == "microvm" else "virtio-net-pci"
 
 
+def smp(cpus, accel):
+    """-smp's value. Under TCG, room for a second vCPU that never starts: QEMU 7.2's TCG
+    translates a guest with one possible vCPU without memory barriers (no CF_PARALLEL:
+    MFENCE and LOCK'd instructions become plain loads and stores), yet QEMU's own threads
+    read the virtqueues concurrently, so the store of the avail index and the load of
+    avail_event could pass each other and a notification was lost for good (issue 24,
+    decision 0091). Later QEMU emits them regardless (tcg_gen_mb since 2023: "the virtio devices
+    require proper memory ordering between the vcpus and the iothreads")."""
+    return f"{cpus},maxcpus={max(cpus, 2)}" if accel == "tcg" else str(cpus)
+
+
 def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tcg",
             extra=()):
     qemu = shutil.which("qemu-system-x86_64")
@@ -35,7 +46,7 @@ def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tc
         raise KeelError("qemu-system-x86_64 not found: install it with `tools/keel setup` "
                         "(Debian package qemu-system-x86)")
     args = [qemu, *machine_args(machine), *accelerators.cpu_args(accel), "-m", str(memory),
-            "-smp", str(cpus), "-nodefaults", "-no-user-config", "-display", "none",
+            "-smp", smp(cpus, accel), "-nodefaults", "-no-user-config", "-display", "none",
             "-serial", "stdio", *DEBUG_EXIT, "-no-reboot", "-kernel", image]
     if append:
         args += ["-append", append]

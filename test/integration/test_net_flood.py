@@ -18,8 +18,7 @@ import time
 import pytest
 
 from keelpy import qemu
-from netguest import Guest, Namespace
-from test_net_router import ROUTER, Side
+from test_net_router import router_between_sides
 
 ROUNDS, SECONDS, SIZE = 3, 4, 64
 RING_EVENT_IDX = 1 << 29  # virtio 1.1, 6
@@ -69,26 +68,8 @@ def test_tcg_guests_keep_their_memory_barriers():
 
 @pytest.fixture(scope="module")
 def routed():
-    middle = Namespace(taps=2)
-    for tap in middle.taps:
-        middle.sh(f"ip addr flush dev {tap}")
-    a = Side(middle.name + "-a", "tap0", "10.0.0.1", "10.1.0.0/24", "10.0.0.2")
-    b = Side(middle.name + "-b", "tap1", "10.1.0.1", "10.0.0.0/24", "10.1.0.2")
-    guest = None
-    try:
-        guest = Guest(middle, machine="microvm", append="ip=10.0.0.2/24 ip1=10.1.0.2/24",
-                      service=ROUTER, ready=r"router: forwarding between 2 interfaces",
-                      ready_count=1)
-        guest.wait_for(r"router: net\d .* is 10\.\d\.0\.2", count=2)
-        a.attach(middle)
-        b.attach(middle)
-        yield a, b, guest
-    finally:
-        if guest:
-            guest.close()
-        a.close()
-        b.close()
-        middle.close()
+    with router_between_sides("microvm") as topology:
+        yield topology
 
 
 def test_forwarding_survives_floods_with_event_idx(routed):

@@ -6,6 +6,7 @@ own, so the only path between them is through the router.
 
 QEMU (or the process) opens both TAPs in a third namespace; then each TAP
 moves to its side (a TAP keeps its file descriptor across namespaces)."""
+import contextlib
 import os
 import re
 
@@ -43,9 +44,10 @@ class Side:
         run(["ip", "netns", "del", self.name], check=False)
 
 
-@pytest.fixture(scope="module", params=["microvm", "pc", "linux"])
-def routed(request):
-    machine = request.param
+@contextlib.contextmanager
+def router_between_sides(machine):
+    """The topology above with the router on `machine` (or "linux"): yields (a, b, guest) and
+    removes all of it afterwards."""
     middle = Namespace(taps=2)
     for tap in middle.taps:  # the router's side: no host addresses here
         middle.sh(f"ip addr flush dev {tap}")
@@ -66,6 +68,12 @@ def routed(request):
         a.close()
         b.close()
         middle.close()
+
+
+@pytest.fixture(scope="module", params=["microvm", "pc", "linux"])
+def routed(request):
+    with router_between_sides(request.param) as topology:
+        yield topology
 
 
 def test_ping_crosses_the_router_and_ttl_drops_by_one(routed):

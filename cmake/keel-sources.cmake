@@ -7,6 +7,8 @@ set(KEEL_KERNEL_SOURCES
   ${KEEL_ROOT}/src/kernel/events.cpp
   ${KEEL_ROOT}/src/kernel/page_allocator.cpp
   ${KEEL_ROOT}/src/kernel/panic.cpp
+  ${KEEL_ROOT}/src/kernel/random/chacha20.cpp
+  ${KEEL_ROOT}/src/kernel/random/generator.cpp
   ${KEEL_ROOT}/src/kernel/service.cpp
   ${KEEL_ROOT}/src/kernel/timer_queue.cpp)
 set(KEEL_KVM_SOURCES

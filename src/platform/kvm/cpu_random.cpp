@@ -62,8 +62,7 @@ void detect() {
   rdseed_usable = arch::cpuid(0).eax >= cpuid_extended_features &&
                   (arch::cpuid(cpuid_extended_features).ebx & leaf7_ebx_rdseed) &&
                   answers_sanely(rdseed64);
-  rdrand_usable =
-      (arch::cpuid(cpuid_features).ecx & leaf1_ecx_rdrand) && answers_sanely(rdrand64);
+  rdrand_usable = (arch::cpuid(cpuid_features).ecx & leaf1_ecx_rdrand) && answers_sanely(rdrand64);
 }
 
 bool has_rdseed() { return rdseed_usable; }

@@ -25,7 +25,8 @@ constexpr uint64_t virtio_rng_wait_ns = 1'000'000'000;
 // Like Linux's crng: fresh CPU entropy every minute of uptime.
 constexpr uint64_t reseed_interval_ns = 60'000'000'000;
 // TSC readings around a ChaCha20 block: their low bits carry the host's
-// scheduling and cache noise. Mixed in always, never counted as a seed.
+// scheduling and cache noise. Only when no real source answered; never
+// counted as a seed.
 constexpr int jitter_samples = 64;
 
 enum Source : unsigned { virtio_rng = 1, rdseed = 2, rdrand = 4 };
@@ -72,9 +73,10 @@ void report(std::size_t virtio_bytes, bool virtio_present) {
   if (sources == 0) {
     w.text("Keel: random: NOT SEEDED: ");
     w.text(virtio_present ? "virtio-rng gave nothing" : "no virtio-rng device");
-    w.text(" and the CPU has no usable RDSEED/RDRAND; getrandom() answers from TSC jitter, "
-           "which is guessable. Add `-object rng-random,id=rng0,filename=/dev/urandom -device "
-           "virtio-rng-pci,rng=rng0` (virtio-rng-device on microvm) to QEMU's command line");
+    w.text(
+        " and the CPU has no usable RDSEED/RDRAND; getrandom() answers from TSC jitter, "
+        "which is guessable. Add `-object rng-random,id=rng0,filename=/dev/urandom -device "
+        "virtio-rng-pci,rng=rng0` (virtio-rng-device on microvm) to QEMU's command line");
     return say(w);
   }
   w.text("Keel: random: seeded from ");
@@ -104,12 +106,14 @@ void reseed_if_due() {
 void seed_early(std::string_view cmdline) {
   boot_cmdline = cmdline;
   cpu_random::detect();
-  mix_jitter();
   uint64_t tsc = arch::rdtsc();
   generator.mix(&tsc, sizeof tsc);
   generator.mix(cmdline.data(), cmdline.size());  // distinct per instance, not secret
   if (mix_cpu(cpu_random::rdseed_bytes)) sources |= rdseed;
   if (mix_cpu(cpu_random::rdrand_bytes)) sources |= rdrand;
+  // AT_RANDOM comes from this stage: without a CPU source, jitter is all
+  // there is to make it worse than a TSC guess.
+  if (sources == 0) mix_jitter();
   last_reseed_ns = now_ns();
 }
 
@@ -128,7 +132,9 @@ void seed_from_devices() {
     if (got > 0) generator.mix(seed, got);
     random::wipe(seed, sizeof seed);
   }
-  mix_jitter();  // the time the device took is worth mixing too
+  // Nothing real: jitter is the last resort (and the line says so). With a
+  // real source it would cost boot time (milliseconds under TCG) for little.
+  if (sources == 0) mix_jitter();
   devices_tried = true;
   in_stage2 = false;
   report(got, present);

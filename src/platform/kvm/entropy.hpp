@@ -1,8 +1,8 @@
 // Where the kvm platform's random bytes come from (getrandom(),
 // std::random_device, musl's AT_RANDOM): the kernel's ChaCha20 generator
 // (src/kernel/random), seeded from every source the machine has: a
-// virtio-rng device, RDSEED, RDRAND; TSC jitter is mixed in as well but
-// never counts as a seed. docs/decisions/0104.
+// virtio-rng device, RDSEED, RDRAND. Without any of them, TSC jitter keys
+// it, and it reports itself NOT seeded. docs/decisions/0104.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 namespace keel::kvm::entropy {
 
 // Stage 1, from kernel_entry before the C library runs (no heap): the CPU's
-// instructions, TSC jitter and the command line. `cmdline` must outlive
+// instructions, the TSC and the command line (jitter if the CPU has none). `cmdline` must outlive
 // the image (start.cpp's copy).
 void seed_early(std::string_view cmdline);
 

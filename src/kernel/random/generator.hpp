@@ -20,6 +20,7 @@ class Generator {
  public:
   Generator() = default;
   Generator(const Generator&) = default;  // tests compare copies
+  Generator& operator=(const Generator&) = default;
   ~Generator() { wipe(key_, sizeof key_); }
 
   // Folds `size` bytes of seed material into the key, 32 bytes at a time:

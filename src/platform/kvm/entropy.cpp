@@ -72,7 +72,17 @@ void report(std::size_t virtio_bytes, bool virtio_present) {
   FixedWriter w(line, sizeof line);
   if (sources == 0) {
     w.text("Keel: random: NOT SEEDED: ");
-    w.text(virtio_present ? "virtio-rng gave nothing" : "no virtio-rng device");
+    if (!virtio_present) {
+      w.text("no virtio-rng device");
+    } else if (virtio_bytes == 0) {
+      w.text("virtio-rng gave nothing");
+    } else {
+      w.text("virtio-rng gave only ")
+          .udec(virtio_bytes)
+          .text(" of ")
+          .udec(seed_bytes)
+          .text(" bytes");
+    }
     w.text(
         " and the CPU has no usable RDSEED/RDRAND; getrandom() answers from TSC jitter, "
         "which is guessable. Add `-object rng-random,id=rng0,filename=/dev/urandom -device "

@@ -32,6 +32,14 @@ std::chrono::system_clock::time_point wall_clock();
 // machine's), for sizing caches and limits.
 std::size_t total_memory();
 
+// Whether getrandom(), std::random_device and arc4random() draw from a
+// generator seeded by a real entropy source: on kvm a virtio-rng device,
+// RDSEED or RDRAND (the boot line "Keel: random: ..." names them); on linux
+// the host kernel's. When false the bytes are guessable: code that makes
+// keys or secrets (TLS, session nonces) must refuse to start.
+// docs/decisions/0104.
+bool random_seeded();
+
 // Where this image runs: "kvm" or "linux".
 std::string_view platform();
 

@@ -7,6 +7,8 @@ set(KEEL_KERNEL_SOURCES
   ${KEEL_ROOT}/src/kernel/events.cpp
   ${KEEL_ROOT}/src/kernel/page_allocator.cpp
   ${KEEL_ROOT}/src/kernel/panic.cpp
+  ${KEEL_ROOT}/src/kernel/random/chacha20.cpp
+  ${KEEL_ROOT}/src/kernel/random/generator.cpp
   ${KEEL_ROOT}/src/kernel/service.cpp
   ${KEEL_ROOT}/src/kernel/timer_queue.cpp)
 set(KEEL_KVM_SOURCES
@@ -19,6 +21,8 @@ set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/arch/x86_64/interrupts.cpp
   ${KEEL_ROOT}/src/arch/x86_64/paging.cpp
   ${KEEL_ROOT}/src/arch/x86_64/syscall_entry.S
+  ${KEEL_ROOT}/src/platform/kvm/cpu_random.cpp
+  ${KEEL_ROOT}/src/platform/kvm/entropy.cpp
   ${KEEL_ROOT}/src/platform/kvm/memory.cpp
   ${KEEL_ROOT}/src/platform/kvm/platform.cpp
   ${KEEL_ROOT}/src/platform/kvm/profiler.cpp
@@ -95,6 +99,8 @@ set(KEEL_DRIVER_SOURCES
   ${KEEL_ROOT}/src/drivers/virtio/net.cpp
   ${KEEL_ROOT}/src/drivers/virtio/net_datapath.cpp
   ${KEEL_ROOT}/src/drivers/virtio/register.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/rng.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/rng_discovery.cpp
   ${KEEL_ROOT}/src/drivers/virtio/transport_mmio.cpp
   ${KEEL_ROOT}/src/drivers/virtio/transport_pci.cpp
   ${KEEL_ROOT}/src/drivers/virtio/virtqueue.cpp)

@@ -25,6 +25,9 @@ void console_write_all(const char* data, std::size_t size);
 // Called once before Service::start(), with os::args() set: platform
 // features the command line turns on (kvm: keel.profile=).
 void before_service_start();
+// Whether getrandom() is served from a generator seeded by a real entropy
+// source (kvm: virtio-rng, RDSEED or RDRAND; linux: the host kernel's).
+bool random_seeded();
 
 struct Symbol {
   const char* name;  // nullptr when unknown

@@ -116,6 +116,8 @@ std::string_view platform() { return keel::platform::name(); }
 
 std::size_t total_memory() { return std::size_t(keel::platform::total_memory()); }
 
+bool random_seeded() { return keel::platform::random_seeded(); }
+
 }  // namespace os
 
 namespace keel::kernel {

@@ -37,6 +37,15 @@ def accels():
     return ["tcg", kvm]
 
 
+def service_line(stream):
+    """The next line the service printed, past the one line every image prints at boot about
+    its random generator (`Keel: random: ...`, decision 0104)."""
+    line = stream.readline()
+    while line.startswith("Keel: random:"):
+        line = stream.readline()
+    return line
+
+
 def boot(img, machine="microvm", accel_name="tcg", memory="64M", append="", timeout=60):
     """Boots an image; returns (service exit code, console output)."""
     args = qemu.command(img, machine, memory, 1, append, accel_name)

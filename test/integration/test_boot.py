@@ -30,7 +30,7 @@ def test_too_little_memory_fails_cleanly():
     # 2 MiB cannot hold the image and what it needs to start: it must say so, naming the
     # least that does (linker.ld: KEEL_START_MEMORY), and end, never hang or die silently.
     code, out = boot(image("hello"), "microvm", memory="2M", timeout=30)
-    assert "Keel: too little RAM for this image: give the VM at least 3 MiB" in out, out
+    assert "Keel: too little RAM for this image: give the VM at least 4 MiB" in out, out
     assert code == 70
     assert "Goodbye" not in out
 

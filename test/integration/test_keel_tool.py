@@ -59,7 +59,7 @@ def test_too_little_memory_is_refused_before_qemu():
     # reads the image's minimum (linker.ld: __keel_min_ram_mib) and refuses first.
     result = keel("boot", image("hello"), "--memory", "1M", "--timeout", "60")
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "needs at least 3 MiB of RAM: --memory 1M is too little" in result.stderr
+    assert "needs at least 4 MiB of RAM: --memory 1M is too little" in result.stderr
 
 
 def test_qemu_missing(tmp_path):

@@ -34,7 +34,8 @@ def cmd_boot(args):
         extra += ["-device", f"{qemu.nic_device(machine)},netdev=net{i}"]
     return qemu.boot(target, machine, args.memory or BOOT_DEFAULTS["memory"],
                      args.cpus or BOOT_DEFAULTS["cpus"], args.append,
-                     args.accel or BOOT_DEFAULTS["accel"], args.timeout, extra)
+                     args.accel or BOOT_DEFAULTS["accel"], args.timeout, extra,
+                     rng=not args.no_rng)
 
 
 def cmd_debug(args):
@@ -141,6 +142,9 @@ def parser():
                    help="a NIC on this existing TAP device (repeat for more; needs root or a "
                         "TAP owned by you). Without root: `keel run -p`")
     s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
+    s.add_argument("--no-rng", action="store_true", default=None,
+                   help="no virtio-rng device (the image then seeds getrandom() from the CPU's "
+                        "RDSEED/RDRAND only, or says it is NOT seeded)")
     s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS,
                    help="linux: run the service as a Linux process instead (takes --append, "
                         "--tap and --timeout; refuses the VM options)")

@@ -7,7 +7,8 @@ from . import process
 from .paths import KeelError
 
 # Options of `keel boot` that only mean something to a VM.
-VM_ONLY = {"machine": "--machine", "memory": "--memory", "cpus": "--cpus", "accel": "--accel"}
+VM_ONLY = {"machine": "--machine", "memory": "--memory", "cpus": "--cpus", "accel": "--accel",
+           "no_rng": "--no-rng"}
 
 
 def refuse_vm_options(args):

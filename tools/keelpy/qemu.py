@@ -39,8 +39,17 @@ def smp(cpus, accel):
     return f"{cpus},maxcpus={max(cpus, 2)}" if accel == "tcg" else str(cpus)
 
 
+def rng_args(machine):
+    """A virtio-rng device fed from the host's /dev/urandom: the guest's seed for getrandom()
+    (docs/decisions/0104). MMIO on microvm, PCI on pc/q35, like the NIC. It goes after every
+    other device, so NICs keep the virtio-mmio slots (and interface numbers) they had."""
+    device = "virtio-rng-device" if machine == "microvm" else "virtio-rng-pci"
+    return ["-object", "rng-random,id=keel-rng,filename=/dev/urandom",
+            "-device", f"{device},rng=keel-rng"]
+
+
 def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tcg",
-            extra=()):
+            extra=(), rng=True):
     qemu = shutil.which("qemu-system-x86_64")
     if qemu is None:
         raise KeelError("qemu-system-x86_64 not found: install it with `tools/keel setup` "
@@ -50,7 +59,7 @@ def command(image, machine="microvm", memory="64M", cpus=1, append="", accel="tc
             "-serial", "stdio", *DEBUG_EXIT, "-no-reboot", "-kernel", image]
     if append:
         args += ["-append", append]
-    return args + list(extra)
+    return args + list(extra) + (rng_args(machine) if rng else [])
 
 
 def memory_mib(memory):
@@ -85,14 +94,14 @@ def status_of(qemu_status):
 
 
 def boot(image, machine="microvm", memory="64M", cpus=1, append="", accel="auto",
-         timeout=None, extra=(), quiet=False):
+         timeout=None, extra=(), quiet=False, rng=True):
     """Boots `image` with the console on our stdout; returns the service's exit code."""
     check_image(image)
     check_memory(image, memory)
     chosen, note = accelerators.choose(accel)
     if note and not quiet:
         print(f"keel: {note}", flush=True)
-    args = command(image, machine, memory, cpus, append, chosen, extra)
+    args = command(image, machine, memory, cpus, append, chosen, extra, rng)
     outcome = process.run(args, timeout, on_timeout=lambda: print(
         f"keel: the guest did not exit within {timeout} s; stopped it", flush=True))
     if outcome.stopped is not None:

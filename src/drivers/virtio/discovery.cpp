@@ -23,6 +23,8 @@ constexpr uint32_t microvm_gsi_base_ioapic2 = 24;
 constexpr uint32_t microvm_gsi_base_acpi = 16;
 constexpr uint32_t mmio_magic = 0x74726976;  // "virt"
 
+}  // namespace
+
 std::vector<MmioLocation> probe_microvm_window() {
   int transports = 0;
   for (; transports < microvm_max_transports; ++transports) {
@@ -42,6 +44,8 @@ std::vector<MmioLocation> probe_microvm_window() {
   }
   return found;
 }
+
+namespace {
 
 void add_mmio_nets(std::vector<MmioLocation> locations, std::vector<std::unique_ptr<Net>>& out) {
   // QEMU fills transports from the top of the window down, in command-line

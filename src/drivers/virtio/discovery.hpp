@@ -22,6 +22,10 @@ struct MmioLocation {
 // <size>[KMG]@<base>:<irq>[:<id>]); malformed ones are skipped.
 std::vector<MmioLocation> parse_mmio_arguments(std::string_view cmdline);
 
+// microvm's virtio-mmio transports that hold a device, found by probing its
+// window (no PCI, nothing named on the command line).
+std::vector<MmioLocation> probe_microvm_window();
+
 // Every usable virtio-net device, in the order QEMU's command line gave
 // them (interface numbers are stable across boots).
 std::vector<std::unique_ptr<Net>> find_net_devices();

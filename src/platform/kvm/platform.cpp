@@ -4,6 +4,7 @@
 #include "arch/x86_64/apic.hpp"
 #include "arch/x86_64/clock.hpp"
 #include "arch/x86_64/cpu.hpp"
+#include "entropy.hpp"
 #include "kernel/kernel.hpp"
 #include "memory.hpp"
 #include "profiler.hpp"
@@ -48,7 +49,12 @@ void wait_for_events(uint64_t deadline_ns) {
   arch::idle();
 }
 
-void before_service_start() { kvm::profiler::start_if_requested(); }
+void before_service_start() {
+  kvm::entropy::seed_from_devices();  // unless a global constructor asked already
+  kvm::profiler::start_if_requested();
+}
+
+bool random_seeded() { return kvm::entropy::seeded(); }
 
 std::size_t console_try_write(const char* data, std::size_t size) {
   return kvm::serial::try_write(data, size);

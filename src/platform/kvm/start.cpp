@@ -7,6 +7,7 @@
 #include "arch/x86_64/cpu.hpp"
 #include "arch/x86_64/descriptors.hpp"
 #include "arch/x86_64/paging.hpp"
+#include "entropy.hpp"
 #include "kernel/kernel.hpp"
 #include "kernel/platform.hpp"
 #include "memory.hpp"
@@ -66,14 +67,15 @@ extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
   arch::clock::init();
   arch::apic::init();
   arch::enable_interrupts();
+  kvm::entropy::seed_early(cmdline);
 
   // argv, envp and auxv as a Linux kernel would lay them out for musl.
   auto& elf = *reinterpret_cast<const ElfHeader*>(__ehdr_start);
   // Locals: kernel_entry's frame lives on, since __libc_start_main never returns.
   char program_name[] = "service";
+  // AT_RANDOM: musl's stack canary and malloc's secret.
   uint64_t random_bytes[2];
-  random_bytes[0] = arch::rdtsc() * 0x9e3779b97f4a7c15ull;
-  random_bytes[1] = ~random_bytes[0];
+  kvm::entropy::fill_early(random_bytes, sizeof random_bytes);
   uint64_t start_block[] = {
       1,  // argc
       reinterpret_cast<uint64_t>(program_name),

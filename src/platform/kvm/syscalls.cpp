@@ -13,6 +13,7 @@
 #include <ctime>
 
 #include "arch/x86_64/cpu.hpp"
+#include "entropy.hpp"
 #include "kernel/console.hpp"
 #include "kernel/format.hpp"
 #include "kernel/kernel.hpp"
@@ -82,28 +83,31 @@ int64_t clock_time(clockid_t clock, timespec* ts) {
 
 }  // namespace
 
-// Fills a buffer from RDRAND (8 bytes a draw) when the CPU has it, else from
-// a TSC-seeded xorshift. The fallback is not a CSPRNG: fine for hash seeds
-// and canaries, not for keys.
+// getrandom(2) and arc4random: the kernel's ChaCha20 generator, seeded at
+// boot from virtio-rng, RDSEED and RDRAND (entropy.cpp, decision 0104).
 extern "C" int64_t keel_random_bytes(uint8_t* buffer, uint64_t size) {
-  constexpr uint32_t cpuid_rdrand = 1u << 30;
-  static const bool has_rdrand = keel::arch::cpuid(1).ecx & cpuid_rdrand;
-  uint64_t state = keel::arch::rdtsc() | 1;
-  for (uint64_t i = 0; i < size; i += sizeof(uint64_t)) {
-    uint64_t value;
-    bool ok = false;
-    if (has_rdrand) asm volatile("rdrand %0; setc %1" : "=r"(value), "=qm"(ok));
-    if (!ok) {
-      state ^= state << 13;
-      state ^= state >> 7;
-      state ^= state << 17;
-      value = state;
-    }
-    uint64_t n = size - i < sizeof value ? size - i : sizeof value;
-    std::memcpy(buffer + i, &value, n);
-  }
+  keel::kvm::entropy::fill(buffer, size);
   return int64_t(size);
 }
+
+namespace {
+
+// Linux's getrandom(2) flags and its largest answer (drivers/char/random.c).
+constexpr unsigned grnd_nonblock = 1, grnd_random = 2, grnd_insecure = 4;
+constexpr uint64_t max_getrandom = (1u << 25) - 1;
+
+// Linux blocks until its generator is seeded; here no entropy can arrive
+// later, so getrandom() always answers (the boot line said NOT SEEDED) and
+// only GRND_NONBLOCK, the caller's way to ask "seeded yet?", gets EAGAIN.
+int64_t get_random(uint8_t* buffer, uint64_t size, unsigned flags) {
+  if (flags & ~(grnd_nonblock | grnd_random | grnd_insecure)) return -EINVAL;
+  if ((flags & grnd_insecure) && (flags & grnd_random)) return -EINVAL;
+  if ((flags & grnd_nonblock) && !(flags & grnd_insecure) && !keel::kvm::entropy::seeded())
+    return -EAGAIN;
+  return keel_random_bytes(buffer, size < max_getrandom ? size : max_getrandom);
+}
+
+}  // namespace
 
 namespace {
 
@@ -151,7 +155,7 @@ extern "C" int64_t syscall_dispatch(SyscallFrame* f) {
     case SYS_clock_gettime:
       return clock_time(clockid_t(f->a1), reinterpret_cast<timespec*>(f->a2));
     case SYS_getrandom:
-      return keel_random_bytes(reinterpret_cast<uint8_t*>(f->a1), f->a2);
+      return get_random(reinterpret_cast<uint8_t*>(f->a1), f->a2, unsigned(f->a3));
     case SYS_arch_prctl:
       if (int(f->a1) != arch_set_fs) return -EINVAL;
       keel::arch::wrmsr(msr_fs_base, f->a2);

@@ -60,6 +60,8 @@ void console_write_all(const char* data, std::size_t size) {
 
 void exit(int code) { std::_Exit(code); }
 void before_service_start() {}
+// The host kernel's getrandom() blocks until its own generator is seeded.
+bool random_seeded() { return true; }
 bool stack_contains(uint64_t) { return false; }
 bool code_contains(uint64_t) { return false; }
 

@@ -169,6 +169,19 @@ def test_ixfr_gets_the_whole_zone(served):
         assert set(nsd) == set(ixfr) and len(nsd) == len(ixfr), nsd_text[-1500:]
 
 
+def test_ixfr_from_a_current_client_gets_the_soa_alone(served):
+    ns, server, _, have_nsd = served
+    full, _, _ = dig_axfr(ns, server.address, "example.com")
+    serial = int(full[0][4].split()[2])  # MNAME RNAME SERIAL ...
+    for version in (serial, serial + 1):  # RFC 1995 §2: the same or newer
+        ixfr, _, text = dig_axfr(ns, server.address, "example.com", kind=f"ixfr={version}")
+        assert ixfr == [full[0]], text[-1500:]
+        if have_nsd:
+            nsd, _, nsd_text = dig_axfr(ns, "127.0.0.1", "example.com", port=NSD_PORT,
+                                        kind=f"ixfr={version}")
+            assert nsd == ixfr, nsd_text[-1500:]
+
+
 def test_a_slow_reader_gets_the_big_zone_as_the_stream_drains(served):
     ns, server, _, _ = served
     r = client(ns, "slow", server.address, "txt.test")

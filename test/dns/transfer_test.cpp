@@ -196,6 +196,32 @@ TEST(TransferTest, IxfrOverTcpIsAFullTransfer) {
   EXPECT_EQ(x.messages[0].answers.back().type, rr_type::soa);
 }
 
+// An IXFR query carrying the client's version (RFC 1995 §3): an SOA in the
+// authority section, owner compressed to the question, root MNAME/RNAME.
+std::vector<uint8_t> ixfr_query(uint32_t serial) {
+  std::vector<uint8_t> q = make_query("example.com", rr_type::ixfr);
+  q[9] = 1;  // NSCOUNT
+  const uint8_t soa[] = {0xc0, 0x0c, 0, 6, 0, 1, 0, 0, 0, 0, 0, 22, 0, 0};
+  q.insert(q.end(), std::begin(soa), std::end(soa));
+  for (uint32_t v : {serial, 7200u, 3600u, 1209600u, 300u})
+    for (int shift = 24; shift >= 0; shift -= 8) q.push_back(uint8_t(v >> shift));
+  return q;
+}
+
+TEST(TransferTest, IxfrFromAClientAsNewAsTheZoneGetsTheSoaAlone) {
+  auto s = server_of(zone_text, options_allowing("10.0.0.1"));  // the zone's serial is 7
+  // The same serial, a greater one, and one greater across the wrap (RFC 1982).
+  for (uint32_t serial : {7u, 8u, 0x80000005u}) {
+    const Stream x = transfer(*s, ixfr_query(serial));
+    ASSERT_EQ(x.messages.size(), 1u) << serial;
+    ASSERT_EQ(x.records(), 1u) << serial;
+    EXPECT_EQ(x.messages[0].answers[0].type, rr_type::soa);
+  }
+  // An older one (also across the wrap) gets the whole zone (RFC 1995 §4).
+  for (uint32_t serial : {6u, 0x80000008u})
+    EXPECT_EQ(transfer(*s, ixfr_query(serial)).records(), 10u);
+}
+
 TEST(TransferTest, IxfrOverUdpFromAnAllowedClientGetsTheSoa) {
   auto s = server_of(zone_text, options_allowing("10.0.0.1"));
   const Answer a = ask(*s, make_query("example.com", rr_type::ixfr), 512, allowed);

@@ -55,6 +55,34 @@ std::size_t skip_record(std::string_view m, std::size_t pos) {
   return m.size() - pos < length ? 0 : pos + length;
 }
 
+// Skips a name that may end in a pointer; 0 if malformed.
+std::size_t skip_name(std::string_view m, std::size_t pos) {
+  while (pos < m.size()) {
+    const uint8_t len = octet(m, pos);
+    if ((len & 0xc0) == 0xc0) return m.size() - pos < 2 ? 0 : pos + 2;
+    if (len > max_label_length) return 0;
+    pos += 1 + len;
+    if (len == 0) return pos > m.size() ? 0 : pos;
+  }
+  return 0;
+}
+
+// The serial of the SOA record at `pos` (an IXFR's version); false if the
+// record is not an SOA of class IN or is malformed.
+bool read_soa_serial(std::string_view m, std::size_t pos, uint32_t& serial) {
+  if ((pos = skip_name(m, pos)) == 0 || m.size() - pos < 10) return false;
+  if (load16(m, pos) != rr_type::soa || load16(m, pos + 2) != rr_class::in) return false;
+  const std::size_t end = pos + 10 + load16(m, pos + 8);
+  if (end > m.size()) return false;
+  pos += 10;
+  for (int name = 0; name < 2; ++name) {  // MNAME, RNAME
+    if ((pos = skip_name(m.substr(0, end), pos)) == 0) return false;
+  }
+  if (end - pos < 20) return false;  // SERIAL REFRESH RETRY EXPIRE MINIMUM
+  serial = load32(m, pos);
+  return true;
+}
+
 // NSD's question reader: no compression in the question, at most 255 octets.
 bool read_question(std::string_view m, Query& q) {
   std::size_t pos = header_size;
@@ -113,6 +141,7 @@ Verdict parse_query(std::string_view m, Query& q) {
   std::size_t pos = q.question_end;
   constexpr uint16_t max_ixfr_authority = 64;  // NSD's bound on the SOA records of an IXFR query
   if (nscount > max_ixfr_authority) return Verdict::formerr;
+  if (nscount > 0) q.has_ixfr_serial = read_soa_serial(m, pos, q.ixfr_serial);
   for (uint16_t i = 0; i < nscount; ++i) {
     if ((pos = skip_record(m, pos)) == 0) return Verdict::formerr;
   }

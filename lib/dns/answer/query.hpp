@@ -29,6 +29,10 @@ struct Query {
   uint16_t qtype = 0;
   uint16_t qclass = 0;
   Edns edns;
+  // An IXFR's version: the serial of the SOA first in its authority section
+  // (RFC 1995 §3), if that record is one.
+  bool has_ixfr_serial = false;
+  uint32_t ixfr_serial = 0;
 
   std::string_view qname() const { return message.substr(header_size, qname_size); }
   std::string_view lowered_name() const {

@@ -57,6 +57,17 @@ bool Server::is_apex(const Query& q) const {
   return zone >= 0 && names_equal(catalog_->zone(uint16_t(zone)).origin, q.lowered_name());
 }
 
+bool Server::ixfr_up_to_date(const Query& q, uint16_t zone) const {
+  if (q.qtype != rr_type::ixfr || !q.has_ixfr_serial) return false;
+  const std::string_view rdata =
+      catalog_->first_rr(catalog_->rrset(catalog_->zone(zone).soa)).rdata;
+  constexpr std::size_t soa_numbers = 20;  // SERIAL REFRESH RETRY EXPIRE MINIMUM
+  if (rdata.size() < soa_numbers) return false;
+  const uint32_t ours = load32(rdata, rdata.size() - soa_numbers);
+  // RFC 1982 §3.2: the client's serial equals ours or is greater.
+  return int32_t(q.ixfr_serial - ours) >= 0;
+}
+
 Server::Server(std::unique_ptr<Catalog> catalog, const ServerOptions& options)
     : catalog_(std::move(catalog)), options_(options), limiter_(options.rate_limit) {
   if (options_.edns_payload < udp_plain_payload) options_.edns_payload = udp_plain_payload;
@@ -221,9 +232,10 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     } else if (!allowed || (transport == Transport::tcp && transfer == nullptr)) {
       ++stats_.transfers_refused;
       rcode = rcode::refused;
-    } else if (transport == Transport::udp) {
-      // IXFR over UDP: RFC 1995 §2 lets a server that cannot fit the
-      // changes send its current SOA alone, and the client goes to TCP.
+    } else if (transport == Transport::udp || ixfr_up_to_date(q, uint16_t(zone))) {
+      // RFC 1995 §2: the current SOA alone to an IXFR whose version is the
+      // same or newer (serial arithmetic, RFC 1982), and over UDP, where a
+      // server that cannot fit the changes sends it and the client goes to TCP.
       const RRset& soa = catalog_->rrset(catalog_->zone(uint16_t(zone)).soa);
       const RRView rr = catalog_->first_rr(soa);
       flags |= flag::aa;

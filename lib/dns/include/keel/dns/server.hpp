@@ -111,6 +111,8 @@ class Server {
     bool extended_error = false;
   };
   bool is_apex(const Query& query) const;
+  // An IXFR whose version (its SOA's serial) is the zone's or newer.
+  bool ixfr_up_to_date(const Query& query, uint16_t zone) const;
   // The pre-rendered answer for `query`, or nullptr; `shift` is set to the
   // question's octets beyond the name it was rendered for (a referral that
   // also serves names below it).

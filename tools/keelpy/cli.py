@@ -53,7 +53,8 @@ def cmd_debug(args):
                              args.machine or BOOT_DEFAULTS["machine"],
                              args.memory or BOOT_DEFAULTS["memory"],
                              args.cpus or BOOT_DEFAULTS["cpus"], args.append,
-                             args.accel or BOOT_DEFAULTS["accel"], args.tap or [], args.timeout)
+                             args.accel or BOOT_DEFAULTS["accel"], args.tap or [], args.timeout,
+                             rng=not args.no_rng)
 
 
 def cmd_new(args):
@@ -182,6 +183,8 @@ def parser():
     s.add_argument("--accel", choices=("auto", "kvm", "tcg"), help="auto: KVM when usable")
     s.add_argument("--tap", action="append", help="a NIC on this existing TAP device")
     s.add_argument("--timeout", type=float, help="stop gdb (and QEMU) after this many seconds")
+    s.add_argument("--no-rng", action="store_true", default=None,
+                   help="no virtio-rng device (as for keel boot)")
     # What follows `--` goes to gdb (split off in main(): argparse would take -ex as ours).
     s.set_defaults(run=cmd_debug, gdb_args=[])
 

@@ -107,7 +107,7 @@ def run_gdb(args, timeout, before=lambda: None, on_exit=lambda: None):
 
 
 def debug_image(image, breaks, batch, gdb_args, machine="microvm", memory="64M", cpus=1,
-                append="", accel="auto", taps=(), timeout=None):
+                append="", accel="auto", taps=(), timeout=None, rng=True):
     """Boots `image` halted under QEMU's gdb stub and runs gdb on it; QEMU ends with gdb."""
     check_image(image)
     qemu.check_memory(image, memory)
@@ -127,7 +127,7 @@ def debug_image(image, breaks, batch, gdb_args, machine="microvm", memory="64M",
     def start():
         # Its own session: Ctrl-C in gdb must not reach QEMU; keel stops it when gdb ends.
         guest.append(subprocess.Popen(
-            qemu.command(image, machine, memory, cpus, append, chosen, extra),
+            qemu.command(image, machine, memory, cpus, append, chosen, extra, rng=rng),
             stdin=subprocess.DEVNULL, start_new_session=True))
         wait_for_stub(guest[0], port)
         print(f"keel: QEMU's gdb stub on 127.0.0.1:{port}; the guest waits for gdb", flush=True)

@@ -39,6 +39,19 @@ inline ServerOptions test_options() {
   return o;
 }
 
+// Small buffers everywhere, for a client that stops reading: what the
+// server holds for it must stay within them.
+inline ServerOptions small_buffer_options() {
+  ServerOptions o = test_options();
+  o.send_timeout = 60s;
+  o.output_buffer = 4096;
+  o.tcp.send_buffer = 32 * 1024;
+  o.tcp.receive_buffer = 16 * 1024;
+  o.stream.write_limit = 16 * 1024;
+  o.stream.drain_at = 4 * 1024;
+  return o;
+}
+
 struct Harness {
   explicit Harness(ServerOptions o = test_options())
       : clock(pair.server.clock),

@@ -187,13 +187,7 @@ TEST(HttpServer, AnIdleKeepAliveConnectionIsClosedWithoutAResponse) {
 }
 
 TEST(HttpServer, AClientThatDoesNotReadHoldsBoundedMemoryThenGetsEverything) {
-  ServerOptions o = test_options();
-  o.send_timeout = 60s;
-  o.output_buffer = 4096;
-  o.tcp.send_buffer = 32 * 1024;
-  o.tcp.receive_buffer = 16 * 1024;
-  o.stream.write_limit = 16 * 1024;
-  o.stream.drain_at = 4 * 1024;
+  ServerOptions o = small_buffer_options();
   Harness h(o);
   const std::size_t total = 4 << 20, piece = 8192;
   std::size_t produced = 0;

@@ -158,13 +158,7 @@ TEST(HttpStatic, ConditionalAndRangeRequests) {
 }
 
 TEST(HttpStatic, ALargeFileGoesByReferenceWithBoundedMemory) {
-  ServerOptions o = test_options();
-  o.send_timeout = 60s;
-  o.output_buffer = 4096;
-  o.tcp.send_buffer = 32 * 1024;
-  o.tcp.receive_buffer = 16 * 1024;
-  o.stream.write_limit = 16 * 1024;
-  o.stream.drain_at = 4 * 1024;
+  ServerOptions o = small_buffer_options();
   StaticHarness h(o);
   const std::size_t heap_before = ::keel::test::heap_in_use();
   Client c(h, false);  // reads nothing: its 16 KiB window closes

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "keel/http/response_writer.hpp"
+#include "request_support.hpp"
 
 namespace http = keel::http;
 
@@ -45,11 +46,7 @@ std::string gunzip(std::span<const uint8_t> in) {
 
 http::Request get(std::vector<std::pair<std::string, std::string>> fields = {},
                   http::Method method = http::Method::get) {
-  http::Request r;
-  r.method = method;
-  r.path = "/";
-  for (auto& [name, value] : fields) r.fields.push_back({name, value});
-  return r;
+  return http::test::request_with(std::move(fields), method);
 }
 
 std::string field(const http::Response& r, std::string_view name) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "keel/http/response_writer.hpp"
+#include "request_support.hpp"
 #include "static/rules.hpp"
 
 namespace http = keel::http;
@@ -16,11 +17,7 @@ constexpr std::string_view tag = "\"abc\"";
 
 http::Request request(std::vector<std::pair<std::string, std::string>> fields,
                       http::Method method = http::Method::get) {
-  http::Request r;
-  r.method = method;
-  r.path = "/";
-  for (auto& [name, value] : fields) r.fields.push_back({name, value});
-  return r;
+  return http::test::request_with(std::move(fields), method);
 }
 
 }  // namespace

@@ -154,18 +154,21 @@ def main():
     parser.add_argument("--latency-seconds", type=int, default=5)
     parser.add_argument("--records", type=int, default=10000)
     parser.add_argument("--quick", action="store_true",
-                        help="seconds each, 300 records, no memory search (CI); writes to build/bench-quick/")
+                        help="seconds each, the mixed zone only, no memory search (CI); writes to build/bench-quick/")
     args = parser.parse_args()
     # A stopped run still tears down its namespaces, guests and servers (the finally blocks).
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if args.quick:
-        args.rounds, args.seconds, args.latency_seconds, args.records = 1, 1, 1, 300
+        args.rounds, args.seconds, args.latency_seconds = 1, 1, 1
     out = bench_report.results_dir(args.quick)
     linux = linux_guest.build("peers")
     size_lines = image_size.report(*image_size.build())
     results, memory, host = {}, {}, {}
     with tempfile.TemporaryDirectory(prefix="keel-bench-dns-") as work:
-        for zone_set, (text, query_lines) in zones(args.records).items():
+        zone_sets = zones(args.records)
+        if args.quick:  # CI checks the script works: one zone set's six servers are enough
+            zone_sets = {"mixed zone": zone_sets["mixed zone"]}
+        for zone_set, (text, query_lines) in zone_sets.items():
             zone_dir = os.path.join(work, re.sub(r"\W+", "-", zone_set))
             zone_file = os.path.join(zone_dir, f"{targets.ZONE}.zone")
             os.makedirs(zone_dir)

@@ -4,6 +4,7 @@
 # committed corpus. New inputs land in build/fuzz/corpus-NAME; crashes in
 # build/fuzz.
 #   test/fuzz/libfuzzer.sh TARGET CORPUS NAME SECONDS MAX_LEN
+# KEEL_FUZZ_TIMEOUT (default 10): seconds of wall time before an input counts as hung.
 set -eu
 target=$1 corpus=$2 name=$3 seconds=$4 max_len=$5
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -14,5 +15,5 @@ cmake --build "$build" -j2 --target "$target"
 mkdir -p "$build/corpus-$name"
 cp -n "$root/test/fuzz/corpus/$corpus"/* "$build/corpus-$name/" 2>/dev/null || true
 cd "$build"
-exec "./test/net/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+exec "./test/net/$target" -max_total_time="$seconds" -timeout="${KEEL_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
   -max_len="$max_len" -artifact_prefix="$build/" "$build/corpus-$name" "$root/test/fuzz/corpus/$corpus"

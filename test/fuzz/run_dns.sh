@@ -16,7 +16,7 @@ for target in message zone blob tcp; do
   cp "$root/test/fuzz/corpus/dns_$target/"* "$work/"
   echo "== dns_${target}_fuzz for ${seconds}s"
   status=0
-  "$build/lib/dns/dns_${target}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  "$build/lib/dns/dns_${target}_fuzz" -max_total_time="$seconds" -timeout="${KEEL_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -max_len=65535 -artifact_prefix="$build/dns_${target}-" "$work" || status=$?
   rm -rf "$work"
   [ "$status" -eq 0 ] || exit "$status"

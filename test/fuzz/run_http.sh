@@ -17,7 +17,7 @@ for target in parser server; do
   cp "$root/test/fuzz/corpus/http_$target/"* "$work/"
   echo "== http_${target}_fuzz for ${seconds}s"
   status=0
-  "$build/lib/http/http_${target}_fuzz" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  "$build/lib/http/http_${target}_fuzz" -max_total_time="$seconds" -timeout="${KEEL_FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
     -max_len=4096 -artifact_prefix="$build/http_${target}-" "$work" || status=$?
   rm -rf "$work"
   [ "$status" -eq 0 ] || exit "$status"

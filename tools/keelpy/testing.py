@@ -4,6 +4,7 @@ benchmarks. --quick: only the incremental host build and the unit tests, unsanit
 import glob
 import os
 import subprocess
+import threading
 import time
 
 from . import compdb
@@ -23,20 +24,74 @@ def step(title, args, tail=None):
     """Runs one step; with `tail`, shows only that many last lines of its output
     (more when it fails), for chatty steps such as fuzzing."""
     print(f"\n=== keel test: {title}\n$ {' '.join(args)}", flush=True)
-    started = time.monotonic()
     if tail is None:
+        started = time.monotonic()
         ok = subprocess.run(args, cwd=ROOT).returncode == 0
-    else:
-        result = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, errors="replace")
-        lines = result.stdout.splitlines()
-        shown = lines[-(tail if result.returncode == 0 else 10 * tail):]
-        if len(shown) < len(lines):
-            print(f"[... {len(lines) - len(shown)} lines left out ...]")
-        print("\n".join(shown), flush=True)
-        ok = result.returncode == 0
-    print(f"=== ({title}: {time.monotonic() - started:.0f} s)", flush=True)
+        print(f"=== ({title}: {time.monotonic() - started:.0f} s)", flush=True)
+        return ok
+    ok, output, seconds = run_captured(args)
+    show_tail(title, ok, output, seconds, tail)
     return ok
+
+
+def run_captured(args, env=None):
+    """(ok, output, seconds) of one command, its output captured."""
+    started = time.monotonic()
+    result = subprocess.run(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, errors="replace", env=env)
+    return result.returncode == 0, result.stdout, time.monotonic() - started
+
+
+def show_tail(title, ok, output, seconds, tail):
+    lines = output.splitlines()
+    shown = lines[-(tail if ok else 10 * tail):]
+    if len(shown) < len(lines):
+        print(f"[... {len(lines) - len(shown)} lines left out ...]")
+    print("\n".join(shown), flush=True)
+    print(f"=== ({title}: {seconds:.0f} s)", flush=True)
+
+
+def fuzz_scripts():
+    return sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh")))
+
+
+def fuzz_title(script):
+    return f"fuzz smoke run ({os.path.basename(script)}, {FUZZ_SECONDS} s per target)"
+
+
+class FuzzInBackground:
+    """The fuzz smoke runs at nice 19 while the pytest suites and the quick benchmarks run:
+    fuzzing is single-threaded and those phases leave about one core idle (decision 0121).
+    At nice 19 a fuzzer may wait for the CPU, so an input counts as hung only after
+    BACKGROUND_FUZZ_TIMEOUT seconds of wall time instead of 10."""
+
+    BACKGROUND_FUZZ_TIMEOUT = "120"
+
+    def __init__(self):
+        self.done = []
+        self.env = dict(os.environ, KEEL_FUZZ_TIMEOUT=self.BACKGROUND_FUZZ_TIMEOUT)
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.started = time.monotonic()
+        print(f"\n=== keel test: {len(fuzz_scripts())} fuzz smoke runs start in the background "
+              "(nice 19); their output follows the benchmarks", flush=True)
+        self.thread.start()
+
+    def _run(self):
+        for script in fuzz_scripts():
+            self.done.append((script, *run_captured(["nice", "-n", "19", "bash", script, FUZZ_SECONDS],
+                                                    env=self.env)))
+
+    def results(self):
+        """Waits for the runs; prints each one's tail; {name: ok}."""
+        self.thread.join()
+        print(f"\n=== keel test: the background fuzz runs ended "
+              f"{time.monotonic() - self.started:.0f} s after they started", flush=True)
+        results = {}
+        for script, ok, output, seconds in self.done:
+            print(f"\n=== keel test: {fuzz_title(script)}, in the background", flush=True)
+            show_tail(fuzz_title(script), ok, output, seconds, 15)
+            results[f"fuzz {os.path.basename(script)}"] = ok
+        return results
 
 
 def build_and_test(name, build_dir, options, targets=(), unit_tests=True):
@@ -69,11 +124,11 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
             results.update(build_and_test("asan+ubsan", ASAN_BUILD,
                                           ["-DCMAKE_BUILD_TYPE=Debug", "-DKEEL_SANITIZE=ON"],
                                           targets=["unit_tests"]))
-            for script in sorted(glob.glob(os.path.join(ROOT, "test", "fuzz", "run_*.sh"))):
-                name = os.path.basename(script)
-                results[f"fuzz {name}"] = step(
-                    f"fuzz smoke run ({name}, {FUZZ_SECONDS} s per target)",
-                    ["bash", script, FUZZ_SECONDS], tail=15)
+            if not integration:
+                for script in fuzz_scripts():
+                    results[f"fuzz {os.path.basename(script)}"] = step(
+                        fuzz_title(script), ["bash", script, FUZZ_SECONDS], tail=15)
+    fuzzing = FuzzInBackground() if unit and integration and not quick else None
     if integration and not quick:
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
         results["pytest"] = step("integration tests (pytest)", [
@@ -82,6 +137,8 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
                                       "timings not checked)",
                                       [os.path.join(ROOT, "tools", "keel"), "bench", "--quick"],
                                       tail=25)
+    if fuzzing:
+        results.update(fuzzing.results())
     print(f"\nkeel: compile_commands.json with {compdb.write()} entries (host and OS builds)")
     failed = [name for name, ok in results.items() if not ok]
     print("\n=== keel test summary: " + ", ".join(

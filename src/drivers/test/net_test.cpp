@@ -9,9 +9,11 @@
 #include <kernel/timers.hpp>
 #include <os>
 
+#include "drivers/test/fake_device.hpp"
 #include "drivers/virtio/net_header.hpp"
 
 using namespace keel::drivers::virtio;
+using namespace keel::drivers::virtio::fake;
 
 // The kernel pieces Net uses, reduced to what a test can drive.
 namespace {
@@ -41,58 +43,15 @@ std::size_t total_memory() { return guest_memory; }
 
 namespace {
 
-struct Desc {
-  uint64_t address;
-  uint32_t length;
-  uint16_t flags, next;
-};
-
-class FakeTransport final : public Transport {
- public:
-  uint64_t offered = feature::version_1 | net_feature::mac | net_feature::csum |
-                     net_feature::guest_csum | net_feature::mrg_rxbuf | (1ull << 7);
-  uint64_t accepted = 0;
-  uint8_t status_byte = 0;
-  const Virtqueue* queues[2] = {};
-  int notifications[2] = {};
-  uint8_t config[6] = {0x52, 0x54, 0, 0xab, 0xcd, 0xef};
-  uint16_t max_queue_size = 16;
-
-  std::string describe() const override { return "fake"; }
-  bool legacy() const override { return false; }
-  void reset() override { status_byte = 0; }
-  uint8_t status() override { return status_byte; }
-  void set_status(uint8_t bits) override { status_byte = bits; }
-  uint64_t device_features() override { return offered; }
-  void set_driver_features(uint64_t f) override { accepted = f; }
-  uint16_t queue_max_size(uint16_t) override { return max_queue_size; }
-  bool setup_queue(const Virtqueue& q) override {
-    queues[q.index()] = &q;
-    return true;
-  }
-  void notify(uint16_t q) override { ++notifications[q]; }
-  uint8_t config8(uint32_t offset) override { return offset < 6 ? config[offset] : 0; }
-  bool setup_interrupt(int) override { return true; }
-  void acknowledge_interrupt() override {}
-};
-
-// The device's side of one queue.
-struct DeviceQueue {
-  const Virtqueue* q;
-  uint16_t seen = 0;
-  Desc* desc() { return reinterpret_cast<Desc*>(q->descriptor_address()); }
-  uint16_t* avail() { return reinterpret_cast<uint16_t*>(q->available_address()); }
-  uint16_t* used() { return reinterpret_cast<uint16_t*>(q->used_address()); }
-  bool has_available() { return avail()[1] != seen; }
-  uint16_t take() { return avail()[2 + (seen++ % q->size())]; }
-  void complete(uint32_t id, uint32_t length) {
-    uint16_t i = used()[1];
-    auto* ring = reinterpret_cast<uint32_t*>(q->used_address() + 4);
-    ring[2 * (i % q->size())] = id;
-    ring[2 * (i % q->size()) + 1] = length;
-    used()[1] = uint16_t(i + 1);
-  }
-};
+// A virtio-net device offering what Keel's driver takes, MAC 52:54:00:ab:cd:ef.
+std::unique_ptr<FakeTransport> net_transport() {
+  auto t = std::make_unique<FakeTransport>();
+  t->offered = feature::version_1 | net_feature::mac | net_feature::csum | net_feature::guest_csum |
+               net_feature::mrg_rxbuf | (1ull << 7);
+  const uint8_t mac[6] = {0x52, 0x54, 0, 0xab, 0xcd, 0xef};
+  std::memcpy(t->config, mac, sizeof mac);
+  return t;
+}
 
 struct NetTest : ::testing::Test {
   FakeTransport* transport = nullptr;
@@ -100,7 +59,7 @@ struct NetTest : ::testing::Test {
   std::vector<net::PacketPtr> received;
 
   void SetUp() override {
-    auto t = std::make_unique<FakeTransport>();
+    auto t = net_transport();
     transport = t.get();
     nic = Net::create(std::move(t), 0);
     ASSERT_TRUE(nic);
@@ -302,7 +261,7 @@ TEST(NetMemoryTest, SmallGuestsKeepBuffersToSendWith) {
   for (std::size_t megabytes : {1, 3, 4, 6, 8, 10, 12, 64}) {
     SCOPED_TRACE(megabytes);
     guest_memory = megabytes * mib;
-    auto t = std::make_unique<FakeTransport>();
+    auto t = net_transport();
     t->max_queue_size = 256;
     FakeTransport* transport = t.get();
     auto nic = Net::create(std::move(t), 0);

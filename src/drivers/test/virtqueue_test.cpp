@@ -6,40 +6,11 @@
 
 #include <cstring>
 
+#include "drivers/test/fake_device.hpp"
+
 using keel::drivers::virtio::Virtqueue;
-
-namespace {
-
-struct Desc {
-  uint64_t address;
-  uint32_t length;
-  uint16_t flags, next;
-};
-
-// A device's view of the queue's memory.
-class FakeDevice {
- public:
-  explicit FakeDevice(Virtqueue& q) : q_(q) {}
-  Desc* desc() { return reinterpret_cast<Desc*>(q_.descriptor_address()); }
-  uint16_t* avail() { return reinterpret_cast<uint16_t*>(q_.available_address()); }
-  uint16_t* used() { return reinterpret_cast<uint16_t*>(q_.used_address()); }
-  uint32_t* used_ring() { return reinterpret_cast<uint32_t*>(q_.used_address() + 4); }
-  uint16_t avail_index() { return avail()[1]; }
-  // Takes the next available head, as the device would.
-  uint16_t next_head() { return avail()[2 + (seen_++ & (q_.size() - 1))]; }
-  void complete(uint32_t id, uint32_t length) {
-    uint16_t i = used()[1];
-    used_ring()[2 * (i & (q_.size() - 1))] = id;
-    used_ring()[2 * (i & (q_.size() - 1)) + 1] = length;
-    used()[1] = uint16_t(i + 1);
-  }
-  uint16_t seen_ = 0;
-
- private:
-  Virtqueue& q_;
-};
-
-}  // namespace
+using keel::drivers::virtio::fake::Desc;
+using keel::drivers::virtio::fake::DeviceQueue;
 
 TEST(Virtqueue, LayoutIsLegacyCompatible) {
   auto q = Virtqueue::create(0, 256, false);
@@ -54,14 +25,14 @@ TEST(Virtqueue, LayoutIsLegacyCompatible) {
 
 TEST(Virtqueue, ChainRoundTrip) {
   auto q = Virtqueue::create(1, 8, false);
-  FakeDevice dev(*q);
+  DeviceQueue dev{q.get()};
   Virtqueue::Segment segs[] = {{0x1000, 12, false}, {0x2000, 100, true}, {0x3000, 50, true}};
   ASSERT_TRUE(q->add(segs, 77));
   EXPECT_EQ(q->free_descriptors(), 5);
   EXPECT_TRUE(q->publish());
   EXPECT_FALSE(q->publish());  // nothing new
-  ASSERT_EQ(dev.avail_index(), 1);
-  uint16_t head = dev.next_head();
+  ASSERT_EQ(dev.avail()[1], 1);
+  uint16_t head = dev.take();
   Desc* d = dev.desc();
   EXPECT_EQ(d[head].address, 0x1000u);
   EXPECT_EQ(d[head].flags, Virtqueue::desc_f_next);
@@ -81,13 +52,13 @@ TEST(Virtqueue, ChainRoundTrip) {
 
 TEST(Virtqueue, FullQueueRefusesAndWrapsAround) {
   auto q = Virtqueue::create(0, 4, false);
-  FakeDevice dev(*q);
+  DeviceQueue dev{q.get()};
   Virtqueue::Segment seg{0x1000, 64, true};
   for (int round = 0; round < 40000; ++round) {  // past the 16-bit index wrap
     for (uint32_t t = 0; t < 4; ++t) ASSERT_TRUE(q->add({&seg, 1}, t));
     ASSERT_FALSE(q->add({&seg, 1}, 9));
     q->publish();
-    for (int i = 0; i < 4; ++i) dev.complete(dev.next_head(), 10);
+    for (int i = 0; i < 4; ++i) dev.complete(dev.take(), 10);
     for (uint32_t t = 0; t < 4; ++t) {
       auto c = q->take_used();
       ASSERT_TRUE(c);
@@ -99,11 +70,11 @@ TEST(Virtqueue, FullQueueRefusesAndWrapsAround) {
 
 TEST(Virtqueue, BogusIdsAndLengthsAreCountedNotTrusted) {
   auto q = Virtqueue::create(0, 8, false);
-  FakeDevice dev(*q);
+  DeviceQueue dev{q.get()};
   Virtqueue::Segment seg{0x1000, 64, true};
   ASSERT_TRUE(q->add({&seg, 1}, 5));
   q->publish();
-  uint16_t head = dev.next_head();
+  uint16_t head = dev.take();
   dev.complete(1000, 10);      // out of range
   dev.complete(head ^ 1, 10);  // in range, not in flight
   dev.complete(head, 65);      // longer than the buffer
@@ -122,7 +93,7 @@ TEST(Virtqueue, BogusIdsAndLengthsAreCountedNotTrusted) {
 
 TEST(Virtqueue, UsedIndexRunningAheadIsIgnored) {
   auto q = Virtqueue::create(0, 8, false);
-  FakeDevice dev(*q);
+  DeviceQueue dev{q.get()};
   Virtqueue::Segment seg{0x1000, 64, true};
   ASSERT_TRUE(q->add({&seg, 1}, 1));
   q->publish();
@@ -133,7 +104,7 @@ TEST(Virtqueue, UsedIndexRunningAheadIsIgnored) {
 
 TEST(Virtqueue, NotificationSuppressionByFlags) {
   auto q = Virtqueue::create(0, 8, false);
-  FakeDevice dev(*q);
+  DeviceQueue dev{q.get()};
   Virtqueue::Segment seg{0x1000, 64, true};
   dev.used()[0] = Virtqueue::used_f_no_notify;
   ASSERT_TRUE(q->add({&seg, 1}, 1));
@@ -143,14 +114,14 @@ TEST(Virtqueue, NotificationSuppressionByFlags) {
   EXPECT_TRUE(q->publish());
   q->suppress_interrupts();
   EXPECT_EQ(dev.avail()[0], Virtqueue::avail_f_no_interrupt);
-  dev.complete(dev.next_head(), 1);
+  dev.complete(dev.take(), 1);
   EXPECT_TRUE(q->enable_interrupts());  // a completion slipped in
   EXPECT_EQ(dev.avail()[0], 0);
 }
 
 TEST(Virtqueue, EventIndex) {
   auto q = Virtqueue::create(0, 8, true);
-  FakeDevice dev(*q);
+  DeviceQueue dev{q.get()};
   Virtqueue::Segment seg{0x1000, 64, true};
   uint16_t* avail_event = reinterpret_cast<uint16_t*>(q->used_address() + 4 + 8 * 8);
   uint16_t* used_event = &dev.avail()[2 + 8];
@@ -159,7 +130,7 @@ TEST(Virtqueue, EventIndex) {
   EXPECT_FALSE(q->publish());  // idx 0 -> 1: event 1 not crossed
   ASSERT_TRUE(q->add({&seg, 1}, 2));
   EXPECT_TRUE(q->publish());  // 1 -> 2 crosses it
-  dev.complete(dev.next_head(), 1);
+  dev.complete(dev.take(), 1);
   EXPECT_EQ(*used_event, 0);
   ASSERT_TRUE(q->take_used());
   EXPECT_EQ(*used_event, 1);  // interrupt me at the next completion

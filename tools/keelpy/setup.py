@@ -22,6 +22,8 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "iperf3", "curl", "netcat-openbsd", "hping3", "gcc",
                  # keel bench --quick: plots, and packing the Linux VM peer's initramfs
                  "python3-matplotlib", "cpio",
+                 # keel bench http: the HTTP load generator
+                 "wrk",
                  # test/dns: the reference servers, response comparison, bench/dns load
                  "nsd", "knot", "knot-dnsutils", "python3-dnspython", "dnsperf",
                  # dig, beside kdig, as a client of DNS over TCP (test/dns/test_tcp.py)

@@ -1,0 +1,242 @@
+#!/usr/bin/python3
+"""HTTP benchmark (not a test): Keel's web appliance beside nginx, in one run.
+
+  bench/http/run.sh [--rounds 3] [--seconds 5] [--connections 1,10,100,1000] [--quick]
+
+In network namespaces it creates and deletes, wrk (on the host side of each TAP or veth)
+fetches examples/web/site/index.html (618 bytes; nginx's default page is 612) from four
+targets serving the same file:
+  - the Keel image (examples/web; microvm, TCG, virtio-net on a TAP);
+  - nginx in the Linux VM peer: the same QEMU line with Debian's kernel (bench/linux-vm/);
+  - nginx in a netns behind a veth pair (Linux netns);
+  - examples/web built as a Linux process on a TAP device.
+Figures: requests/s over keep-alive connections at each concurrency, and with a new connection
+per request (`Connection: close`, one at a time), p50/p99 latency. Every round measures every
+target in turn (the order reversed each round); each figure is the median over rounds, with
+the range that decides the ratio or says "no verdict". Writes http.md, http.csv and http.png.
+Not measured yet (issue 23): HTTPS, a fixed request rate (wrk2 is not in Debian), host CPU per
+request.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[:0] = [os.path.join(ROOT, "tools"), os.path.join(ROOT, "bench", "linux-vm"),
+                os.path.join(ROOT, "bench", "boot"), os.path.join(ROOT, "bench", "net"),
+                os.path.join(ROOT, "bench", "tcp"), os.path.join(ROOT, "test", "integration")]
+from keelpy import bench_report, build, qemu  # noqa: E402
+from keelpy.bench_report import Comparison  # noqa: E402
+import linux_guest  # noqa: E402
+from bench_net import wait_answering  # noqa: E402
+from bench_tcp import Peer, Process  # noqa: E402
+from measure import tap_args  # noqa: E402
+from netguest import Namespace, run  # noqa: E402
+
+MEMORY = "128M"
+SITE = os.path.join(ROOT, "examples", "web", "site")
+PAGE = "/index.html"
+KEEL_VM, LINUX_VM = "Keel guest (microvm, TCG)", "nginx, Linux VM (microvm, TCG)"
+LINUX_NETNS, KEEL_PROCESS = "nginx, Linux (netns, veth)", "Keel Linux process (TAP)"
+TARGETS = (KEEL_VM, LINUX_VM, LINUX_NETNS, KEEL_PROCESS)
+GOAL = 2  # issue 23: at least 2x nginx's requests/s in the Linux VM at every concurrency
+NGINX_CONF = """daemon off;
+master_process off;
+worker_processes 1;
+user root;
+error_log stderr warn;
+pid {work}/nginx.pid;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  sendfile on;
+  keepalive_requests 1000000;
+  client_body_temp_path {work}/body;
+  proxy_temp_path {work}/proxy;
+  fastcgi_temp_path {work}/fastcgi;
+  uwsgi_temp_path {work}/uwsgi;
+  scgi_temp_path {work}/scgi;
+  server {{
+    listen 80;
+    root {site};
+  }}
+}}
+"""
+
+
+def guest_initrd(guest, work):
+    """The Linux VM's initramfs plus an archive that puts examples/web/site in /srv/www (the
+    later archive's files replace the earlier's)."""
+    stage = os.path.join(work, "stage")
+    shutil.copytree(SITE, os.path.join(stage, "srv", "www"))
+    extra = os.path.join(work, "site.cpio")
+    files = run(["find", ".", "-mindepth", "1"], cwd=stage).stdout
+    with open(extra, "wb") as out:
+        subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=stage,
+                       input=files.encode(), stdout=out, check=True)
+    combined = os.path.join(work, "web.initrd")
+    with open(combined, "wb") as out:
+        for part in (guest.initrd, extra):
+            with open(part, "rb") as f:
+                out.write(f.read())
+            out.write(b"\0" * (-out.tell() % 4))  # the kernel finds archives at 4-byte boundaries
+    return combined
+
+
+def start_servers(ns, peer, binaries, work):
+    """examples/web or nginx on every target; returns ({target: address}, processes)."""
+    guest = binaries["vm"]
+    vm_args = guest.command("microvm", MEMORY, f"run=nginx ip={ns.guest(1)}/24", "tcg", tap_args("tap1"))
+    vm_args[vm_args.index("-initrd") + 1] = guest_initrd(guest, work)
+    conf = os.path.join(work, "nginx.conf")
+    with open(conf, "w") as f:
+        f.write(NGINX_CONF.format(work=work, site=SITE))
+    processes = [
+        Process(ns.exec_args(qemu.command(binaries["kvm"], "microvm", MEMORY, 1, f"ip={ns.guest(0)}/24",
+                                          "tcg", tap_args("tap0")))),
+        Process(ns.exec_args(vm_args)),
+        Process(peer.exec_args(["nginx", "-c", conf])),
+        Process(ns.exec_args([binaries["linux"], "tap=tapl", "ip=10.0.8.2/24"])),
+    ]
+    targets = {KEEL_VM: ns.guest(0), LINUX_VM: ns.guest(1), LINUX_NETNS: peer.address,
+               KEEL_PROCESS: "10.0.8.2"}
+    page = open(os.path.join(SITE, PAGE.lstrip("/")), "rb").read()
+    for label, address in targets.items():
+        wait_answering(ns, address)
+        body = subprocess.run(ns.exec_args(["curl", "-sf", "--retry", "20", "--retry-connrefused",
+                                            "--retry-delay", "1", f"http://{address}{PAGE}"]),
+                              capture_output=True, timeout=120, check=False).stdout
+        if body != page:
+            raise RuntimeError(f"{label} serves a different {PAGE} ({len(body)} bytes)")
+    return targets, processes
+
+
+def wrk(ns, address, seconds, connections, close):
+    """{"rps", "p50", "p99", "errors"} from one wrk run (latencies in ms)."""
+    threads = min(2, connections)
+    args = ["wrk", "--latency", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s",
+            "--timeout", "5s", *(["-H", "Connection: close"] if close else []), f"http://{address}{PAGE}"]
+    out = run(ns.exec_args(args), timeout=seconds + 60).stdout
+    rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
+    latency = {p: to_ms(re.search(rf"^\s+{p}%\s+(\S+)", out, re.M).group(1)) for p in ("50", "99")}
+    errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
+    non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": rps, "p50": latency["50"], "p99": latency["99"],
+            "errors": errors + (int(non_2xx.group(1)) if non_2xx else 0)}
+
+
+def to_ms(text):
+    """wrk's latency ("812.00us", "1.20ms", "2.01s") in ms."""
+    value, unit = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1, "s": 1000, "m": 60000}[unit]
+
+
+def cases(args):
+    """(key, figure name, connections, close) of each measurement."""
+    keep = [(f"c{n}", f"keep-alive, {n} connection{'s' if n > 1 else ''}", n, False) for n in args.connections]
+    return keep + [("close", "a connection per request", 1, True)]
+
+
+def measure(args, ns, targets, figures):
+    for r in range(args.rounds):
+        order = list(targets.items())
+        if r % 2:
+            order.reverse()  # no target always goes first
+        for label, address in order:
+            for key, _, connections, close in cases(args):
+                result = wrk(ns, address, args.seconds, connections, close)
+                figures[label].setdefault(key, []).append(result)
+            print(f"  round {r + 1}/{args.rounds} {label}: " + ", ".join(
+                f"{key} {figures[label][key][-1]['rps']:,.0f}/s" for key, *_ in cases(args)), flush=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--seconds", type=int, default=5, help="per figure")
+    parser.add_argument("--connections", default="1,10,100,1000")
+    parser.add_argument("--quick", action="store_true",
+                        help="a second per figure, 1 and 10 connections (CI); writes to build/bench-quick/")
+    args = parser.parse_args()
+    args.connections = [int(n) for n in args.connections.split(",")]
+    if args.quick:
+        args.rounds, args.seconds, args.connections = 1, 1, [1, 10]
+    out = bench_report.results_dir(args.quick)
+    args.load = os.getloadavg()
+    service = os.path.join(ROOT, "examples", "web")
+    binaries = {platform: build.build(service, platform, quiet=True) for platform in ("kvm", "linux")}
+    binaries["vm"] = linux_guest.build("peers")
+    figures = {label: {} for label in TARGETS}
+    with tempfile.TemporaryDirectory(prefix="keel-bench-http-") as work:
+        ns = Namespace(taps=2)
+        peer, processes = None, []
+        try:
+            ns.sh("sysctl -qw net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=1 && "
+                  "ip tuntap add tapl mode tap && ip link set tapl up && ip addr add 10.0.8.1/24 dev tapl")
+            peer = Peer(ns)
+            targets, processes = start_servers(ns, peer, binaries, work)
+            print("http: all four targets serve the page; measuring", flush=True)
+            measure(args, ns, targets, figures)
+        finally:
+            for process in reversed(processes):
+                process.close()
+            if peer:
+                peer.close()
+            ns.close()
+    write_report(out, args, figures)
+
+
+def median_of(rounds, what):
+    values = sorted(r[what] for r in rounds)
+    return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+
+
+def comparisons(args, figures):
+    rows = []
+    for key, name, _, _ in cases(args):
+        for what, unit, lower in (("rps", "req/s", False), ("p50", "ms", True), ("p99", "ms", True)):
+            pick = {label: figures[label][key] for label in TARGETS}
+            ranges = {slot: (min(r[what] for r in pick[label]), max(r[what] for r in pick[label]))
+                      for slot, label in (("keel", KEEL_VM), ("linux_vm", LINUX_VM), ("linux_netns", LINUX_NETNS))}
+            title = f"{name}: {'requests/s' if what == 'rps' else 'latency ' + what}"
+            rows.append(Comparison(title, unit, median_of(pick[KEEL_VM], what), median_of(pick[LINUX_VM], what),
+                                   median_of(pick[LINUX_NETNS], what), lower,
+                                   GOAL if what == "rps" and key != "close" else None, ranges))
+    return rows
+
+
+def write_report(out, args, figures):
+    table = comparisons(args, figures)
+    lines = ["# HTTP benchmark", "",
+             f"`tools/keel bench http{' --quick' if args.quick else ''}` (rounds {args.rounds}, "
+             f"{args.seconds} s per figure), {bench_report.machine_line('tcg')}. wrk fetches "
+             f"`{PAGE}` of examples/web/site ({os.path.getsize(os.path.join(SITE, PAGE.lstrip('/')))} bytes) "
+             "from the host side of each TAP or veth; every target serves the same file (checked "
+             "byte for byte before measuring). nginx: Debian's, one worker, access log off, sendfile.", "",
+             "## Keel beside nginx in the Linux VM and in a netns", "",
+             f"Both guests run on the same QEMU line (microvm, TCG, `-m {MEMORY}`, virtio-net-device "
+             "on a TAP). Medians over rounds; targets alternate within each round; a ratio is given "
+             "only where every round agrees on its side (else \"no verdict\").", ""]
+    lines += bench_report.comparison_table(table)
+    lines += ["", "## Every target", "", "| target | figure | requests/s (rounds) | p50 ms | p99 ms | errors |",
+              "|---|---|---|---|---|---|"]
+    for label in TARGETS:
+        for key, name, _, _ in cases(args):
+            rounds = figures[label][key]
+            rates = ", ".join(format(r["rps"], ",.0f") for r in rounds)
+            lines.append(f"| {label} | {name} | {rates} | "
+                         f"{median_of(rounds, 'p50'):.3f} | {median_of(rounds, 'p99'):.3f} | "
+                         f"{sum(r['errors'] for r in rounds)} |")
+    lines += ["", f"Host load average (1 min) when the run began and ended: {args.load[0]:.1f}, "
+              f"{os.getloadavg()[0]:.1f} (the machine is shared; ratios come from alternated "
+              "measurements in this run).", ""]
+    bench_report.write_results(out, "http", lines, table, "HTTP: Keel beside nginx in a Linux guest (microvm, TCG)")
+
+
+if __name__ == "__main__":
+    main()

@@ -125,25 +125,13 @@ def build_keel(source, mix):
     return stripped
 
 
-def extra_initrd(base, nft_text, work, name):
-    """The Linux VM's initramfs plus an archive holding /etc/keel-peer/rules.nft."""
+def rules_initrd(guest_vm, nft_text, work, name):
+    """The Linux VM's initramfs plus /etc/keel-peer/rules.nft."""
     stage = os.path.join(work, f"stage-{name}")
     os.makedirs(os.path.join(stage, "etc", "keel-peer"), exist_ok=True)
     with open(os.path.join(stage, "etc", "keel-peer", "rules.nft"), "w") as f:
         f.write(nft_text)
-    extra = os.path.join(work, f"{name}.cpio")
-    files = subprocess.run(["find", ".", "-mindepth", "1"], cwd=stage, capture_output=True, text=True).stdout
-    with open(extra, "wb") as out:
-        subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=stage, input=files.encode(),
-                       stdout=out, check=True)
-    combined = os.path.join(work, f"{name}.initrd")
-    with open(combined, "wb") as out:
-        for part in (base, extra):
-            with open(part, "rb") as f:
-                out.write(f.read())
-            # The kernel finds the next archive only at a 4-byte boundary (zeros are padding).
-            out.write(b"\0" * (-out.tell() % 4))
-    return combined
+    return guest_vm.initrd_with(stage, os.path.join(work, f"{name}.initrd"))
 
 
 def servers(ns):
@@ -316,7 +304,7 @@ def measure_count(mix, n, seconds, rounds, work, guest_vm, reverse):
         return start_guest("keel", "k", args)
 
     def linux_vm(name, tag, text):
-        initrd = extra_initrd(guest_vm.initrd, text, work, f"{name}-{mix}-{n}")
+        initrd = rules_initrd(guest_vm, text, work, f"{name}-{mix}-{n}")
         args = guest_vm.command("microvm", routers.MEMORY, "run=router rules=rules.nft ip=10.0.0.254/24 "
                                 "ip1=10.1.0.254/24", "tcg", routers.qemu_tap_args())
         args[args.index("-initrd") + 1] = initrd

@@ -69,30 +69,14 @@ http {{
 """
 
 
-def guest_initrd(guest, work):
-    """The Linux VM's initramfs plus an archive that puts examples/web/site in /srv/www (the
-    later archive's files replace the earlier's)."""
-    stage = os.path.join(work, "stage")
-    shutil.copytree(SITE, os.path.join(stage, "srv", "www"))
-    extra = os.path.join(work, "site.cpio")
-    files = run(["find", ".", "-mindepth", "1"], cwd=stage).stdout
-    with open(extra, "wb") as out:
-        subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=stage,
-                       input=files.encode(), stdout=out, check=True)
-    combined = os.path.join(work, "web.initrd")
-    with open(combined, "wb") as out:
-        for part in (guest.initrd, extra):
-            with open(part, "rb") as f:
-                out.write(f.read())
-            out.write(b"\0" * (-out.tell() % 4))  # the kernel finds archives at 4-byte boundaries
-    return combined
-
-
 def start_servers(ns, peer, binaries, work):
     """examples/web or nginx on every target; returns ({target: address}, processes)."""
     guest = binaries["vm"]
     vm_args = guest.command("microvm", MEMORY, f"run=nginx ip={ns.guest(1)}/24", "tcg", tap_args("tap1"))
-    vm_args[vm_args.index("-initrd") + 1] = guest_initrd(guest, work)
+    # The site in /srv/www, over the guest's own index.html.
+    stage = os.path.join(work, "stage")
+    shutil.copytree(SITE, os.path.join(stage, "srv", "www"))
+    vm_args[vm_args.index("-initrd") + 1] = guest.initrd_with(stage, os.path.join(work, "web.initrd"))
     conf = os.path.join(work, "nginx.conf")
     with open(conf, "w") as f:
         f.write(NGINX_CONF.format(work=work, site=SITE))

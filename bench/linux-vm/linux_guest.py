@@ -278,6 +278,23 @@ class LinuxGuest:
         self.kernel = os.path.join(directory, "vmlinuz")
         self.initrd = os.path.join(directory, "initramfs.cpio.gz")
 
+    def initrd_with(self, stage, output):
+        """This guest's initramfs followed by an archive of the tree `stage` (files that the
+        kernel unpacks over the first archive's: a benchmark's rules or site), written to
+        `output`; returns `output`."""
+        extra = output + ".extra.cpio"
+        files = sh(["find", ".", "-mindepth", "1"], cwd=stage)
+        with open(extra, "wb") as out:
+            subprocess.run(["cpio", "-o", "-H", "newc", "-R", "0:0", "--quiet"], cwd=stage,
+                           input=files.encode(), stdout=out, check=True)
+        with open(output, "wb") as out:
+            for part in (self.initrd, extra):
+                with open(part, "rb") as f:
+                    out.write(f.read())
+                out.write(b"\0" * (-out.tell() % 4))  # the kernel finds archives at 4-byte boundaries
+        os.remove(extra)
+        return output
+
     def command(self, machine="microvm", memory="128M", append="", accel="tcg", extra=()):
         """A Keel image's QEMU line (keelpy.qemu.command) with this kernel, plus
         -initrd and the kernel's own arguments: nothing else differs. Under

@@ -1,12 +1,14 @@
 #!/usr/bin/python3
 """The DMZ topology of the CETIC firewall study, in one command (`tools/keel demo dmz`), on
 this machine as root: an outside client namespace, the firewall image, a router image and a
-DMZ with two services (Keel's UDP echo images), all under QEMU, joined by bridges in a lab
-namespace. It loads dmz.fw into the running firewall over its management port, shows what the
-rules allow, translate and block, prints the firewall's console, and tears everything down.
+DMZ with a web server (examples/web) and a DNS server (examples/dns serving dmz-zones/), all
+Keel images under QEMU, joined by bridges in a lab namespace. It loads dmz.fw into the running
+firewall over its management port, then shows from the outside: dig resolving the web server's
+name, curl fetching its page and using its REST API (directly and published at the firewall's
+address), a blocked port, and the firewall's console; then it tears everything down.
 
   outside 203.0.113.10 ── [firewall 203.0.113.1 | 192.168.10.1] ── [router 192.168.10.2 | 172.16.0.1]
-                                                                    ── DMZ: echo 172.16.0.10, echo 172.16.0.11
+                                                                    ── DMZ: web 172.16.0.10, dns 172.16.0.11
 """
 import os
 import signal
@@ -28,22 +30,13 @@ GUESTS = {
                  f"ip=203.0.113.1/24 ip1=192.168.10.1/24 route=172.16.0.0/24,192.168.10.2 fw_port=5555 fw_key={KEY}"),
     "router": (os.path.join(ROOT, "examples", "router"), ["mid", "dmz"],
                "ip=192.168.10.2/24 gw=192.168.10.1 ip1=172.16.0.1/24"),
-    "echo1": (os.path.join(ROOT, "examples", "udp_echo"), ["dmz"], "ip=172.16.0.10/24 gw=172.16.0.1"),
-    "echo2": (os.path.join(ROOT, "examples", "udp_echo"), ["dmz"], "ip=172.16.0.11/24 gw=172.16.0.1"),
+    "web": (os.path.join(ROOT, "examples", "web"), ["dmz"], "ip=172.16.0.10/24 gw=172.16.0.1"),
+    "dns": (os.path.join(ROOT, "examples", "dns"), ["dmz"], "ip=172.16.0.11/24 gw=172.16.0.1"),
 }
-CLIENT = r"""
-import socket, sys
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-s.settimeout(2)
-s.sendto(sys.argv[3].encode(), (sys.argv[1], int(sys.argv[2])))
-try:
-    data, peer = s.recvfrom(2048)
-    print(f"answered by {peer[0]}:{peer[1]}: {data.decode()!r}")
-except socket.timeout:
-    print("no answer (dropped)")
-"""
-
-
+# What each guest prints once it serves.
+READY = {"firewall": "firewall: management on port", "router": "router: forwarding",
+         "web": "listening on", "dns": "dns: zones"}
+ZONES = os.path.join(HERE, "dmz-zones")
 def sh(ns, command, check=True):
     return subprocess.run(["ip", "netns", "exec", ns, "sh", "-c", command], capture_output=True, text=True,
                           check=check, timeout=60)
@@ -86,15 +79,34 @@ def wait_for(path, text, timeout=60):
     raise RuntimeError(f"{os.path.basename(path)}: no '{text}' within {timeout} s")
 
 
-def client(address, port, text):
-    return sh(OUTSIDE, f"/usr/bin/python3 -c '{CLIENT}' {address} {port} '{text}'", check=False).stdout.strip()
+def outside(command):
+    """A command's output (or its failure) in the outside client's namespace."""
+    result = sh(OUTSIDE, command, check=False)
+    return result.stdout.strip() or f"no answer (exit status {result.returncode})"
+
+
+def build_images():
+    images = {}
+    for name, (directory, _, _) in GUESTS.items():
+        if name == "dns":  # examples/dns with the demo's zone, in a build folder of its own
+            images[name] = build.build(directory, "kvm", quiet=True, out=os.path.join(ROOT, "build", "demo-dmz-dns"),
+                                       defines=[f"KEEL_DNS_ZONES={ZONES}"])
+        else:
+            images[name] = build.build(directory, "kvm", quiet=True)
+    return images
+
+
+def show(steps):
+    for title, command in steps:
+        print(f"dmz: {title}\n       $ {command}\n" +
+              "".join(f"       -> {line}\n" for line in outside(command).splitlines()), end="", flush=True)
 
 
 def main():
     if os.geteuid() != 0:
         sys.exit("dmz_demo: needs root (network namespaces, TAP devices)")
-    print("dmz: building the images (firewall, router, udp_echo)", flush=True)
-    images = {name: build.build(directory, "kvm", quiet=True) for name, (directory, _, _) in GUESTS.items()}
+    print("dmz: building the images (firewall, router, web, dns)", flush=True)
+    images = build_images()
     keelfw = os.path.join(ROOT, "build", "keel-fw-host", "keel-fw")
     guests = []
     with tempfile.TemporaryDirectory(prefix="keel-dmz-") as tmp:
@@ -104,27 +116,31 @@ def main():
             for name in GUESTS:
                 process, logs[name] = boot(name, images, tmp)
                 guests.append(process)
-            wait_for(logs["firewall"], "firewall: management on port")
-            wait_for(logs["router"], "router: forwarding")
-            for name in ("echo1", "echo2"):
-                wait_for(logs[name], "listening")
+            for name, text in READY.items():
+                wait_for(logs[name], text)
             blob = os.path.join(tmp, "dmz.bin")
             subprocess.run([keelfw, "compile", os.path.join(HERE, "dmz.fw"), "-o", blob], check=True)
             result = sh(OUTSIDE, f"/usr/bin/python3 {os.path.join(HERE, 'push_rules.py')} 203.0.113.1 5555 {KEY} "
                                  f"{blob} --generation 1", check=False)
             print(f"dmz: rules pushed to the running firewall: {result.stdout.strip()}", flush=True)
-            steps = [
-                ("allowed: UDP echo at 172.16.0.10:7, published at its own address", ("172.16.0.10", 7, "hello 1")),
-                ("translated: UDP to the firewall's 203.0.113.1:7011, sent on to 172.16.0.11:7",
-                 ("203.0.113.1", 7011, "hello 2")),
-                ("blocked: UDP to 172.16.0.10:9 (logged by the firewall)", ("172.16.0.10", 9, "discard me")),
-                ("blocked: UDP to 172.16.0.11:19 (logged by the firewall)", ("172.16.0.11", 19, "nothing")),
-            ]
-            for title, (address, port, text) in steps:
-                print(f"dmz: {title}\n       -> {client(address, port, text)}", flush=True)
-            ping = sh(OUTSIDE, "ping -n -c 1 -W 3 172.16.0.11", check=False).stdout
-            line = next((l for l in ping.splitlines() if "ttl=" in l), "no answer")
-            print(f"dmz: allowed: ping 172.16.0.11 across both routers\n       -> {line.strip()}", flush=True)
+            www = outside("dig +short +time=3 +tries=2 @172.16.0.11 www.dmz.test A")
+            curl = f"curl -sS --max-time 5 --resolve www.dmz.test:80:{www}"
+            show([
+                ("allowed: DNS (UDP) to 172.16.0.11, the web server's name",
+                 "dig +short +time=3 +tries=2 @172.16.0.11 www.dmz.test A"),
+                ("allowed: DNS over TCP to 172.16.0.11", "dig +tcp +short +time=3 @172.16.0.11 dmz.test SOA"),
+                ("allowed: HTTP to www.dmz.test, its page's title",
+                 f"{curl} http://www.dmz.test/ | grep -o '<title>.*</title>'"),
+                ("allowed: the REST API, an item created",
+                 f"{curl} -X POST -H 'Content-Type: application/json' -d '{{\"name\": \"demo\"}}' "
+                 "http://www.dmz.test/api/items"),
+                ("translated: the firewall's 203.0.113.1:8080, sent on to 172.16.0.10:80, lists the items",
+                 "curl -sS --max-time 5 http://203.0.113.1:8080/api/items"),
+                ("blocked: TCP to 172.16.0.10:22 (dropped and logged by the firewall)",
+                 "curl -sS --max-time 3 http://172.16.0.10:22/ 2>&1 | cut -c1-60"),
+                ("blocked: UDP to 172.16.0.11:9", "dig +short +time=2 +tries=1 -p 9 @172.16.0.11 www.dmz.test"),
+                ("allowed: ping 172.16.0.11 across both routers", "ping -n -c 1 -W 3 172.16.0.11 | grep ttl="),
+            ])
             time.sleep(0.5)
             with open(logs["firewall"], errors="replace") as f:
                 print("dmz: the firewall's console:\n" + "".join(f"       | {l}" for l in f.readlines()[-12:]), flush=True)

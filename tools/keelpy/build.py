@@ -26,17 +26,18 @@ def target_name(service_dir):
     return match.group(1)
 
 
-def build(service_dir, platform="kvm", quiet=False):
-    """Configures and builds; returns the path of the image or executable."""
+def build(service_dir, platform="kvm", quiet=False, out=None, defines=()):
+    """Configures and builds; returns the path of the image or executable. `out`: a build
+    folder other than the service's own; `defines`: -D settings for it (a DNS image's zones)."""
     if platform not in PLATFORMS:
         raise KeelError(f"unknown platform '{platform}' (choose from {', '.join(PLATFORMS)})")
     for tool in ("cmake", "ninja", "g++"):
         if shutil.which(tool) is None:
             raise KeelError(f"{tool} not found: install the build tools with `tools/keel setup`")
     name = target_name(service_dir)
-    out = build_dir_for(service_dir, platform)
+    out = out or build_dir_for(service_dir, platform)
     configure = ["cmake", "-S", service_dir, "-B", out, "-G", "Ninja", f"-Dkeel_DIR={CMAKE_DIR}",
-                 f"-DKEEL_PLATFORM={platform}"]
+                 f"-DKEEL_PLATFORM={platform}", *(f"-D{d}" for d in defines)]
     if os.environ.get("KEEL_WERROR") == "1":  # CI: warnings fail the OS and service builds
         configure.append("-DKEEL_WERROR=ON")
     for step in (configure, ["cmake", "--build", out]):

@@ -13,7 +13,13 @@ Every router is up at once; each figure is measured in short rounds, the routers
 order, and reported as the median with the rounds' range and the machine's load; a ratio the
 rounds do not decide is reported as "no verdict" (docs/decisions/0063).
 
-  bench/firewall-vm/run.sh [--quick] [--mixes b,acl] [--rules 1,100,10000] [--seconds 2] [--rounds 5] [--out DIR]"""
+  bench/firewall-vm/run.sh [--quick] [--mixes b,acl] [--rules 1,100,10000] [--seconds 2] [--rounds 5] [--out DIR]
+
+`--launches N` measures only the Keel image's launch: N boots per rule count, the counts
+interleaved (1, 1M, 1, 1M, ...), each boot's time and the machine's load printed, then the
+median and range per count (decision 0064).
+
+  bench/firewall-vm/run.sh --launches 5 --rules 1,1000000"""
 import argparse
 import ipaddress
 import json
@@ -299,9 +305,7 @@ def measure_count(mix, n, seconds, rounds, work, guest_vm, reverse):
     row = {"mix": mix, "rules": n, "rounds": rounds, "keel_image_bytes": os.path.getsize(image)}
 
     def keel():
-        args = qemu.command(image, "microvm", routers.MEMORY, 1, "ip=10.0.0.254/24 ip1=10.1.0.254/24", "tcg",
-                            routers.qemu_tap_args())
-        return start_guest("keel", "k", args)
+        return keel_router(image, "k")
 
     def linux_vm(name, tag, text):
         initrd = rules_initrd(guest_vm, text, work, f"{name}-{mix}-{n}")
@@ -331,6 +335,39 @@ def measure_count(mix, n, seconds, rounds, work, guest_vm, reverse):
     return row
 
 
+def keel_router(image, tag):
+    args = qemu.command(image, "microvm", routers.MEMORY, 1, "ip=10.0.0.254/24 ip1=10.1.0.254/24", "tcg",
+                        routers.qemu_tap_args())
+    return start_guest("keel", tag, args)
+
+
+def measure_launches(mix, counts, launches, work):
+    """Boots the Keel image with each rule count `launches` times, the counts interleaved, so a
+    change in the machine's load lands on all of them; prints every boot and the medians."""
+    images = {n: build_keel(rules_file(mix, n, work)[0], f"{mix}-{n}") for n in counts}
+    tag = f"L{os.getpid() % 10000}"  # beside a full run's routers, in their own namespaces
+    samples = {n: [] for n in counts}
+    for i in range(launches):
+        for n in (counts if i % 2 == 0 else list(reversed(counts))):
+            load = load_1min()
+            router = keel_router(images[n], tag)
+            try:
+                samples[n].append((router.launch_ms, load))
+            finally:
+                router.close()
+            ms = "none" if router.launch_ms is None else f"{router.launch_ms:.0f}"
+            print(f"  mix {mix} {n} rules: launch {ms} ms (load {load:.2f})", flush=True)
+    for n in counts:
+        got = [ms for ms, _ in samples[n] if ms is not None]
+        loads = [load for _, load in samples[n]]
+        if not got:
+            print(f"mix {mix} {n} rules: no launch reached the first echo")
+            continue
+        print(f"mix {mix} {n:,} rules, image {os.path.getsize(images[n]):,} B: launch median "
+              f"{statistics.median(got):.0f} ms ({min(got):.0f}-{max(got):.0f}, {len(got)} of "
+              f"{len(samples[n])} boots), load {min(loads):.2f}-{max(loads):.2f}", flush=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true")
@@ -341,7 +378,16 @@ def main():
                         f"{QUICK_ROUNDS} with --quick)")
     parser.add_argument("--out", help="directory for the results (default bench/results, "
                         "build/bench-quick with --quick): a partial run need not replace the committed one")
+    parser.add_argument("--launches", type=int, help="only the Keel image's launch, this many boots per "
+                        "rule count, interleaved (default counts: 1,1000000)")
     args = parser.parse_args()
+    if args.launches:
+        compile_tools()
+        counts = [int(x) for x in args.rules.split(",")] if args.rules else [1, 1000000]
+        with tempfile.TemporaryDirectory(prefix="kfwb-") as work:
+            for mix in (args.mixes.split(",") if args.mixes else ["b"]):
+                measure_launches(mix, counts, args.launches, work)
+        return 0
     rounds = args.rounds or (QUICK_ROUNDS if args.quick else ROUNDS)
     mixes = args.mixes.split(",") if args.mixes else (["b"] if args.quick else ["b", "acl"])
     seconds = args.seconds or (1 if args.quick else 2)

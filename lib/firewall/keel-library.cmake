@@ -14,7 +14,9 @@ keel_library(firewall
 # keel_firewall_rules(TARGET RULES.fw): compiles RULES.fw with the host's keel-fw when the
 # service builds and embeds the tables in TARGET's image, where
 # keel::firewall::embedded_rules() (keel/firewall/embedded_rules.hpp) finds them. List files the
-# rules name are looked for beside RULES.fw and rebuild the image when they change.
+# rules name are looked for beside RULES.fw and rebuild the image when they change. The tables
+# fill whole pages of their own section (.keel_firewall_rules: linker.ld maps it read-only), in
+# the layout the classifier uses in place (docs/decisions/0064).
 function(keel_firewall_rules target rules_file)
   get_filename_component(rules_file "${rules_file}" ABSOLUTE)
   get_filename_component(rules_dir "${rules_file}" DIRECTORY)
@@ -41,7 +43,7 @@ function(keel_firewall_rules target rules_file)
   file(WRITE ${out}
     ".section .data.rel.ro,\"aw\"\n.global keel_firewall_rules_blob\n.global keel_firewall_rules_size\n"
     ".p2align 3\nkeel_firewall_rules_blob:\n.quad 1f\nkeel_firewall_rules_size:\n.quad 2f - 1f\n"
-    ".section .rodata.keel_firewall_rules,\"a\"\n.p2align 6\n1:\n.incbin \"${blob}\"\n2:\n"
+    ".section .keel_firewall_rules,\"a\"\n.p2align 12\n1:\n.incbin \"${blob}\"\n2:\n.balign 4096\n"
     ".section .note.GNU-stack,\"\",@progbits\n")
   set_source_files_properties(${out} PROPERTIES OBJECT_DEPENDS ${blob})
   keel_service_sources(${target} ${out})

@@ -1,7 +1,10 @@
 // The loader trusts nothing: every truncation and corruption is rejected with a status.
 #include <gtest/gtest.h>
 
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 
 #include "runtime/blob_format.hpp"
@@ -22,11 +25,26 @@ std::vector<uint8_t> sample_blob() {
   return encode_tables(build_tables(*r.ruleset));
 }
 
-// Rewrites the checksum so corruption reaches the structural checks.
+// Rewrites the head's checksum so corruption reaches the structural checks.
 void reseal(std::vector<uint8_t>& blob) {
-  uint64_t sum = blob::fnv1a(blob.data() + blob::kHeaderSize, blob.size() - blob::kHeaderSize);
-  std::memcpy(blob.data() + blob::kHeaderSize - sizeof(sum), &sum, sizeof(sum));
+  if (blob.size() < blob::kHeadSize) return;
+  const uint64_t sum = blob::head_checksum(blob.data());
+  std::memcpy(blob.data() + offsetof(blob::Header, checksum), &sum, sizeof(sum));
 }
+
+// A copy of `blob` on pages of its own, as keel_firewall_rules() places it in an image.
+struct PageAlignedBlob {
+  static constexpr size_t kPage = 4096;
+  explicit PageAlignedBlob(std::span<const uint8_t> blob)
+      : size(blob.size()),
+        bytes(static_cast<uint8_t*>(std::aligned_alloc(kPage, (size + kPage - 1) / kPage * kPage)),
+              &std::free) {
+    std::memcpy(bytes.get(), blob.data(), size);
+  }
+  std::span<const uint8_t> span() const { return {bytes.get(), size}; }
+  size_t size;
+  std::unique_ptr<uint8_t, decltype(&std::free)> bytes;
+};
 
 TEST(Loader, RoundTrip) {
   Classifier c;
@@ -48,11 +66,84 @@ TEST(Loader, RejectsHeaderProblems) {
   bad[8] = 9;
   EXPECT_EQ(c.load(bad), LoadStatus::bad_version);
   bad = blob;
-  bad.back() ^= 1;
+  bad[blob::kDirectoryOffset + 3] ^= 1;  // the directory is under the head's checksum
+  EXPECT_EQ(c.load(bad), LoadStatus::bad_checksum);
+  bad = blob;
+  bad[blob::kChainsOffset] ^= 1;  // so are the chains
   EXPECT_EQ(c.load(bad), LoadStatus::bad_checksum);
   bad = blob;
   bad.push_back(0);
   EXPECT_EQ(c.load(bad), LoadStatus::trailing_bytes);
+}
+
+// Every pool starts aligned, after the one before it and inside the blob.
+TEST(Loader, RejectsBadDirectories) {
+  const std::vector<uint8_t> blob = sample_blob();
+  auto with = [&](uint32_t pool, auto change) {
+    std::vector<uint8_t> bad = blob;
+    blob::PoolRef ref;
+    uint8_t* at = bad.data() + blob::kDirectoryOffset + pool * sizeof(ref);
+    std::memcpy(&ref, at, sizeof(ref));
+    change(ref);
+    std::memcpy(at, &ref, sizeof(ref));
+    reseal(bad);
+    return Classifier().load(bad);
+  };
+  const uint32_t keys = 8, rules = 15;  // for_each_pool's order
+  EXPECT_EQ(with(keys, [](blob::PoolRef& r) { r.offset += 4; }), LoadStatus::bad_size);
+  EXPECT_EQ(with(keys, [](blob::PoolRef& r) { r.offset = 0; }), LoadStatus::bad_size);
+  EXPECT_EQ(with(rules, [&](blob::PoolRef& r) { r.count = blob.size(); }), LoadStatus::bad_size);
+  EXPECT_EQ(with(rules, [](blob::PoolRef& r) { r.count = ~uint64_t{0} / 2; }),
+            LoadStatus::bad_size);
+  EXPECT_EQ(with(blob::kStringBytes, [&](blob::PoolRef& r) { r.offset = blob.size() + 64; }),
+            LoadStatus::bad_size);
+  EXPECT_EQ(with(blob::kStringOffsets, [](blob::PoolRef& r) { r.count = 1; }),
+            LoadStatus::bad_size);  // no strings[0]
+}
+
+// The tables compiled into an image are used where they lie: no copy, and the same checks.
+TEST(Loader, MapsInPlace) {
+  const std::vector<uint8_t> blob = sample_blob();
+  const PageAlignedBlob placed(blob);
+  Classifier c;
+  ASSERT_EQ(c.map(placed.span()), LoadStatus::ok);
+  const uint8_t* first = placed.span().data();
+  const auto* rules = reinterpret_cast<const uint8_t*>(c.tables().rules.data());
+  EXPECT_TRUE(rules > first && rules < first + placed.size);  // inside the blob: not copied
+  Packet p;
+  p.proto = kProtoTcp;
+  p.dport = 1010;
+  EXPECT_EQ(c.classify(ChainKind::filter, Hook::input, p).action, Action::accept);
+  // A blob that does not start on a cache line is refused by map and copied by load.
+  std::vector<uint8_t> shifted(blob.size() + 1);
+  std::memcpy(shifted.data() + 1, blob.data(), blob.size());
+  const std::span<const uint8_t> unaligned(shifted.data() + 1, blob.size());
+  EXPECT_EQ(Classifier().map(unaligned), LoadStatus::misaligned);
+  EXPECT_EQ(Classifier().load(unaligned), LoadStatus::ok);
+}
+
+// A corrupted blob compiled into an image is refused, with a status that says why, and a
+// classifier that refused keeps the rules it had.
+TEST(Loader, RefusesACorruptedMappedBlob) {
+  const std::vector<uint8_t> blob = sample_blob();
+  Classifier c;
+  const PageAlignedBlob good(blob);
+  ASSERT_EQ(c.map(good.span()), LoadStatus::ok);
+  std::vector<uint8_t> bad = blob;
+  bad[blob::kDirectoryOffset + 17] ^= 0x40;  // a pool's offset, unsealed
+  const PageAlignedBlob corrupted(bad);
+  EXPECT_EQ(c.map(corrupted.span()), LoadStatus::bad_checksum);
+  EXPECT_STREQ(to_string(LoadStatus::bad_checksum), "checksum mismatch");
+  reseal(bad);
+  const PageAlignedBlob resealed(bad);
+  EXPECT_EQ(c.map(resealed.span()), LoadStatus::bad_size);
+  EXPECT_STREQ(to_string(LoadStatus::bad_size), "inconsistent table sizes");
+  Packet p;
+  p.proto = kProtoTcp;
+  p.dport = 1010;
+  EXPECT_EQ(c.classify(ChainKind::filter, Hook::input, p).action, Action::accept);
+  const auto* rules = reinterpret_cast<const uint8_t*>(c.tables().rules.data());
+  EXPECT_TRUE(rules > good.span().data() && rules < good.span().data() + good.size);
 }
 
 TEST(Loader, RejectsEveryTruncation) {
@@ -71,7 +162,7 @@ TEST(Loader, CorruptPayloadNeverCrashesAndIsMostlyRejected) {
   for (int i = 0; i < kTrials; ++i) {
     std::vector<uint8_t> bad = blob;
     for (int k = 0; k < 1 + static_cast<int>(rng() % 4); ++k) {
-      size_t at = blob::kHeaderSize + rng() % (bad.size() - blob::kHeaderSize);
+      size_t at = sizeof(blob::kMagic) + rng() % (bad.size() - sizeof(blob::kMagic));
       bad[at] = static_cast<uint8_t>(rng());
     }
     reseal(bad);
@@ -172,20 +263,33 @@ TEST(Loader, RejectsCorruptSetTables) {
     while (t.keys[s.first + 2 * i] == s.index_first) ++i;
     return s.first + 2 * i;
   };
-  // Hash.
-  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) {
-              t.keys[used_slot(t, s) + 1] = static_cast<uint32_t>(t.rules.size());
-            }),
-            LoadStatus::bad_index);
-  EXPECT_EQ(with([&](Tables& t, SetTable& s, SetTable&) {
-              s.index_first = t.keys[used_slot(t, s)];
-            }),  // a key called empty
-            LoadStatus::bad_order);
-  EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) {  // no empty slot: probing would not stop
-              for (uint32_t i = 0; i < s.count; ++i)
-                t.keys[s.first + 2 * i] = s.index_first + 1 + i, t.keys[s.first + 2 * i + 1] = 0;
-            }),
-            LoadStatus::bad_size);
+  // Hash: the loader checks the table's size and bounds, not its slots (decision 0064); the
+  // probe stops after every slot and answers no rule for a slot's rule outside the rules.
+  auto lookup = [](const Tables& t, uint32_t saddr) {
+    Classifier c;
+    EXPECT_EQ(c.adopt(t), LoadStatus::ok);
+    Packet p;
+    p.saddr = saddr;
+    return c.first_match(ChainKind::filter, Hook::forward, p);
+  };
+  {
+    Tables t = good;
+    const uint32_t slot = used_slot(t, t.sets[h]);
+    const uint32_t key = t.keys[slot];
+    ASSERT_NE(lookup(t, key), kNoRule);
+    t.keys[slot + 1] = static_cast<uint32_t>(t.rules.size());  // a slot's rule past the rules
+    EXPECT_EQ(lookup(t, key), kNoRule);
+    t.keys[slot + 1] = 0xFFFFFFFEu;
+    EXPECT_EQ(lookup(t, key), kNoRule);
+  }
+  {
+    Tables t = good;  // no empty slot: a probe for an absent key still ends
+    SetTable& s = t.sets[h];
+    for (uint32_t i = 0; i < s.count; ++i)
+      t.keys[s.first + 2 * i] = s.index_first + 1 + i, t.keys[s.first + 2 * i + 1] = 0;
+    EXPECT_EQ(lookup(t, s.index_first), kNoRule);
+    EXPECT_EQ(lookup(t, s.index_first + 1), 0u);
+  }
   EXPECT_EQ(with([](Tables&, SetTable& s, SetTable&) { s.count = 3; }), LoadStatus::bad_size);
   EXPECT_EQ(with([](Tables& t, SetTable& s, SetTable&) {
               s.first = static_cast<uint32_t>(t.keys.size() - s.count);

@@ -7,6 +7,7 @@
 
 #include <optional>
 
+#include "keel/firewall/classifier.hpp"
 #include "update_client.hpp"
 
 namespace keel::firewall::update {
@@ -39,11 +40,12 @@ Bytes blob_of(size_t size) {
 struct Rig {
   std::vector<Bytes> loaded;
   LoadStatus next_status = LoadStatus::ok;
+  Classifier* classifier = nullptr;  // set: blobs go to it, as the appliance's do
   uint8_t next_random = 0x40;
   Channel channel{kKey, 1 << 20,
                   [this](std::span<const uint8_t> blob) {
                     loaded.emplace_back(blob.begin(), blob.end());
-                    return next_status;
+                    return classifier ? classifier->load(blob) : next_status;
                   },
                   [this](std::span<uint8_t> out) {
                     for (uint8_t& b : out) b = next_random++;
@@ -292,6 +294,33 @@ TEST(UpdateChannel, AuthenticatedRefusalsAreAnsweredAndCounted) {
   EXPECT_EQ(c.refused_blob, 1u);
   EXPECT_EQ(c.refused_generation, 2u);
   EXPECT_EQ(c.refused_not_this_upload, 2u);
+}
+
+// A pushed blob goes through the same checks as one compiled in: corrupted on its way to the
+// key holder (so its digest matches), it is refused with the loader's reason and the rules in
+// force stay; the same blob intact loads.
+TEST(UpdateChannel, ACorruptedPushedBlobIsRefusedWithTheReason) {
+  Tables tables;
+  tables.strings = {"", "eth0"};
+  tables.interfaces.push_back({.name = 1});
+  const Bytes good = encode_tables(tables);
+  Bytes corrupted = good;
+  corrupted[200] ^= 0x10;  // in the chains, under the head's checksum
+  Classifier in_force;
+  Rig rig;
+  rig.classifier = &in_force;
+  rig.hello();
+  EXPECT_EQ(rig.status_of(rig.request(kBegin, begin_body(7, uint32_t(corrupted.size())))),
+            Status::ok);
+  rig.upload_pieces(corrupted, 0, corrupted.size());
+  EXPECT_EQ(rig.status_of(rig.request(kCommit, commit_body(7, corrupted))), Status::blob_refused);
+  EXPECT_EQ(rig.last_reply[kHeaderBytes + 1], uint8_t(LoadStatus::bad_checksum));
+  EXPECT_EQ(in_force.tables().interfaces.size(), 0u);
+  EXPECT_EQ(rig.status_of(rig.request(kBegin, begin_body(7, uint32_t(good.size())))), Status::ok);
+  rig.upload_pieces(good, 0, good.size());
+  EXPECT_EQ(rig.status_of(rig.request(kCommit, commit_body(7, good))), Status::ok);
+  ASSERT_EQ(in_force.tables().interfaces.size(), 1u);
+  EXPECT_EQ(in_force.tables().strings[in_force.tables().interfaces[0].name], "eth0");
 }
 
 TEST(UpdateChannel, KeysAreSixteenToSixtyFourBytesOfHex) {

@@ -1,8 +1,11 @@
 // libFuzzer target: arbitrary bytes as a table blob. The loader must reject what is corrupt,
 // and whatever it accepts must be safe to classify with. The first input byte chooses whether
-// the checksum is recomputed, so mutations reach the structural validation too.
+// the head's checksum is recomputed, so mutations reach the structural validation too.
+#include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "keel/firewall/classifier.hpp"
@@ -14,12 +17,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   bool reseal = data[0] & 1;
   std::vector<uint8_t> blob(data + 1, data + size);
-  if (reseal && blob.size() >= blob::kHeaderSize) {
-    uint64_t sum = blob::fnv1a(blob.data() + blob::kHeaderSize, blob.size() - blob::kHeaderSize);
-    std::memcpy(blob.data() + blob::kHeaderSize - sizeof(sum), &sum, sizeof(sum));
+  if (reseal && blob.size() >= blob::kHeadSize) {
+    const uint64_t sum = blob::head_checksum(blob.data());
+    std::memcpy(blob.data() + offsetof(blob::Header, checksum), &sum, sizeof(sum));
   }
+  // Both ways in: a copy (pushed blobs) and in place (compiled-in blobs, on a cache line).
+  Classifier copied;
+  const LoadStatus status = copied.load(blob);
+  if (status != LoadStatus::ok) return 0;
+  std::unique_ptr<uint8_t, decltype(&std::free)> placed(
+      static_cast<uint8_t*>(std::aligned_alloc(64, (blob.size() + 63) / 64 * 64)), &std::free);
+  std::memcpy(placed.get(), blob.data(), blob.size());
   Classifier classifier;
-  if (classifier.load(blob) != LoadStatus::ok) return 0;
+  if (classifier.map({placed.get(), blob.size()}) != status) __builtin_trap();  // must agree
   uint32_t seed = static_cast<uint32_t>(size);
   std::vector<Packet> packets;
   for (int i = 0; i < 64; ++i) {

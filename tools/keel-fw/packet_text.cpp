@@ -28,14 +28,14 @@ bool address(const std::string& text, uint32_t& out) {
   return in.peek() == EOF;
 }
 
-uint8_t interface_id(const std::string& name, const Tables& tables) {
+uint8_t interface_id(const std::string& name, const TableView& tables) {
   for (size_t i = 0; i < tables.interfaces.size(); ++i)
     if (tables.strings[tables.interfaces[i].name] == name) return static_cast<uint8_t>(i);
   return kUnknownInterface;
 }
 }  // namespace
 
-std::optional<PacketLine> parse_packet_line(const std::string& line, const Tables& tables,
+std::optional<PacketLine> parse_packet_line(const std::string& line, const TableView& tables,
                                             std::string& error) {
   static constexpr const char* kHooks[] = {"prerouting", "input", "forward", "output",
                                            "postrouting"};

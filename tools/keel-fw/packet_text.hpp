@@ -6,7 +6,7 @@
 #include <string>
 
 #include "keel/firewall/packet.hpp"
-#include "keel/firewall/tables.hpp"
+#include "keel/firewall/table_view.hpp"
 
 namespace keel::firewall {
 
@@ -17,7 +17,7 @@ struct PacketLine {
 };
 
 // nullopt and `error` set when a word is not understood.
-std::optional<PacketLine> parse_packet_line(const std::string& line, const Tables& tables,
+std::optional<PacketLine> parse_packet_line(const std::string& line, const TableView& tables,
                                             std::string& error);
 
 }  // namespace keel::firewall

@@ -35,13 +35,22 @@ Appliance::~Appliance() {
 
 LoadStatus Appliance::replace_rules(std::span<const uint8_t> blob) {
   auto next = std::make_unique<RuleSet>();
-  LoadStatus status = next->classifier.load(blob);
+  const LoadStatus status = next->classifier.load(blob);
+  return install(std::move(next), status);
+}
+
+LoadStatus Appliance::map_rules(std::span<const uint8_t> blob) {
+  auto next = std::make_unique<RuleSet>();
+  const LoadStatus status = next->classifier.map(blob);
+  return install(std::move(next), status);
+}
+
+LoadStatus Appliance::install(std::unique_ptr<RuleSet> next, LoadStatus status) {
   if (status != LoadStatus::ok) {
     ++counters_.rules_refused;
     return status;
   }
   next->hits.assign(next->classifier.tables().rules.size(), 0);
-  next->log.assign(next->classifier.tables().rules.size(), LogBucket{});
   // Packets are handled one at a time on this core: the swap falls between two of them.
   rules_ = std::move(next);
   ++counters_.rules_loaded;
@@ -49,7 +58,7 @@ LoadStatus Appliance::replace_rules(std::span<const uint8_t> blob) {
 }
 
 void Appliance::apply_declarations(bool keep_configured) {
-  const Tables& t = rules_->classifier.tables();
+  const TableView& t = rules_->classifier.tables();
   for (size_t i = 0; i < t.interfaces.size() && i < stack_.interface_count(); ++i) {
     const InterfaceInfo& d = t.interfaces[i];
     net::Interface& nic = stack_.interface(static_cast<net::InterfaceId>(i));
@@ -73,7 +82,7 @@ void Appliance::apply_declarations(bool keep_configured) {
   stack_.set_defragment_all(true);
 }
 
-const Tables& Appliance::tables() const { return rules_->classifier.tables(); }
+const TableView& Appliance::tables() const { return rules_->classifier.tables(); }
 uint64_t Appliance::rule_hits(uint32_t rule) const {
   return rule < rules_->hits.size() ? rules_->hits[rule] : 0;
 }

@@ -48,6 +48,9 @@ bool LogBucket::take(uint32_t per_minute, uint64_t now_ns) {
 void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c,
                     const net::HookPacket& hp) {
   const uint64_t now = stack_.clock().now_ns();
+  // A bucket for every rule, made when a rule first logs: a million-rule blocklist that never
+  // logs does not pay 16 MiB when it loads (decision 0064).
+  if (rules_->log.empty()) rules_->log.assign(tables().rules.size(), LogBucket{});
   if (!rules_->log[index].take(rule.log_rate_per_minute, now)) {
     ++counters_.log_suppressed;
     return;
@@ -68,13 +71,13 @@ void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c,
   }
   ++counters_.log_lines;
   const Packet& p = c.info.fields;
-  const std::string& prefix =
+  const std::string_view prefix =
       tables().strings[rule.log_prefix < tables().strings.size() ? rule.log_prefix : 0];
   std::string in = hp.in != net::no_interface ? stack_.interface(hp.in).name() : "";
   std::string out = hp.out != net::no_interface ? stack_.interface(hp.out).name() : "";
-  std::string line = prefix + "IN=" + in + " OUT=" + out + " SRC=" + address_text(p.saddr) +
-                     " DST=" + address_text(p.daddr) + " LEN=" + std::to_string(p.length) +
-                     " TTL=" + std::to_string(p.ttl);
+  std::string line = std::string(prefix) + "IN=" + in + " OUT=" + out +
+                     " SRC=" + address_text(p.saddr) + " DST=" + address_text(p.daddr) +
+                     " LEN=" + std::to_string(p.length) + " TTL=" + std::to_string(p.ttl);
   if (const char* name = protocol_name(p.proto)) {
     line += std::string(" PROTO=") + name;
   } else {

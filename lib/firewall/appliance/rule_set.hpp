@@ -27,7 +27,7 @@ struct Appliance::RuleSet {
   Classifier classifier;
   std::vector<uint64_t> hits;
   std::array<uint64_t, kChainSlots> policy_hits{};
-  std::vector<LogBucket> log;
+  std::vector<LogBucket> log;  // one per rule, made when the first rule logs (rule_log.cpp)
 };
 
 // Per packet, from its first hook to its last: what tracking found, and the packet as read.

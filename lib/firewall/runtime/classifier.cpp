@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
+#include <memory>
 
 #include "runtime/entry_match.hpp"
 #include "runtime/exact_set_probe.hpp"
@@ -13,16 +15,25 @@
 namespace keel::firewall {
 
 LoadStatus Classifier::load(std::span<const uint8_t> blob) {
-  Tables decoded;
-  LoadStatus status = decode_tables(blob, decoded);
-  if (status != LoadStatus::ok) return status;
-  return adopt(std::move(decoded));
+  // The one copy: into storage aligned as the blob's pools need (not zeroed first).
+  std::unique_ptr<BlobLine[]> copy(
+      new BlobLine[(blob.size() + sizeof(BlobLine) - 1) / sizeof(BlobLine)]);
+  if (!blob.empty()) std::memcpy(copy.get(), blob.data(), blob.size());
+  const std::span<const uint8_t> placed(reinterpret_cast<const uint8_t*>(copy.get()), blob.size());
+  return take(placed, std::move(copy));
 }
 
-LoadStatus Classifier::adopt(Tables tables) {
-  LoadStatus status = validate(tables);
+LoadStatus Classifier::map(std::span<const uint8_t> blob) { return take(blob, {}); }
+
+LoadStatus Classifier::adopt(const Tables& tables) { return load(encode_tables(tables)); }
+
+LoadStatus Classifier::take(std::span<const uint8_t> mapped, std::unique_ptr<BlobLine[]> owner) {
+  TableView view;
+  LoadStatus status = map_tables(mapped, view);
+  if (status == LoadStatus::ok) status = validate(view);
   if (status != LoadStatus::ok) return status;
-  tables_ = std::move(tables);
+  tables_ = view;
+  owned_ = std::move(owner);
   // How many tree probes, from each, are walked together: consecutive trees of a partition, at
   // most kMaxLockstepTrees (the least over partitions that share the probe).
   tree_runs_.assign(tables_.probes.size(), kMaxLockstepTrees);
@@ -230,7 +241,7 @@ Verdict Classifier::classify(ChainKind kind, Hook hook, const Packet& packet) co
   const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
   uint32_t rule = first_match(kind, hook, packet);
   if (rule == kNoRule) return {chain.present ? chain.policy : Action::accept, kNoRule};
-  return {tables_.rules[rule].action, rule};
+  return {rule_action(tables_.rules[rule]), rule};
 }
 
 }  // namespace keel::firewall

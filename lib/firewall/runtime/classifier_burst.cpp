@@ -139,7 +139,7 @@ void Classifier::classify_burst(ChainKind kind, Hook hook, std::span<const Packe
     for (size_t i = 0; i < n; ++i) {
       verdicts[at + i] = rules[i] == kNoRule
                              ? Verdict{chain.present ? chain.policy : Action::accept, kNoRule}
-                             : Verdict{tables_.rules[rules[i]].action, rules[i]};
+                             : Verdict{rule_action(tables_.rules[rules[i]]), rules[i]};
     }
   }
 }

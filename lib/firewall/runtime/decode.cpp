@@ -1,87 +1,57 @@
-// Decodes a table blob with bounds checks on every read; validation of contents follows.
+// Maps a table blob: checks its head (magic, version, size, checksum) and that every pool the
+// directory names is aligned, in order and inside the blob, then points a TableView at the pools
+// where they lie. Nothing is copied; validate() checks the contents a lookup will trust.
 #include <cstring>
 
 #include "keel/firewall/classifier.hpp"
 #include "runtime/blob_format.hpp"
 
 namespace keel::firewall {
-namespace {
-class Reader {
- public:
-  explicit Reader(std::span<const uint8_t> data) : data_(data) {}
-  template <typename T>
-  bool get(T& value) {
-    if (data_.size() - pos_ < sizeof(T)) return false;
-    std::memcpy(&value, data_.data() + pos_, sizeof(T));
-    pos_ += sizeof(T);
-    return true;
-  }
-  bool bytes(void* out, uint64_t size) {
-    if (data_.size() - pos_ < size) return false;
-    if (size) std::memcpy(out, data_.data() + pos_, size);
-    pos_ += size;
-    return true;
-  }
-  uint64_t remaining() const { return data_.size() - pos_; }
-
- private:
-  std::span<const uint8_t> data_;
-  size_t pos_ = 0;
-};
-}  // namespace
 
 std::span<const uint8_t> blob_magic() { return {blob::kMagic, sizeof(blob::kMagic)}; }
 
-LoadStatus decode_tables(std::span<const uint8_t> data, Tables& out) {
-  if (data.size() < blob::kHeaderSize) return LoadStatus::truncated;
+LoadStatus map_tables(std::span<const uint8_t> data, TableView& out) {
+  if (data.size() < sizeof(blob::Header)) return LoadStatus::truncated;
   if (std::memcmp(data.data(), blob::kMagic, sizeof(blob::kMagic)) != 0)
     return LoadStatus::bad_magic;
-  Reader header(data.subspan(sizeof(blob::kMagic)));
-  uint32_t version = 0, reserved = 0;
-  uint64_t payload_size = 0, checksum = 0;
-  header.get(version);
-  header.get(reserved);
-  header.get(payload_size);
-  header.get(checksum);
-  if (version != blob::kVersion) return LoadStatus::bad_version;
-  uint64_t available = data.size() - blob::kHeaderSize;
-  if (payload_size > available) return LoadStatus::truncated;
-  if (payload_size < available) return LoadStatus::trailing_bytes;
-  std::span<const uint8_t> payload = data.subspan(blob::kHeaderSize);
-  if (blob::fnv1a(payload.data(), payload.size()) != checksum) return LoadStatus::bad_checksum;
+  blob::Header header;
+  std::memcpy(&header, data.data(), sizeof(header));
+  if (header.version != blob::kVersion) return LoadStatus::bad_version;
+  if (header.size > data.size() || data.size() < blob::kHeadSize) return LoadStatus::truncated;
+  if (header.size < data.size()) return LoadStatus::trailing_bytes;
+  if (reinterpret_cast<uintptr_t>(data.data()) % blob::kAlign != 0) return LoadStatus::misaligned;
+  if (blob::head_checksum(data.data()) != header.checksum) return LoadStatus::bad_checksum;
+  if (header.pool_count != blob::kPoolCount) return LoadStatus::bad_size;
 
-  Reader in(payload);
-  Tables t;
-  if (!in.get(t.conntrack)) return LoadStatus::truncated;
-  for (ChainTable& chain : t.chains)
-    if (!in.get(chain)) return LoadStatus::truncated;
+  blob::PoolRef refs[blob::kPoolCount];
+  std::memcpy(refs, data.data() + blob::kDirectoryOffset, sizeof(refs));
+  // Pools follow the head in order without overlapping, each aligned for its records.
+  uint64_t end = blob::kHeadSize;
+  uint32_t index = 0;
   bool ok = true;
-  blob::for_each_pool(t, [&](auto& pool) {
-    uint64_t count = 0;
-    if (!ok || !in.get(count)) {
+  const auto place = [&](auto& pool) {
+    using Record = typename std::remove_reference_t<decltype(pool)>::element_type;
+    const blob::PoolRef ref = refs[index++];
+    if (!ok || ref.offset % blob::kAlign != 0 || ref.offset < end || ref.offset > data.size() ||
+        ref.count > (data.size() - ref.offset) / sizeof(Record)) {
       ok = false;
       return;
     }
-    // Refuse counts the remaining bytes cannot hold before allocating anything.
-    if (count > in.remaining() / sizeof(pool[0])) {
-      ok = false;
-      return;
-    }
-    pool.resize(count);
-    ok = in.bytes(pool.data(), count * sizeof(pool[0]));
-  });
-  if (!ok) return LoadStatus::truncated;
-  uint64_t strings = 0;
-  if (!in.get(strings) || strings > in.remaining() / sizeof(uint32_t)) return LoadStatus::truncated;
-  t.strings.resize(strings);
-  for (std::string& s : t.strings) {
-    uint32_t length = 0;
-    if (!in.get(length) || length > in.remaining()) return LoadStatus::truncated;
-    s.resize(length);
-    in.bytes(s.data(), length);
-  }
-  if (in.remaining() != 0) return LoadStatus::trailing_bytes;
-  out = std::move(t);
+    pool = {reinterpret_cast<const Record*>(data.data() + ref.offset), ref.count};
+    end = ref.offset + ref.count * sizeof(Record);
+  };
+  TableView t;
+  std::memcpy(t.chains.data(), data.data() + blob::kChainsOffset, sizeof(t.chains));
+  t.conntrack = header.conntrack;
+  blob::for_each_pool(t, place);
+  std::span<const uint32_t> string_offsets;
+  std::span<const char> string_bytes;
+  place(string_offsets);
+  place(string_bytes);
+  if (!ok) return LoadStatus::bad_size;
+  if (end != data.size()) return LoadStatus::trailing_bytes;
+  t.strings = StringTable(string_offsets, string_bytes);
+  out = t;
   return LoadStatus::ok;
 }
 

@@ -38,6 +38,8 @@ const char* to_string(LoadStatus status) {
       return "table entries out of order";
     case LoadStatus::trailing_bytes:
       return "trailing bytes after tables";
+    case LoadStatus::misaligned:
+      return "table blob not on a 64-byte boundary";
   }
   return "?";
 }

@@ -144,8 +144,9 @@ __attribute__((target("avx2"))) PacketVectors packet_vectors(const Packet& packe
 }
 
 template <uint32_t kCount>
-__attribute__((target("avx2,bmi"))) uint32_t walk_trees(const Tables& tables, const Probe* probes,
-                                                        const Packet& packet, uint32_t best) {
+__attribute__((target("avx2,bmi"))) uint32_t walk_trees(const TableView& tables,
+                                                        const Probe* probes, const Packet& packet,
+                                                        uint32_t best) {
   const uint32_t key[kTupleFields] = {packet.saddr, packet.daddr, packet.sport, packet.dport,
                                       packet.proto};
   const PacketVectors p = packet_vectors(packet);
@@ -181,7 +182,7 @@ __attribute__((target("avx2,bmi"))) uint32_t leaf_match_avx2(const LeafOctet* oc
   return leaf(octets, count, packet_vectors(packet), kNoRule);
 }
 
-uint32_t lookup_trees_avx2(const Tables& tables, const Probe* probes, uint32_t count,
+uint32_t lookup_trees_avx2(const TableView& tables, const Probe* probes, uint32_t count,
                            const Packet& packet, uint32_t best) {
   switch (count) {
     case 1:

@@ -3,13 +3,13 @@
 #include <cstdint>
 
 #include "keel/firewall/packet.hpp"
-#include "keel/firewall/tables.hpp"
+#include "keel/firewall/table_view.hpp"
 
 namespace keel::firewall {
 
 // Walks `count` (1-8) consecutive tree probes for `packet` and tests the leaves reached; returns
 // the better of `best` and their matches. Same answer as Classifier::walk_trees.
-uint32_t lookup_trees_avx2(const Tables& tables, const Probe* probes, uint32_t count,
+uint32_t lookup_trees_avx2(const TableView& tables, const Probe* probes, uint32_t count,
                            const Packet& packet, uint32_t best);
 
 }  // namespace keel::firewall

@@ -1,4 +1,8 @@
-// Validation of decoded tables: after this, no lookup can index outside a pool or loop forever.
+// Validation of mapped tables: after this, no lookup can index outside a pool or loop forever.
+// What lookups follow without a check is checked here, entry by entry where need be (tree
+// lines, tuple buckets, interval sets); the two kinds of entries a large blocklist is made of,
+// exact-set slots and rules, are checked by the lookup that reads them (one compare each), so
+// loading a million-rule blob reads its structure, not its 50 MiB (docs/decisions/0064).
 #include <algorithm>
 #include <vector>
 
@@ -12,9 +16,9 @@ constexpr int kMaxSetIndexBits = 24;
 bool range_ok(uint64_t first, uint64_t count, size_t size) {
   return first <= size && count <= size - first;
 }
-bool rule_ok(uint32_t rule, const Tables& t) { return rule == kNoRule || rule < t.rules.size(); }
+bool rule_ok(uint32_t rule, const TableView& t) { return rule == kNoRule || rule < t.rules.size(); }
 
-LoadStatus validate_set(const SetTable& s, const Tables& t) {
+LoadStatus validate_set(const SetTable& s, const TableView& t) {
   if (s.field >= kFieldCount) return LoadStatus::bad_enum;
   const Field field = static_cast<Field>(s.field);
   const int bits = field_bits(field);
@@ -26,22 +30,12 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
       for (uint32_t i = 0; i < s.count; ++i)
         if (!rule_ok(t.values[s.first + i], t)) return LoadStatus::bad_index;
       return LoadStatus::ok;
-    case SetKind::exact_hash: {
+    case SetKind::exact_hash:
+      // Slots are read by ExactSetView::probe, which stops after `count` slots and answers
+      // kNoRule for a slot's rule outside the rules: neither needs reading the slots here.
       if (s.count == 0 || (s.count & (s.count - 1)) != 0) return LoadStatus::bad_size;
       if (!range_ok(s.first, uint64_t{s.count} * 2, t.keys.size())) return LoadStatus::bad_index;
-      const uint32_t* slots = t.keys.data() + s.first;
-      const uint32_t empty = s.index_first;
-      bool has_empty = false;  // linear probing stops at an empty slot
-      for (uint32_t i = 0; i < s.count; ++i) {
-        if (!rule_ok(slots[2 * i + 1], t)) return LoadStatus::bad_index;
-        if (slots[2 * i] == empty) {
-          has_empty = true;
-          if (slots[2 * i + 1] != kNoRule)
-            return LoadStatus::bad_order;  // a lookup of the empty key lands here
-        }
-      }
-      return has_empty ? LoadStatus::ok : LoadStatus::bad_size;
-    }
+      return LoadStatus::ok;
     case SetKind::intervals: {
       if (s.count == 0 || !range_ok(s.first, uint64_t{s.count} * 2, t.keys.size()))
         return LoadStatus::bad_index;
@@ -76,7 +70,7 @@ LoadStatus validate_set(const SetTable& s, const Tables& t) {
   return LoadStatus::bad_enum;
 }
 
-LoadStatus validate_entry(const TupleEntry& e, const Tables& t) {
+LoadStatus validate_entry(const TupleEntry& e, const TableView& t) {
   if (e.rule >= t.rules.size()) return LoadStatus::bad_index;
   if (e.saddr_length > 32 || e.daddr_length > 32) return LoadStatus::bad_size;
   if ((e.saddr & ~prefix_mask(e.saddr_length)) != 0 ||
@@ -88,7 +82,7 @@ LoadStatus validate_entry(const TupleEntry& e, const Tables& t) {
   return LoadStatus::ok;
 }
 
-LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
+LoadStatus validate_tuple(const TupleTable& tt, const TableView& t) {
   for (int i = 0; i < kTupleFields; ++i)
     if (tt.lengths[i] > field_bits(kTupleFieldList[i])) return LoadStatus::bad_size;
   if (tt.bucket_bits > kMaxBucketBits) return LoadStatus::bad_size;
@@ -129,7 +123,7 @@ LoadStatus validate_tuple(const TupleTable& tt, const Tables& t) {
 
 // Octet lanes name rules in order (kNoRule, the largest, only at the end): a leaf's first
 // matching lane is its best.
-LoadStatus validate_octet(const LeafOctet& octet, const Tables& t) {
+LoadStatus validate_octet(const LeafOctet& octet, const TableView& t) {
   for (int lane = 0; lane < 8; ++lane) {
     if (!rule_ok(octet.rule[lane], t)) return LoadStatus::bad_index;
     if (lane > 0 && octet.rule[lane] < octet.rule[lane - 1]) return LoadStatus::bad_order;
@@ -138,7 +132,7 @@ LoadStatus validate_octet(const LeafOctet& octet, const Tables& t) {
 }
 
 // A leaf reference names octets of its tree whose lanes stay in rule order across the leaf.
-LoadStatus validate_leaf(uint32_t ref, const TreeTable& tree, const Tables& t) {
+LoadStatus validate_leaf(uint32_t ref, const TreeTable& tree, const TableView& t) {
   const uint32_t first = leaf_first(ref), count = leaf_count(ref);
   if (!range_ok(first, count, tree.octets_count)) return LoadStatus::bad_index;
   const LeafOctet* octets = t.leaf_octets.data() + tree.octets_first + first;
@@ -150,7 +144,7 @@ LoadStatus validate_leaf(uint32_t ref, const TreeTable& tree, const Tables& t) {
 // Every walk ends within kMaxTreeLines lines: a line's exits lead to later lines of its tree
 // (so no cycle), and a line's depth (one for the root references' lines) stays in bounds.
 // Splits name tuple fields; every reference is a line of the tree or a valid leaf.
-LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
+LoadStatus validate_tree(const TreeTable& tree, const TableView& t) {
   if (tree.root_field >= kTupleFields || tree.pad[0] != 0 || tree.pad[1] != 0)
     return LoadStatus::bad_enum;
   if (tree.root_bits > kMaxTreeRootBits ||
@@ -190,7 +184,7 @@ LoadStatus validate_tree(const TreeTable& tree, const Tables& t) {
   return LoadStatus::ok;
 }
 
-LoadStatus validate_chain(const ChainTable& c, const Tables& t) {
+LoadStatus validate_chain(const ChainTable& c, const TableView& t) {
   if (c.present > 1) return LoadStatus::bad_enum;
   if (!c.present) return LoadStatus::ok;
   if (static_cast<int>(c.policy) >= kActionCount) return LoadStatus::bad_enum;
@@ -213,14 +207,22 @@ LoadStatus validate_chain(const ChainTable& c, const Tables& t) {
     return LoadStatus::bad_index;
   return LoadStatus::ok;
 }
+
+// strings[0] is "", and every string lies inside the bytes.
+LoadStatus validate_strings(const StringTable& strings) {
+  const std::span<const uint32_t> offsets = strings.offsets();
+  if (offsets.size() < 2 || offsets[0] != 0 || offsets[1] != 0) return LoadStatus::bad_size;
+  for (size_t i = 1; i < offsets.size(); ++i)
+    if (offsets[i] < offsets[i - 1]) return LoadStatus::bad_order;
+  if (offsets.back() > strings.bytes().size()) return LoadStatus::bad_index;
+  return LoadStatus::ok;
+}
 }  // namespace
 
-LoadStatus validate(const Tables& t) {
-  if (t.strings.empty()) return LoadStatus::bad_size;
-  for (const RuleInfo& r : t.rules) {
-    if (static_cast<int>(r.action) >= kActionCount) return LoadStatus::bad_enum;
-    if (r.log_prefix >= t.strings.size()) return LoadStatus::bad_index;
-  }
+// Rules (their actions and log prefixes) are checked where they are read: Classifier::classify
+// and the appliance (rule_log.cpp).
+LoadStatus validate(const TableView& t) {
+  if (LoadStatus st = validate_strings(t.strings); st != LoadStatus::ok) return st;
   for (const InterfaceInfo& i : t.interfaces)
     if (i.name >= t.strings.size()) return LoadStatus::bad_index;
   for (const RouteInfo& r : t.routes) {

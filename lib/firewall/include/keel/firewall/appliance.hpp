@@ -67,15 +67,18 @@ class Appliance {
   Appliance(const Appliance&) = delete;
   Appliance& operator=(const Appliance&) = delete;
 
-  // Decodes and validates `blob`; only if all of it is good does it become the rule set (and its
-  // counters start from zero). Without rules every packet is accepted.
+  // Copies `blob` once and checks it; only if all of it is good does it become the rule set (and
+  // its counters start from zero). Without rules every packet is accepted.
   LoadStatus replace_rules(std::span<const uint8_t> blob);
+  // The same for a blob used where it lies, never copied: 64-byte aligned and outliving the
+  // appliance, as the rules compiled into the image (embedded_rules(), decision 0064).
+  LoadStatus map_rules(std::span<const uint8_t> blob);
   // The rules' `interface` declarations configure the stack's interfaces in order (the first
   // declared is interface 0) unless `keep_configured` and the interface has an address already;
   // `route` declarations join the routing table. Forwarding is turned on.
   void apply_declarations(bool keep_configured = true);
 
-  const Tables& tables() const;
+  const TableView& tables() const;
   // Hits of rule `rule` (an index into tables().rules) since its rule set was loaded.
   uint64_t rule_hits(uint32_t rule) const;
   // Packets a chain's policy decided.
@@ -90,6 +93,7 @@ class Appliance {
  private:
   struct RuleSet;
   struct Context;
+  LoadStatus install(std::unique_ptr<RuleSet> next, LoadStatus status);
   net::Verdict run(net::HookPacket& hp);
   net::Verdict prerouting(net::HookPacket& hp);
   net::Verdict input(net::HookPacket& hp);

@@ -1,12 +1,15 @@
 #pragma once
-// The runtime classifier: loads a table blob (validating every byte it will trust) and
-// answers first-match verdicts. Runtime-safe: no I/O, no threads, no exceptions thrown.
+// The runtime classifier: checks a table blob (everything a lookup will trust) and answers
+// first-match verdicts from it where it lies, or from one copy of it (docs/decisions/0064).
+// Runtime-safe: no I/O, no threads, no exceptions thrown.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
 #include "keel/firewall/packet.hpp"
+#include "keel/firewall/table_view.hpp"
 #include "keel/firewall/tables.hpp"
 
 namespace keel::firewall {
@@ -22,21 +25,36 @@ enum class LoadStatus : uint8_t {
   bad_enum,
   bad_order,
   trailing_bytes,
+  misaligned,  // map(): the blob does not start on a 64-byte boundary
 };
 const char* to_string(LoadStatus status);
 
 // Whether the CPU has AVX2 and BMI1 and the OS saves the AVX registers (CPUID, XCR0).
 bool cpu_has_avx2();
 
-// Checks every index, count and enum in `tables` so lookups can never leave their pools.
-LoadStatus validate(const Tables& tables);
+// Checks every index, count, enum and order in `tables` that a lookup follows without checking,
+// so lookups can never leave their pools or loop; what a lookup checks itself (the rules of
+// exact-set slots, a rule's action) is left to it. Reads the tables' structure, not every entry
+// of the large ones (docs/decisions/0064).
+LoadStatus validate(const TableView& tables);
+
+// The action of `rule`, drop for a value that names none: the loader does not read every rule
+// of a large blob (docs/decisions/0064), so the lookup checks the one it answers with.
+constexpr Action rule_action(const RuleInfo& rule) {
+  return static_cast<int>(rule.action) < kActionCount ? rule.action : Action::drop;
+}
 
 class Classifier {
  public:
-  // Decodes and validates a blob; on failure the classifier stays empty (accepts everything).
+  // Copies `blob` once into storage the classifier owns, checks it and uses it: for blobs that
+  // come and go (pushed over the management port, read from a file). On failure nothing changes
+  // (a new classifier has no rules and accepts everything).
   LoadStatus load(std::span<const uint8_t> blob);
-  // Adopts tables built in-process (validated the same way).
-  LoadStatus adopt(Tables tables);
+  // Checks `blob` and uses it where it lies, without a copy: it must start on a 64-byte boundary
+  // and outlive the classifier (the tables compiled into the image, embedded_rules()).
+  LoadStatus map(std::span<const uint8_t> blob);
+  // Tables built in-process, encoded and loaded (tests and tools).
+  LoadStatus adopt(const Tables& tables);
 
   Verdict classify(ChainKind kind, Hook hook, const Packet& packet) const;
   // Rule number of the first matching rule of that chain, or kNoRule.
@@ -52,7 +70,7 @@ class Classifier {
   void classify_burst(ChainKind kind, Hook hook, std::span<const Packet> packets,
                       std::span<Verdict> verdicts) const;
 
-  const Tables& tables() const { return tables_; }
+  const TableView& tables() const { return tables_; }
   // Walks trees and tests their leaves with AVX2 where cpu_has_avx2() (the default), else with
   // SSE2; tests compare both paths.
   void use_avx2(bool on) { avx2_ = on && cpu_has_avx2(); }
@@ -77,13 +95,24 @@ class Classifier {
   uint32_t walk_trees(const Probe* probes, const Packet& packet, uint32_t best) const;
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
-  Tables tables_;
-  std::vector<uint8_t> tree_runs_;  // per probe: tree probes walked together from it (adopt)
+  // Checks `mapped` and takes it (and `owner`, the storage it lies in, if any).
+  struct alignas(64) BlobLine {
+    uint8_t bytes[64];
+  };
+  LoadStatus take(std::span<const uint8_t> mapped, std::unique_ptr<BlobLine[]> owner);
+
+  TableView tables_;
+  std::unique_ptr<BlobLine[]> owned_;  // a loaded (copied) blob; none for a mapped one
+  std::vector<uint8_t> tree_runs_;     // per probe: tree probes walked together from it (adopt)
   bool avx2_ = cpu_has_avx2();  // trees through lookup_trees_avx2 (runtime/tree_lookup_avx2.cpp)
 };
 
 // Blob encoding shared by the compiler (writer) and the loader.
 std::span<const uint8_t> blob_magic();
-LoadStatus decode_tables(std::span<const uint8_t> blob, Tables& out);
+// Tables in the blob layout (runtime/blob_format.hpp; runtime/encode.cpp).
+std::vector<uint8_t> encode_tables(const Tables& tables);
+// Points `out` at the pools of `blob` after checking its head and directory (runtime/decode.cpp);
+// validate() checks the contents.
+LoadStatus map_tables(std::span<const uint8_t> blob, TableView& out);
 
 }  // namespace keel::firewall

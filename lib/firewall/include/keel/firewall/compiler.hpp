@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "keel/firewall/classifier.hpp"  // encode_tables
 #include "keel/firewall/ruleset.hpp"
 #include "keel/firewall/tables.hpp"
 
@@ -33,7 +34,6 @@ struct BuildStats {
   size_t cubes = 0;
 };
 Tables build_tables(const Ruleset& ruleset, BuildStats* stats = nullptr);
-std::vector<uint8_t> encode_tables(const Tables& tables);
 size_t table_bytes(const Tables& tables);  // bytes of classification structures
 
 // An IPv4 address (host order) as dotted decimal: 10.0.0.1.

@@ -13,6 +13,9 @@ BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-s
                   # lib/mbedtls: `apt-get source` unpacks Debian 13's mbed TLS 3.6 with
                   # dpkg-source (decision 0105)
                   "dpkg-dev",
+                  # examples/web: its throwaway TLS test pair is made at build time; test/http's
+                  # HTTPS tests use s_client
+                  "openssl",
                   # keel debug: gdb on the image (through QEMU's gdb stub) or the Linux process
                   "gdb"]
 # Running every test, fuzz target and the network peers the tests use.

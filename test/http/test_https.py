@@ -13,6 +13,7 @@ server goes on serving, and an image whose generator is not seeded refuses HTTPS
 import os
 import re
 import sys
+import time
 
 import pytest
 
@@ -98,6 +99,60 @@ def test_session_resumption_by_ticket(web, version, tmp_path):
     second = s_client(web, version, "-sess_in", session)
     assert "Reused, TLSv1." in second.stdout, second.stdout + second.stderr
     assert PAGE in second.stdout
+
+
+# A client that pipelines many requests and reads nothing for a while (python's ssl, one
+# thread, non-blocking): the server answers one request at a time, its responses fill the
+# TCP stream, it stops taking plaintext, the TLS layer stops decrypting records and the TCP
+# window closes, so the client cannot send all it has. Then it reads, and every request gets
+# its answer. A TLS layer that decrypted on while the server was paused would have to buffer
+# the plaintext without bound (or lose it): the client's whole send would go through.
+PIPELINE_CLIENT = r"""
+import selectors, socket, ssl, sys, time
+host, name, cafile, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+request = f"GET /api/items/9 HTTP/1.1\r\nHost: {name}\r\n\r\n".encode()
+out = request * count
+ctx = ssl.create_default_context(cafile=cafile)
+raw = socket.socket()
+raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+raw.connect((host, 443))
+s = ctx.wrap_socket(raw, server_hostname=name)
+s.setblocking(False)
+sent, got, answers = 0, b"", 0
+def send_some():
+    global sent
+    try:
+        while sent < len(out):
+            sent += s.send(out[sent:sent + 16384])
+    except (ssl.SSLWantWriteError, ssl.SSLWantReadError, BlockingIOError):
+        pass
+quiet_until = time.monotonic() + 3
+while time.monotonic() < quiet_until:
+    send_some()
+    time.sleep(0.05)
+sent_while_not_reading = sent
+deadline = time.monotonic() + 240
+while answers < count and time.monotonic() < deadline:
+    send_some()
+    try:
+        got += s.recv(65536)
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+        time.sleep(0.005)
+    answers = got.count(b"HTTP/1.1 404 ")
+print(len(out), sent_while_not_reading, sent, answers)
+"""
+
+
+def test_a_client_that_does_not_read_is_held_back_then_fully_answered(web):
+    count = 10000
+    result = run(web.args([sys.executable, "-c", PIPELINE_CLIENT, KEEL, NAME, web.cert,
+                           str(count)]), timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    total, sent_while_not_reading, sent, answers = map(int, result.stdout.split())
+    # Held back: the requests that fit the server's window and the client's buffers, not all.
+    assert sent_while_not_reading < total // 2, result.stdout
+    assert sent == total and answers == count, result.stdout
 
 
 @pytest.mark.parametrize("garbage", [

@@ -23,6 +23,9 @@ namespace {
 constexpr std::size_t kMaxPlaintext = 16 * 1024;
 
 enum class State : uint8_t { handshake, open, closed };
+// How the transport ends a connection on its own: a FIN after what is queued (an alert), or
+// a reset.
+enum class Ending : uint8_t { close, reset };
 
 class TlsTransport final : public http::Transport,
                            public std::enable_shared_from_this<TlsTransport> {
@@ -67,7 +70,7 @@ class TlsTransport final : public http::Transport,
       const int n = mbedtls_ssl_write(&ssl_, data.data() + done, data.size() - done);
       if (n <= 0) {  // send() never asks to wait: an error
         ++context_->counters().record_errors;
-        (void)abort();
+        fail(Ending::reset);
         return net::Status::closed;
       }
       done += std::size_t(n);
@@ -153,7 +156,7 @@ class TlsTransport final : public http::Transport,
       // Not TLS (plain HTTP to this port), no common version, suite or protocol, a bad
       // message: mbed TLS has queued its alert where it could; it goes before the FIN.
       ++context_->counters().handshake_failures;
-      (void)close();
+      fail(Ending::close);
       return;
     }
     Counters& c = context_->counters();
@@ -191,7 +194,7 @@ class TlsTransport final : public http::Transport,
         break;
       }
       ++context_->counters().record_errors;  // bad MAC, bad record, a fatal alert
-      (void)close();
+      fail(Ending::close);
       break;
     }
     delivering_ = false;
@@ -208,7 +211,7 @@ class TlsTransport final : public http::Transport,
   void on_stream_end() {
     auto self = shared_from_this();
     if (state_ == State::handshake) {
-      (void)close();  // a client that left before the handshake ended (or a port probe)
+      fail(Ending::close);  // a client that left before the handshake ended (or a port probe)
       return;
     }
     end_of_input();
@@ -240,7 +243,7 @@ class TlsTransport final : public http::Transport,
       return true;
     }
     if (s == net::Status::would_block) return true;  // on_drain sends it
-    if (state_ != State::closed) (void)abort();
+    fail(Ending::reset);
     return false;
   }
 
@@ -249,6 +252,19 @@ class TlsTransport final : public http::Transport,
       (void)mbedtls_ssl_close_notify(&ssl_);
       (void)flush();
     }
+  }
+
+  // The transport ends the connection itself (an error, the peer left mid-handshake): unlike
+  // the server's own close() and abort(), this runs the server's on_close once, so the
+  // server forgets the connection (its deadline, its count) before the handlers go.
+  void fail(Ending how) {
+    if (state_ == State::closed) return;
+    auto self = shared_from_this();
+    state_ = State::closed;
+    (void)(how == Ending::reset ? stream_.abort() : stream_.close());
+    EventHandler handler = app_close_;
+    release();
+    if (handler) handler();
   }
 
   // No handler of the server runs again: the handlers (which hold the server's connection,

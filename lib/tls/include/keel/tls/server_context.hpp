@@ -35,10 +35,10 @@ struct ServerOptions {
 };
 
 struct Counters {
-  uint64_t sessions = 0;            // connections that began a handshake
-  uint64_t refused = 0;             // over max_sessions
-  uint64_t handshakes = 0;          // completed
-  uint64_t tls1_3 = 0;              // of those, by version
+  uint64_t sessions = 0;    // connections that began a handshake
+  uint64_t refused = 0;     // over max_sessions
+  uint64_t handshakes = 0;  // completed
+  uint64_t tls1_3 = 0;      // of those, by version
   uint64_t tls1_2 = 0;
   uint64_t handshake_failures = 0;  // not TLS, no shared version or suite, bad messages
   uint64_t record_errors = 0;       // after the handshake: bad MAC, bad record, alerts

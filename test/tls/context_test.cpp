@@ -59,7 +59,8 @@ TEST(ServerContext, RefusesWhatDoesNotParse) {
   EXPECT_EQ(made.context, nullptr);
   EXPECT_NE(made.error.find("certificate chain does not parse"), std::string::npos) << made.error;
 
-  auto no_key = tls::ServerContext::create({file("ec_cert.pem"), {}}, {}, tls::RandomSource::seeded);
+  auto no_key =
+      tls::ServerContext::create({file("ec_cert.pem"), {}}, {}, tls::RandomSource::seeded);
   EXPECT_EQ(no_key.context, nullptr);
   EXPECT_NE(no_key.error.find("private key does not parse"), std::string::npos) << no_key.error;
 }

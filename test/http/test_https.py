@@ -55,6 +55,8 @@ def s_client(net, *args, request=f"GET / HTTP/1.1\r\nHost: {NAME}\r\nConnection:
 
 def tls_counters(net):
     """The last `web: tls ...` stats line (web_stats=1: one a second) as a dict."""
+    web_tls_line = r"web: tls open \d+"
+    net.wait_for(net.web, web_tls_line, timeout=10)  # the first comes a second after the start
     lines = re.findall(r"^web: tls (.*)$", net.output(net.web), re.M)
     assert lines, net.output(net.web)
     words = lines[-1].split()
@@ -96,9 +98,11 @@ def test_session_resumption_by_ticket(web, version, tmp_path):
     assert "New, TLSv1." in first.stdout, first.stdout + first.stderr
     assert PAGE in first.stdout
     assert os.path.getsize(session) > 0
+    resumed = tls_counters(web)["resumed"]
     second = s_client(web, version, "-sess_in", session)
     assert "Reused, TLSv1." in second.stdout, second.stdout + second.stderr
     assert PAGE in second.stdout
+    web.wait_for(web.web, rf"resumed {resumed + 1} ", timeout=20)  # counted by the server
 
 
 # A client that pipelines many requests and reads nothing for a while (python's ssl, one

@@ -29,6 +29,22 @@ std::string parse_buffer(std::span<const uint8_t> bytes) {
   return text;
 }
 
+int write_ticket(void* impl, const mbedtls_ssl_session* session, unsigned char* start,
+                 const unsigned char* end, size_t* size, uint32_t* lifetime) {
+  auto* i = static_cast<ServerContext::Impl*>(impl);
+  return mbedtls_ssl_ticket_write(&i->tickets, session, start, end, size, lifetime);
+}
+
+// mbed TLS's ticket check, counted: a ticket that decrypts under a current key and is
+// within its lifetime resumes the session (TLS 1.2 at once; TLS 1.3 once the client's PSK
+// binder checks out).
+int parse_ticket(void* impl, mbedtls_ssl_session* session, unsigned char* ticket, size_t size) {
+  auto* i = static_cast<ServerContext::Impl*>(impl);
+  const int e = mbedtls_ssl_ticket_parse(&i->tickets, session, ticket, size);
+  if (e == 0 && i->counters != nullptr) ++i->counters->tickets_accepted;
+  return e;
+}
+
 const uint8_t* data_of(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
 }  // namespace
@@ -100,9 +116,12 @@ ServerContext::Made ServerContext::create(const Credentials& credentials,
                                     MBEDTLS_PSA_RANDOM_STATE, MBEDTLS_CIPHER_AES_256_GCM,
                                     options.ticket_lifetime_s)) != 0)
     return {nullptr, "TLS: session ticket keys (" + describe(e) + ")"};
-  mbedtls_ssl_conf_session_tickets_cb(&c, mbedtls_ssl_ticket_write, mbedtls_ssl_ticket_parse,
-                                      &impl->tickets);
-  return {std::shared_ptr<ServerContext>(new ServerContext(options, std::move(impl))), {}};
+  // One pointer for both callbacks (mbed TLS's API): Impl, whose tickets they use.
+  mbedtls_ssl_conf_session_tickets_cb(&c, write_ticket, parse_ticket, impl.get());
+  Impl* raw = impl.get();
+  std::shared_ptr<ServerContext> context(new ServerContext(options, std::move(impl)));
+  raw->counters = &context->counters();
+  return {context, {}};
 }
 
 }  // namespace keel::tls

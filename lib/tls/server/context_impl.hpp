@@ -23,6 +23,7 @@ struct ServerContext::Impl {
   mbedtls_x509_crt certificate;
   mbedtls_pk_context key;
   mbedtls_ssl_ticket_context tickets;
+  Counters* counters = nullptr;  // the context's, for the ticket callback
 };
 
 // mbed TLS's error text, where it has one, with the code.

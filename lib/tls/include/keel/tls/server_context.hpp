@@ -40,6 +40,7 @@ struct Counters {
   uint64_t handshakes = 0;  // completed
   uint64_t tls1_3 = 0;      // of those, by version
   uint64_t tls1_2 = 0;
+  uint64_t tickets_accepted = 0;    // resumptions: a valid, current session ticket came
   uint64_t handshake_failures = 0;  // not TLS, no shared version or suite, bad messages
   uint64_t record_errors = 0;       // after the handshake: bad MAC, bad record, alerts
   uint64_t open = 0;

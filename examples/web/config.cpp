@@ -28,6 +28,12 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
   if (key == "port") {
     if ((error = parse_uint(field, value, 65535, n)).empty()) c.port = uint16_t(n);
     if (error.empty() && n == 0) error = field + ": port 0";
+  } else if (key == "https_port") {
+    if ((error = parse_uint(field, value, 65535, n)).empty()) c.https_port = uint16_t(n);
+    if (error.empty() && n != 0 && n == c.port) error = field + ": the HTTP port";
+  } else if (key == "tls_max") {
+    if ((error = parse_uint(field, value, 1'000'000, n)).empty()) c.tls.max_sessions = n;
+    if (error.empty() && n == 0) error = field + ": no sessions";
   } else if (key == "log") {
     error = parse_bool(field, value, c.access_log);
   } else if (key == "stats") {

@@ -4,16 +4,20 @@
 //   web_port=80 web_log=0 web_stats=0 (seconds) web_max_items=1000
 //   web_header_timeout=10000 web_body_timeout=30000 web_idle_timeout=60000
 //   web_send_timeout=60000 (ms) web_max_connections=1024
+//   web_https_port=443 (0: no HTTPS) web_tls_max=128 (TLS sessions at once)
 #pragma once
 #include <cstdint>
 #include <string>
 
 #include "keel/http/server.hpp"
+#include "keel/tls/server_context.hpp"
 
 namespace web_app {
 
 struct Config {
   uint16_t port = 80;
+  uint16_t https_port = 443;  // the same site over TLS 1.3 / 1.2; 0: off
+  keel::tls::ServerOptions tls;
   bool access_log = false;      // one line per response on the console
   uint32_t stats_interval = 0;  // seconds between counter lines; 0: none
   uint32_t max_items = 1000;    // the REST store's bound

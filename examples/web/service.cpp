@@ -1,11 +1,14 @@
 // The web appliance: the files of site/ (compiled into the image by
 // keel_static_files in CMakeLists.txt) at / and a REST API of JSON items
-// (items.hpp) at /api on lib/http's server (docs/http.md). Settings in
-// config.hpp: the port (80 by default), the timeouts, an access log that is
-// off by default.
+// (items.hpp) at /api on lib/http's server (docs/http.md), over HTTP and
+// HTTPS (lib/tls: TLS 1.3 and 1.2, the certificate embedded by
+// keel_tls_credentials). Settings in config.hpp: the ports (80 and 443 by
+// default), the timeouts, an access log that is off by default. HTTPS
+// refuses to start when the random generator is not seeded (decision 0104).
 //
-//   tools/keel run examples/web -p 8080:80
+//   tools/keel run examples/web -p 8080:80 -p 8443:443
 //   curl http://127.0.0.1:8080/
+//   curl --cacert examples/web/build/linux/test_tls_cert.pem https://localhost:8443/
 //   curl -H 'Content-Type: application/json' -d '{"name":"x"}' http://127.0.0.1:8080/api/items
 //
 // The access log and the counter lines go to the console, which Keel
@@ -14,6 +17,8 @@
 #include <chrono>
 #include <cstdio>
 #include <keel/http/static_files.hpp>
+#include <keel/tls/embedded.hpp>
+#include <keel/tls/https.hpp>
 #include <net/stack.hpp>
 #include <os>
 #include <string_view>
@@ -26,6 +31,7 @@ namespace {
 namespace http = keel::http;
 
 http::Server* server = nullptr;
+std::shared_ptr<keel::tls::ServerContext> tls;  // null when HTTPS is off
 
 void fail(const std::string& message) {
   std::printf("web: %s\n", message.c_str());
@@ -44,6 +50,15 @@ void print_stats() {
       (unsigned long long)c.parse_errors, (unsigned long long)c.header_timeouts,
       (unsigned long long)c.body_timeouts, (unsigned long long)c.idle_timeouts,
       (unsigned long long)c.send_timeouts);
+  if (!tls) return;
+  const keel::tls::Counters& t = tls->counters();
+  std::printf(
+      "web: tls open %llu sessions %llu refused %llu handshakes %llu tls1.3 %llu tls1.2 %llu "
+      "resumed %llu handshake-failures %llu record-errors %llu\n",
+      (unsigned long long)t.open, (unsigned long long)t.sessions, (unsigned long long)t.refused,
+      (unsigned long long)t.handshakes, (unsigned long long)t.tls1_3, (unsigned long long)t.tls1_2,
+      (unsigned long long)t.tickets_accepted, (unsigned long long)t.handshake_failures,
+      (unsigned long long)t.record_errors);
 }
 
 }  // namespace
@@ -77,13 +92,26 @@ void Service::start() {
   net::Stack& stack = net::stack();
   if (auto s = server->listen(stack, config.port); s != net::Status::ok)
     return fail("cannot listen on port " + std::to_string(config.port) + ": " + net::to_string(s));
+  if (config.https_port != 0) {
+    auto made = keel::tls::ServerContext::create(keel::tls::embedded_credentials(), config.tls);
+    if (!made.context) return fail(made.error);
+    tls = made.context;
+    if (auto s = server->listen(stack, config.https_port, keel::tls::https_transport(tls));
+        s != net::Status::ok)
+      return fail("cannot listen on port " + std::to_string(config.https_port) + ": " +
+                  net::to_string(s));
+  }
   if (config.stats_interval != 0) {
     os::Timers::periodic(std::chrono::seconds(config.stats_interval),
                          [](os::Timers::id_t) { print_stats(); });
   }
   const uint16_t port = config.port;
+  const uint16_t https_port = config.https_port;
   for (std::size_t i = 0; i < stack.interface_count(); ++i) {
-    stack.interface(net::InterfaceId(i)).on_config([port](net::Interface& nic) {
+    stack.interface(net::InterfaceId(i)).on_config([port, https_port](net::Interface& nic) {
+      if (https_port != 0)
+        std::printf("web: %s %s https on %s:%u\n", nic.nic().name().c_str(),
+                    nic.mac().to_string().c_str(), nic.address().to_string().c_str(), https_port);
       std::printf("web: %s %s listening on %s:%u\n", nic.nic().name().c_str(),
                   nic.mac().to_string().c_str(), nic.address().to_string().c_str(), port);
     });

@@ -6,10 +6,14 @@
 
 #include <cstdlib>
 
+#if !KEEL_MBEDTLS_CONFIG
+#error "mbed TLS's headers are not lib/mbedtls's: its config folder must come first"
+#endif
+
 namespace keel::crypto {
 namespace {
 
-constexpr int kSha256NotSha224 = 0;  // mbedtls_sha256_ret's is224 argument
+constexpr int kSha256NotSha224 = 0;  // mbedtls_sha256's is224 argument
 
 // mbed TLS fails only on bad parameters or when setup runs out of memory: not bad input.
 void must(int status) {
@@ -44,7 +48,7 @@ Sha256Digest HmacSha256::mac(std::span<const uint8_t> text) {
 
 Sha256Digest sha256(std::span<const uint8_t> text) {
   Sha256Digest out;
-  must(mbedtls_sha256_ret(text.data(), text.size(), out.data(), kSha256NotSha224));
+  must(mbedtls_sha256(text.data(), text.size(), out.data(), kSha256NotSha224));
   return out;
 }
 

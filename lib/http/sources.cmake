@@ -28,6 +28,7 @@ set(KEEL_HTTP_SOURCES
 set(KEEL_HTTP_SERVER_SOURCES
   ${KEEL_HTTP_ROOT}/server/connection.cpp
   ${KEEL_HTTP_ROOT}/server/server.cpp
+  ${KEEL_HTTP_ROOT}/server/plain_transport.cpp
   ${KEEL_HTTP_ROOT}/server/static_routes.cpp)
 set(KEEL_HTTP_OS_SOURCES ${KEEL_HTTP_ROOT}/server/os_time.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

@@ -1,15 +1,21 @@
 """Installs what Keel needs from Debian's packages (Debian 12, as root)."""
+import glob
 import os
 import shutil
 import subprocess
+import tempfile
 
 from .paths import KeelError
 
 # Building and booting images.
 BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-system-x86",
                   "python3", "nlohmann-json3-dev",
-                  # lib/crypto: mbed TLS's libmbedcrypto.a, linked into images (decision 0052)
-                  "libmbedtls-dev",
+                  # lib/mbedtls: `apt-get source` unpacks Debian 13's mbed TLS 3.6 with
+                  # dpkg-source (decision 0105)
+                  "dpkg-dev",
+                  # examples/web: its throwaway TLS test pair is made at build time; test/http's
+                  # HTTPS tests use s_client
+                  "openssl",
                   # keel debug: gdb on the image (through QEMU's gdb stub) or the Linux process
                   "gdb"]
 # Running every test, fuzz target and the network peers the tests use.
@@ -47,13 +53,60 @@ def install(with_tests=False):
     if shutil.which("dpkg-query") is None:
         raise KeelError("keel setup needs a Debian system (dpkg/apt-get)")
     todo = missing(packages)
-    if not todo:
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    if todo:
+        if os.geteuid() != 0:
+            raise KeelError(f"missing packages: {' '.join(todo)}; run `tools/keel setup` as root")
+        print(f"keel: installing {' '.join(todo)}", flush=True)
+        run(["apt-get", "update", "-qq"], env)
+        run(["apt-get", "install", "-y", "-qq", "--no-install-recommends", *todo], env)
+    fetch_mbedtls(env)
+
+
+# lib/mbedtls: mbed TLS 3.6 LTS from Debian 13's source package, compiled by Keel's build with
+# its own config (decision 0105). Debian 12 ships 2.28, which has no TLS 1.3. Only a deb-src
+# entry is added: no binary package comes from trixie. apt checks the source files against the
+# signed Sources index.
+MBEDTLS_DIR = "/usr/local/src/keel/mbedtls"
+MBEDTLS_SOURCE = "mbedtls/trixie"
+TRIXIE_SOURCES = "/etc/apt/sources.list.d/keel-trixie-src.sources"
+TRIXIE_ENTRY = """Types: deb-src
+URIs: http://deb.debian.org/debian
+Suites: trixie
+Components: main
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+"""
+
+
+def mbedtls_present():
+    info = os.path.join(MBEDTLS_DIR, "include/mbedtls/build_info.h")
+    return os.path.exists(info) and "0x0306" in open(info).read()
+
+
+def fetch_mbedtls(env):
+    if mbedtls_present():
         return
     if os.geteuid() != 0:
-        raise KeelError(f"missing packages: {' '.join(todo)}; run `tools/keel setup` as root")
-    print(f"keel: installing {' '.join(todo)}", flush=True)
-    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for step in (["apt-get", "update", "-qq"],
-                 ["apt-get", "install", "-y", "-qq", "--no-install-recommends", *todo]):
-        if subprocess.run(step, env=env).returncode != 0:
-            raise KeelError(f"`{' '.join(step)}` failed")
+        raise KeelError(f"mbed TLS 3.6 source missing in {MBEDTLS_DIR}; run `tools/keel setup` as root")
+    print(f"keel: unpacking Debian's {MBEDTLS_SOURCE} source into {MBEDTLS_DIR}", flush=True)
+    if not os.path.exists(TRIXIE_SOURCES):
+        with open(TRIXIE_SOURCES, "w") as f:
+            f.write(TRIXIE_ENTRY)
+    run(["apt-get", "update", "-qq"], env)
+    with tempfile.TemporaryDirectory() as work:
+        # As root with no sandbox user: the download lands in a folder only root can write.
+        run(["apt-get", "source", "-qq", "-o", "APT::Sandbox::User=root", MBEDTLS_SOURCE],
+            env, cwd=work)
+        trees = [d for d in glob.glob(os.path.join(work, "mbedtls-*")) if os.path.isdir(d)]
+        if len(trees) != 1:
+            raise KeelError(f"`apt-get source {MBEDTLS_SOURCE}` unpacked {trees}")
+        os.makedirs(os.path.dirname(MBEDTLS_DIR), exist_ok=True)
+        shutil.rmtree(MBEDTLS_DIR, ignore_errors=True)
+        shutil.move(trees[0], MBEDTLS_DIR)
+    if not mbedtls_present():
+        raise KeelError(f"{MBEDTLS_DIR} is not mbed TLS 3.6 after `apt-get source {MBEDTLS_SOURCE}`")
+
+
+def run(step, env, cwd=None):
+    if subprocess.run(step, env=env, cwd=cwd).returncode != 0:
+        raise KeelError(f"`{' '.join(step)}` failed")

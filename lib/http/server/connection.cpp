@@ -6,20 +6,21 @@
 
 namespace keel::http::server_detail {
 
-Connection::Connection(Server::Impl& s, net::TcpStream st)
+Connection::Connection(Server::Impl& s, std::shared_ptr<Transport> st)
     : server(s),
-      stream(st),
-      remote(st.connection().remote()),
+      stream(std::move(st)),
+      remote(stream->remote()),
       parser(s.options.limits),
       out(s.options.output_buffer) {}
 
 void Connection::start() {
   server.connections.insert(this);
   auto self = shared_from_this();
-  (void)stream.on_data([self](std::span<const uint8_t> d) { return self->on_data(d); });
-  (void)stream.on_drain([self] { self->on_drain(); });
-  (void)stream.on_end([self](std::span<const uint8_t>) { self->on_end(); });
-  (void)stream.on_close([self](net::TcpCloseReason) { self->finish(); });
+  stream->on_data([self](std::span<const uint8_t> d) { return self->on_data(d); });
+  stream->on_drain([self] { self->on_drain(); });
+  stream->on_end([self] { self->on_end(); });
+  stream->on_close([self] { self->finish(); });
+  stream->start();
   // The first request's header is due within header_timeout of the accept.
   set_deadline(server.options.header_timeout);
 }
@@ -33,7 +34,7 @@ std::size_t Connection::on_data(std::span<const uint8_t> data) {
   std::size_t taken = 0;
   while (phase == Phase::idle || phase == Phase::head || phase == Phase::body) {
     if (phase == Phase::idle) {
-      if (taken == data.size() || !stream.writable()) break;
+      if (taken == data.size() || !stream->writable()) break;
       phase = Phase::head;
       set_deadline(server.options.header_timeout);
     }
@@ -216,7 +217,7 @@ void Connection::pump() {
 // client does not read: on_drain comes when it does).
 bool Connection::flush() {
   if (out.empty()) return true;
-  const net::Status s = stream.write(out.pending());
+  const net::Status s = stream->write(out.pending());
   if (s == net::Status::ok) {
     out.consume(out.size());
     blocked = false;
@@ -234,11 +235,11 @@ bool Connection::send_direct() {
   // As much as the send buffer has room for, or one OutputBuffer's worth
   // for the stream's queue: a piece never exceeds what the send buffer can
   // ever take (a larger one would wait for room that never comes).
-  const std::size_t room = std::max(stream.connection().send_space(), out.capacity());
+  const std::size_t room = std::max(stream->send_space(), out.capacity());
   const std::span<const uint8_t> piece =
       direct.subspan(direct_sent, std::min(room, direct.size() - direct_sent));
   // The content outlives the response (embedded data): no owner to hold.
-  const net::Status s = stream.write(net::TcpBuffer{nullptr, piece});
+  const net::Status s = stream->write_static(piece);
   if (s == net::Status::ok) {
     direct_sent += piece.size();
     blocked = false;
@@ -291,7 +292,7 @@ void Connection::next_request() {
   set_deadline(server.options.idle_timeout);
   // Pipelined requests wait in the stream: on_data's loop goes on by itself,
   // from anywhere else the stream hands them out now.
-  if (!in_on_data) (void)stream.resume();
+  if (!in_on_data) (void)stream->resume();
 }
 
 void Connection::on_drain() {
@@ -300,7 +301,7 @@ void Connection::on_drain() {
     clear_deadline();
     pump();
   }
-  if (phase == Phase::idle) (void)stream.resume();
+  if (phase == Phase::idle) (void)stream->resume();
 }
 
 void Connection::on_end() {
@@ -342,22 +343,22 @@ void Connection::on_deadline() {
 // the client closes too, so its late input cannot make our stack reset the
 // connection over a response the client has not read yet.
 void Connection::linger() {
-  if (stream.shutdown() != net::Status::ok) return abort();
+  if (stream->shutdown() != net::Status::ok) return abort();
   phase = Phase::lingering;
   set_deadline(server.options.linger_timeout);
   if (peer_done) return close();
-  if (!in_on_data) (void)stream.resume();
+  if (!in_on_data) (void)stream->resume();
 }
 
 void Connection::close() {
   auto self = shared_from_this();  // the stream's handlers, which own us, go now
-  (void)stream.close();
+  (void)stream->close();
   finish();
 }
 
 void Connection::abort() {
   auto self = shared_from_this();  // the stream's handlers, which own us, go now
-  (void)stream.abort();
+  (void)stream->abort();
   finish();
 }
 

@@ -12,6 +12,7 @@
 #include "keel/http/request_parser.hpp"
 #include "keel/http/response_writer.hpp"
 #include "keel/http/server.hpp"
+#include "keel/http/transport.hpp"
 
 namespace keel::http::server_detail {
 
@@ -32,7 +33,7 @@ enum class Phase : uint8_t {
 };
 
 struct Connection : std::enable_shared_from_this<Connection> {
-  Connection(Server::Impl& server, net::TcpStream stream);
+  Connection(Server::Impl& server, std::shared_ptr<Transport> stream);
 
   void start();
   // The connection's deadline passed.
@@ -45,7 +46,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void abort();
 
   Server::Impl& server;
-  net::TcpStream stream;
+  std::shared_ptr<Transport> stream;  // plain TCP or TLS
   net::Endpoint remote;
   RequestParser parser;
   OutputBuffer out;

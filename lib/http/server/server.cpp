@@ -76,15 +76,21 @@ bool Server::route(Method method, std::string_view pattern, ExchangeHandler on_h
 }
 
 net::Status Server::listen(net::Stack& stack, uint16_t port) {
+  return listen(stack, port, plain_transport);
+}
+
+net::Status Server::listen(net::Stack& stack, uint16_t port, TransportFactory transport) {
   Impl* impl = impl_.get();
   auto listening = stack.tcp().listen(
-      port, [this](net::TcpConnection c) { serve(c); }, impl->options.tcp);
+      port, [this, transport](net::TcpConnection c) { serve(c, transport); }, impl->options.tcp);
   if (!listening) return listening.status;
   impl->listeners.push_back(*listening);
   return net::Status::ok;
 }
 
-void Server::serve(net::TcpConnection connection) {
+void Server::serve(net::TcpConnection connection) { serve(connection, plain_transport); }
+
+void Server::serve(net::TcpConnection connection, const TransportFactory& transport) {
   Impl& s = *impl_;
   if (s.counters.open >= s.options.max_connections) {
     ++s.counters.refused;
@@ -97,9 +103,14 @@ void Server::serve(net::TcpConnection connection) {
     (void)connection.abort();
     return;
   }
+  std::shared_ptr<Transport> t = transport(*stream);
+  if (!t) {  // the transport refused (e.g. TLS over its connection limit) and closed it
+    ++s.counters.refused;
+    return;
+  }
   ++s.counters.accepted;
   ++s.counters.open;
-  std::make_shared<Connection>(s, *stream)->start();  // the stream's handlers own it
+  std::make_shared<Connection>(s, std::move(t))->start();  // the stream's handlers own it
 }
 
 void Server::set_access_log(std::function<void(const AccessEntry&)> log) {

@@ -42,6 +42,7 @@
 #include "keel/http/response.hpp"
 #include "keel/http/response_writer.hpp"
 #include "keel/http/router.hpp"
+#include "keel/http/transport.hpp"
 
 namespace keel::http {
 
@@ -178,9 +179,13 @@ class Server {
 
   // Listens on `port` of every address of `stack`.
   net::Status listen(net::Stack& stack, uint16_t port);
+  // The same through a transport made per connection: HTTPS with lib/tls
+  // (keel/tls/https.hpp), the same routes and request path as plain HTTP.
+  net::Status listen(net::Stack& stack, uint16_t port, TransportFactory transport);
   // Serves a connection accepted elsewhere (its options must have
   // auto_consume off).
   void serve(net::TcpConnection connection);
+  void serve(net::TcpConnection connection, const TransportFactory& transport);
 
   // Called once per response, after it went into the stream. Off when unset.
   void set_access_log(std::function<void(const AccessEntry&)> log);

@@ -1,0 +1,23 @@
+# mbed TLS 3.6 LTS compiled from Debian 13's source package (docs/decisions/0105) with Keel's
+# flags and config (config/mbedtls/mbedtls_config.h), for images (keel-library.cmake) and the
+# host build (CMakeLists.txt). `tools/keel setup` unpacks the source into KEEL_MBEDTLS_DIR
+# (`apt-get source mbedtls/trixie`); the build itself needs no network.
+set(KEEL_MBEDTLS_DIR /usr/local/src/keel/mbedtls CACHE PATH
+    "mbed TLS 3.6 source tree (Debian 13's source package, unpacked by tools/keel setup)")
+set(keel_mbedtls_build_info ${KEEL_MBEDTLS_DIR}/include/mbedtls/build_info.h)
+if(NOT EXISTS ${keel_mbedtls_build_info})
+  message(FATAL_ERROR "mbed TLS 3.6's source is missing in ${KEEL_MBEDTLS_DIR}: run tools/keel setup")
+endif()
+file(STRINGS ${keel_mbedtls_build_info} keel_mbedtls_version REGEX "define MBEDTLS_VERSION_NUMBER ")
+if(NOT keel_mbedtls_version MATCHES "0x0306")
+  message(FATAL_ERROR "${KEEL_MBEDTLS_DIR} is not mbed TLS 3.6 (${keel_mbedtls_version}): run tools/keel setup")
+endif()
+# Every module: the config leaves those Keel does not use empty, and the linker takes from the
+# archive only what a service calls.
+file(GLOB KEEL_MBEDTLS_SOURCES ${KEEL_MBEDTLS_DIR}/library/*.c)
+list(APPEND KEEL_MBEDTLS_SOURCES ${CMAKE_CURRENT_LIST_DIR}/random.c)
+# Keel's config folder first: it shadows the upstream mbedtls/mbedtls_config.h.
+set(KEEL_MBEDTLS_INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR}/config ${KEEL_MBEDTLS_DIR}/include)
+# Private to the compile of mbed TLS itself (its library/*.h); third-party code keeps its own
+# warnings out of Keel's -Werror.
+set(KEEL_MBEDTLS_COMPILE_OPTIONS -I${KEEL_MBEDTLS_DIR}/library -w)

@@ -1,0 +1,158 @@
+// libFuzzer target: TLS record input to the HTTPS server (lib/tls over lib/http's server).
+// Two host stacks on an in-memory link; a client connection writes bytes from the input, in
+// pieces it chooses, to port 443 of an http::Server listening through tls::https_transport;
+// the input also moves time (through the header timeout that bounds a handshake) and
+// half-closes. Most inputs end in the handshake: the ClientHello and record parsing of mbed
+// TLS (built with coverage here) are what is fuzzed; the seed corpus holds real ClientHellos
+// of openssl s_client (TLS 1.3 and 1.2). Build with -DKEEL_FUZZ=ON (clang); run
+// test/fuzz/run_http.sh.
+//
+// Input records:
+//   0x00 n [n bytes]   the client writes n bytes (what its send buffer takes)
+//   0x01 t             t × 20 ms pass
+//   0x02               the client shuts down (half-close)
+//   0x04               the client starts reading
+// Invariants (abort): no crash, leak or undefined behaviour (ASan, UBSan, LeakSanitizer: a
+// transport and its connection must not keep each other alive); at most one session; every
+// failure counted; at the end, after the client's abort and time, no connection or session
+// left and no TCP memory on either side.
+#include <chrono>
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <keel/http/server.hpp>
+#include <keel/tls/https.hpp>
+#include <net/stack.hpp>
+#include <string>
+#include <vector>
+
+#include "stack_pair.hpp"
+
+namespace {
+
+using namespace std::chrono_literals;
+namespace http = keel::http;
+namespace tls = keel::tls;
+
+#define CHECK(ok) keel::fuzz::check_at("https_server_fuzz", ok, __LINE__)
+using Side = keel::fuzz::StackSide;
+using keel::test::FollowingClock;
+
+std::vector<uint8_t> read_file(const char* path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+// One context for the whole run (as a service has): the throwaway pair the build made.
+std::shared_ptr<tls::ServerContext> context() {
+  static std::shared_ptr<tls::ServerContext> made = [] {
+    const std::vector<uint8_t> cert = read_file(KEEL_FUZZ_TLS_CERT);
+    const std::vector<uint8_t> key = read_file(KEEL_FUZZ_TLS_KEY);
+    tls::ServerOptions o;
+    o.max_sessions = 1;
+    auto m = tls::ServerContext::create({cert, key}, o, tls::RandomSource::seeded);
+    CHECK(m.context != nullptr);
+    return m.context;
+  }();
+  return made;
+}
+
+http::ServerOptions options() {
+  http::ServerOptions o;
+  o.header_timeout = 1s;
+  o.idle_timeout = 2s;
+  o.send_timeout = 1s;
+  o.linger_timeout = 500ms;
+  o.max_connections = 1;
+  o.tcp.receive_buffer = 8192;
+  o.stream.write_limit = 4096;
+  o.stream.drain_at = 1024;
+  return o;
+}
+
+class Run {
+ public:
+  Run(const uint8_t* data, std::size_t size) : in_(data), end_(data + size) {}
+
+  void go() {
+    const tls::Counters before = context()->counters();
+    server_.route(http::Method::get, "/",
+                  [](http::Exchange ex) { ex.respond(http::Response{}, "home\n"); });
+    CHECK(server_.listen(server_side_.stack, 443, tls::https_transport(context())) ==
+          net::Status::ok);
+    net::TcpOptions co;
+    co.no_delay = true;
+    co.auto_consume = false;
+    client_ = *client_side_.stack.tcp().connect(
+        {net::ip4::Addr{10, 0, 0, 2}, 443}, [](net::TcpConnection) {}, co);
+    client_.on_read([this](std::span<const uint8_t>) {
+      if (reading_) client_.consumed(client_.unconsumed());
+    });
+    step(5);
+    while (in_ < end_) {
+      record();
+      CHECK(context()->counters().open <= 1);
+    }
+    step(50);
+    client_.abort();
+    step(3000);  // every timeout of the server's has passed
+    const tls::Counters& after = context()->counters();
+    CHECK(server_.counters().open == 0);
+    CHECK(after.open == 0);
+    // Every session that began either completed its handshake or was counted or ended.
+    CHECK(after.handshakes + after.handshake_failures <= after.sessions);
+    CHECK(after.sessions - before.sessions <= 1);
+    CHECK(server_side_.stack.tcp().memory_used() == 0);
+    CHECK(client_side_.stack.tcp().memory_used() == 0);
+  }
+
+ private:
+  uint8_t next() { return in_ < end_ ? *in_++ : 0; }
+
+  void record() {
+    switch (next()) {
+      case 0x00: {
+        std::size_t n = std::min<std::size_t>(next(), std::size_t(end_ - in_));
+        (void)client_.write(in_, n);
+        in_ += n;
+        break;
+      }
+      case 0x01:
+        step(20 * next());
+        break;
+      case 0x02:
+        client_.shutdown();
+        break;
+      case 0x04:
+        reading_ = true;
+        client_.consumed(client_.unconsumed());
+        break;
+      default:
+        in_ = end_;
+        break;
+    }
+  }
+
+  // Frames sent during one millisecond arrive in the next.
+  void step(int ms) {
+    for (int i = 0; i < ms; ++i) {
+      keel::fuzz::one_millisecond(server_side_, client_side_, [this] { server_clock_.run_due(); });
+    }
+  }
+
+  const uint8_t* in_;
+  const uint8_t* end_;
+  Side server_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 2}}, net::ip4::Addr{10, 0, 0, 2}};
+  Side client_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 1}}, net::ip4::Addr{10, 0, 0, 1}};
+  FollowingClock server_clock_{server_side_.clock};
+  http::Server server_{http::ServerTime{&server_clock_, [] { return int64_t(0); }}, options()};
+  net::TcpConnection client_;
+  bool reading_ = false;
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  Run(data, size).go();
+  return 0;
+}

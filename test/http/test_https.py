@@ -1,0 +1,196 @@
+"""examples/web over HTTPS (lib/tls on mbed TLS 3.6) against curl and openssl s_client,
+through a TAP device in a network namespace this test makes (root only; test/net's Net), for
+the Linux-process build and the image in QEMU (TCG):
+
+    /usr/bin/python3 -m pytest -v test/http/test_https.py
+
+The certificate is the throwaway pair examples/web makes at build time (beside the binary);
+clients verify it with --cacert / -CAfile under the name web.keel.test. Checked: TLS 1.3 and
+TLS 1.2 fetch the page, ALPN http/1.1, resumption by session ticket ("Reused") for both
+versions, plain HTTP and garbage to the TLS port are counted handshake failures while the
+server goes on serving, and an image whose generator is not seeded refuses HTTPS.
+"""
+import os
+import re
+import sys
+import time
+
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "net"))
+from tcp_harness import KEEL, Net, qemu, run, service  # noqa: E402
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP")
+
+WEB = "examples/web"
+NAME = "web.keel.test"  # in the test certificate's subjectAltName
+URL = f"https://{NAME}/"
+ARGS = "web_stats=1"
+PAGE = "<h1>Keel web appliance</h1>"
+
+
+@pytest.fixture(scope="module", params=["linux", "kvm"])
+def web(request):
+    net = Net()
+    try:
+        net.web = net.keel(WEB, request.param, args=ARGS, ready=rf"listening on {KEEL}:80")
+        net.cert = os.path.join(os.path.dirname(service(WEB, request.param)), "test_tls_cert.pem")
+        yield net
+    finally:
+        net.close()
+
+
+def curl(net, *args):
+    return run(net.args(["curl", "-sS", "--max-time", "60", "--cacert", net.cert,
+                         "--resolve", f"{NAME}:443:{KEEL}", *args]), timeout=90, check=False)
+
+
+def s_client(net, *args, request=f"GET / HTTP/1.1\r\nHost: {NAME}\r\nConnection: close\r\n\r\n"):
+    """openssl s_client with the page asked for on stdin: the server answers and closes, so
+    s_client has read the session tickets (TLS 1.3 sends them after the handshake)."""
+    return run(net.args(["openssl", "s_client", "-connect", f"{KEEL}:443", "-servername", NAME,
+                         "-CAfile", net.cert, "-verify_return_error", "-ign_eof", *args]),
+               timeout=90, check=False, input=request)
+
+
+def tls_counters(net):
+    """The last `web: tls ...` stats line (web_stats=1: one a second) as a dict."""
+    web_tls_line = r"web: tls open \d+"
+    net.wait_for(net.web, web_tls_line, timeout=10)  # the first comes a second after the start
+    lines = re.findall(r"^web: tls (.*)$", net.output(net.web), re.M)
+    assert lines, net.output(net.web)
+    words = lines[-1].split()
+    return {words[i]: int(words[i + 1]) for i in range(0, len(words) - 1, 2)}
+
+
+def test_tls13_fetches_the_page_verified_with_alpn_http11(web):
+    result = curl(web, "-v", "--tlsv1.3", URL)
+    assert result.returncode == 0, result.stderr
+    assert PAGE in result.stdout
+    assert "SSL connection using TLSv1.3" in result.stderr, result.stderr
+    assert "ALPN: server accepted http/1.1" in result.stderr, result.stderr
+    assert "SSL certificate verify ok" in result.stderr, result.stderr
+
+
+def test_tls12_fetches_the_page_verified(web):
+    result = curl(web, "-v", "--tlsv1.2", "--tls-max", "1.2", URL, URL)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count(PAGE) == 2  # two requests on one TLS connection
+    assert "SSL connection using TLSv1.2 / ECDHE-ECDSA" in result.stderr, result.stderr
+    assert "ALPN: server accepted http/1.1" in result.stderr, result.stderr
+    assert result.stderr.count("Re-using existing connection") == 1, result.stderr
+
+
+def test_alpn_with_openssl_s_client(web):
+    result = s_client(web, "-alpn", "http/1.1")
+    assert "ALPN protocol: http/1.1" in result.stdout, result.stdout + result.stderr
+    assert "Verify return code: 0 (ok)" in result.stdout
+    assert PAGE in result.stdout
+    # RFC 7301 §3.2: a client that offers only other protocols gets no_application_protocol.
+    refused = s_client(web, "-alpn", "h2")
+    assert "no application protocol" in refused.stderr, refused.stdout + refused.stderr
+
+
+@pytest.mark.parametrize("version", ["-tls1_3", "-tls1_2"])
+def test_session_resumption_by_ticket(web, version, tmp_path):
+    session = str(tmp_path / "session.pem")
+    first = s_client(web, version, "-sess_out", session)
+    assert "New, TLSv1." in first.stdout, first.stdout + first.stderr
+    assert PAGE in first.stdout
+    assert os.path.getsize(session) > 0
+    resumed = tls_counters(web)["resumed"]
+    second = s_client(web, version, "-sess_in", session)
+    assert "Reused, TLSv1." in second.stdout, second.stdout + second.stderr
+    assert PAGE in second.stdout
+    web.wait_for(web.web, rf"resumed {resumed + 1} ", timeout=20)  # counted by the server
+
+
+# A client that pipelines many requests and reads nothing for a while (python's ssl, one
+# thread, non-blocking): the server answers one request at a time, its responses fill the
+# TCP stream, it stops taking plaintext, the TLS layer stops decrypting records and the TCP
+# window closes, so the client cannot send all it has. Then it reads, and every request gets
+# its answer. A TLS layer that decrypted on while the server was paused would have to buffer
+# the plaintext without bound (or lose it): the client's whole send would go through.
+PIPELINE_CLIENT = r"""
+import selectors, socket, ssl, sys, time
+host, name, cafile, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+request = f"GET /api/items/9 HTTP/1.1\r\nHost: {name}\r\n\r\n".encode()
+out = request * count
+ctx = ssl.create_default_context(cafile=cafile)
+raw = socket.socket()
+raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16384)
+raw.connect((host, 443))
+s = ctx.wrap_socket(raw, server_hostname=name)
+s.setblocking(False)
+sent, got, answers = 0, b"", 0
+def send_some():
+    global sent
+    try:
+        while sent < len(out):
+            sent += s.send(out[sent:sent + 16384])
+    except (ssl.SSLWantWriteError, ssl.SSLWantReadError, BlockingIOError):
+        pass
+quiet_until = time.monotonic() + 3
+while time.monotonic() < quiet_until:
+    send_some()
+    time.sleep(0.05)
+sent_while_not_reading = sent
+deadline = time.monotonic() + 240
+while answers < count and time.monotonic() < deadline:
+    send_some()
+    try:
+        got += s.recv(65536)
+    except (ssl.SSLWantReadError, ssl.SSLWantWriteError, BlockingIOError):
+        time.sleep(0.005)
+    answers = got.count(b"HTTP/1.1 404 ")
+print(len(out), sent_while_not_reading, sent, answers)
+"""
+
+
+def test_a_client_that_does_not_read_is_held_back_then_fully_answered(web):
+    count = 10000
+    result = run(web.args([sys.executable, "-c", PIPELINE_CLIENT, KEEL, NAME, web.cert,
+                           str(count)]), timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    total, sent_while_not_reading, sent, answers = map(int, result.stdout.split())
+    # Held back: the requests that fit the server's window and the client's buffers, not all.
+    assert sent_while_not_reading < total // 2, result.stdout
+    assert sent == total and answers == count, result.stdout
+
+
+@pytest.mark.parametrize("garbage", [
+    f"GET / HTTP/1.1\r\nHost: {KEEL}\r\n\r\n",              # plain HTTP to the TLS port
+    "\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00" + "x" * 64,  # a handshake record that lies
+])
+def test_not_tls_is_a_counted_failure_and_the_server_goes_on(web, garbage):
+    before = tls_counters(web)["handshake-failures"]
+    out = run(web.args(["nc", "-N", "-w", "10", KEEL, "443"]), timeout=30, check=False,
+              input=garbage)
+    assert "HTTP/1.1" not in out.stdout  # no plaintext answer leaks out
+    web.wait_for(web.web, rf"handshake-failures {before + 1} ", timeout=20)
+    result = curl(web, URL)
+    assert result.returncode == 0 and PAGE in result.stdout, result.stderr
+
+
+def test_unseeded_image_refuses_https():
+    # QEMU's default CPU (qemu64) has no RDRAND/RDSEED and no virtio-rng is given: the
+    # generator is not seeded (decision 0104) and TLS must not start.
+    net = Net()
+    try:
+        image = service(WEB, "kvm")
+        extra = ["-netdev", "tap,id=n0,ifname=keel0,script=no,downscript=no",
+                 "-device", "virtio-net-device,netdev=n0",
+                 "-global", "virtio-mmio.force-legacy=false"]
+        command = qemu.command(image, "microvm", "128M", 1, f"ip={KEEL}/24", "tcg", extra,
+                               rng=False)
+        at = command.index("-cpu")
+        del command[at:at + 2]
+        index = net.start(command)
+        status = net.wait_exit(index, timeout=120)
+        out = net.output(index)
+        assert "NOT SEEDED" in out, out
+        assert "web: TLS refused: the random generator is not seeded" in out, out
+        assert qemu.status_of(status) == 1, out
+    finally:
+        net.close()

@@ -64,8 +64,10 @@ const std::vector<MemmapEntry> qemu_map = {
 
 TEST(Multiboot2, GivesTheCommandLineAndACopyOfTheMemoryMap) {
   BootInfo info;
-  const uint8_t* bytes = info.tag(5, {0, 0, 0, 0}).cmdline("ip=10.0.0.2/24 'a b'")
-                             .memory_map(qemu_map).finish();  // tag 5 (BIOS boot device): skipped
+  const uint8_t* bytes = info.tag(5, {0, 0, 0, 0})
+                             .cmdline("ip=10.0.0.2/24 'a b'")
+                             .memory_map(qemu_map)
+                             .finish();  // tag 5 (BIOS boot device): skipped
   mb2::Converted out;
   ASSERT_EQ(mb2::convert(bytes, out), mb2::Status::ok);
   EXPECT_EQ(out.info.magic, keel::pvh::start_info_magic);

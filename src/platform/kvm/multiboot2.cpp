@@ -7,8 +7,8 @@ namespace {
 
 // Tag types (specification, 3.6.1 onwards).
 constexpr uint32_t tag_end = 0, tag_cmdline = 1, tag_memory_map = 6;
-constexpr std::size_t info_header_size = 8;  // total_size, reserved
-constexpr std::size_t tag_header_size = 8;   // type, size
+constexpr std::size_t info_header_size = 8;         // total_size, reserved
+constexpr std::size_t tag_header_size = 8;          // type, size
 constexpr std::size_t memory_map_header_size = 16;  // type, size, entry_size, entry_version
 constexpr std::size_t tag_alignment = 8;
 

@@ -62,7 +62,7 @@ const std::vector<MemmapEntry> qemu_map = {
 
 }  // namespace
 
-TEST(Multiboot2, GivesTheCommandLineAndACopyOfTheMemoryMap) {
+TEST(Multiboot2, GivesTheCommandLineAndACopyOfTheRam) {
   BootInfo info;
   const uint8_t* bytes = info.tag(5, {0, 0, 0, 0})
                              .cmdline("ip=10.0.0.2/24 'a b'")
@@ -73,30 +73,51 @@ TEST(Multiboot2, GivesTheCommandLineAndACopyOfTheMemoryMap) {
   EXPECT_EQ(out.info.magic, keel::pvh::start_info_magic);
   EXPECT_GE(out.info.version, 1u);
   EXPECT_STREQ(reinterpret_cast<const char*>(out.info.cmdline_paddr), "ip=10.0.0.2/24 'a b'");
-  ASSERT_EQ(out.info.memmap_entries, qemu_map.size());
   EXPECT_EQ(out.info.memmap_paddr, reinterpret_cast<uint64_t>(out.memmap));  // a copy
-  for (std::size_t i = 0; i < qemu_map.size(); ++i) {
-    EXPECT_EQ(out.memmap[i].addr, qemu_map[i].addr);
-    EXPECT_EQ(out.memmap[i].size, qemu_map[i].size);
-    EXPECT_EQ(out.memmap[i].type, qemu_map[i].type);
-  }
+  ASSERT_EQ(out.info.memmap_entries, 2u);                                    // the RAM ranges only
+  EXPECT_EQ(out.memmap[0].addr, 0u);
+  EXPECT_EQ(out.memmap[0].size, 0x9fc00u);
+  EXPECT_EQ(out.memmap[1].addr, 0x100000u);
+  EXPECT_EQ(out.memmap[1].size, 0x3ee0000u);
+  EXPECT_EQ(out.memmap[1].type, MemoryType::ram);
+}
+
+TEST(Multiboot2, MergesAdjacentRamAsUefiSplitsIt) {
+  // OVMF's map after boot services: RAM cut by what the firmware used it for.
+  std::vector<MemmapEntry> uefi = {
+      {0x100000, 0x700000, MemoryType::ram, 0}, {0x800000, 0x8000, MemoryType::ram, 0},
+      {0x808000, 0x8000, MemoryType::acpi, 0},  {0x810000, 0xf0000, MemoryType::ram, 0},
+      {0x900000, 0x100000, MemoryType::ram, 0}, {0xa00000, 0, MemoryType::ram, 0},
+      {0xa00000, 0x100000, MemoryType::nvs, 0},
+  };
+  BootInfo info;
+  mb2::Converted out;
+  ASSERT_EQ(mb2::convert(info.memory_map(uefi).finish(), out), mb2::Status::ok);
+  ASSERT_EQ(out.info.memmap_entries, 2u);
+  EXPECT_EQ(out.memmap[0].addr, 0x100000u);
+  EXPECT_EQ(out.memmap[0].size, 0x708000u);
+  EXPECT_EQ(out.memmap[1].addr, 0x810000u);
+  EXPECT_EQ(out.memmap[1].size, 0x1f0000u);
 }
 
 TEST(Multiboot2, StepsOverLargerMapEntries) {
   BootInfo info;
   mb2::Converted out;
   ASSERT_EQ(mb2::convert(info.memory_map(qemu_map, 32).finish(), out), mb2::Status::ok);
-  ASSERT_EQ(out.info.memmap_entries, qemu_map.size());
-  EXPECT_EQ(out.memmap[2].addr, 0x100000u);
+  ASSERT_EQ(out.info.memmap_entries, 2u);
+  EXPECT_EQ(out.memmap[1].addr, 0x100000u);
   EXPECT_EQ(out.info.cmdline_paddr, 0u);  // none given
 }
 
-TEST(Multiboot2, KeepsTheFirstEntriesOfAHugeMap) {
-  std::vector<MemmapEntry> many(mb2::max_memmap_entries + 10, qemu_map[2]);
+TEST(Multiboot2, KeepsTheFirstRangesOfAHugeMap) {
+  std::vector<MemmapEntry> many;
+  for (uint64_t i = 0; i < mb2::max_memmap_entries + 10; ++i)
+    many.push_back({0x100000 + i * 0x200000, 0x100000, MemoryType::ram, 0});  // gaps between
   BootInfo info;
   mb2::Converted out;
   ASSERT_EQ(mb2::convert(info.memory_map(many).finish(), out), mb2::Status::ok);
-  EXPECT_EQ(out.info.memmap_entries, mb2::max_memmap_entries);
+  ASSERT_EQ(out.info.memmap_entries, mb2::max_memmap_entries);
+  EXPECT_EQ(out.memmap[mb2::max_memmap_entries - 1].addr, many[mb2::max_memmap_entries - 1].addr);
 }
 
 TEST(Multiboot2, RefusesMalformedInformation) {

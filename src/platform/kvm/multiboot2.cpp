@@ -20,17 +20,28 @@ uint32_t read32(const uint8_t* p) {
 
 // The map's entries (base_addr, length, type, reserved) are PVH's memmap entries,
 // with the same type numbers; a loader may use larger entries, so step by entry_size.
+// Only RAM is kept, adjacent ranges merged: under OVMF, GRUB passes on the firmware's
+// map, 117 entries at 64 MiB here (GRUB's lsmmap), 105 of them RAM split by what
+// the firmware used it for, which merge into 7 ranges.
 bool copy_memory_map(const uint8_t* tag, uint32_t size, Converted& out) {
   if (size < memory_map_header_size) return false;
   uint32_t entry_size = read32(tag + 8);
   if (entry_size < sizeof(pvh::MemmapEntry)) return false;
   uint32_t count = (size - memory_map_header_size) / entry_size;
-  if (count > max_memmap_entries) count = max_memmap_entries;
-  for (uint32_t i = 0; i < count; ++i)
-    std::memcpy(&out.memmap[i], tag + memory_map_header_size + i * entry_size,
-                sizeof(pvh::MemmapEntry));
+  uint32_t kept = out.info.memmap_entries;
+  for (uint32_t i = 0; i < count; ++i) {
+    pvh::MemmapEntry entry;
+    std::memcpy(&entry, tag + memory_map_header_size + i * entry_size, sizeof entry);
+    if (entry.type != pvh::MemoryType::ram || entry.size == 0) continue;
+    pvh::MemmapEntry* last = kept ? &out.memmap[kept - 1] : nullptr;
+    if (last && last->addr + last->size == entry.addr) {
+      last->size += entry.size;
+    } else if (kept < max_memmap_entries) {
+      out.memmap[kept++] = entry;
+    }  // else: RAM beyond the table's room goes unused
+  }
   out.info.memmap_paddr = reinterpret_cast<uint64_t>(out.memmap);
-  out.info.memmap_entries = count;
+  out.info.memmap_entries = kept;
   return true;
 }
 

@@ -12,11 +12,12 @@ namespace keel::multiboot2 {
 
 // What the loader leaves in %eax at the entry (specification, 3.3).
 inline constexpr uint32_t boot_magic = 0x36d76289;
-// Entries kept from the loader's memory map: QEMU's has 6 to 8, OVMF's under 100.
-inline constexpr std::size_t max_memmap_entries = 128;
+// RAM ranges kept from the loader's memory map, after merging adjacent ones.
+inline constexpr std::size_t max_memmap_entries = 64;
 
 // The start info built from the boot information, and the memory map it points
-// to, copied out of the loader's memory (which the page allocator will reuse).
+// to: its RAM ranges, copied out of the loader's memory (which the page
+// allocator will reuse). The kernel takes nothing else from the map.
 struct Converted {
   pvh::StartInfo info;
   pvh::MemmapEntry memmap[max_memmap_entries];

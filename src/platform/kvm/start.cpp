@@ -63,7 +63,7 @@ const keel::pvh::StartInfo& start_info(uint32_t boot_info, uint32_t boot_magic) 
     auto status = multiboot2::convert(reinterpret_cast<const uint8_t*>(uint64_t(boot_info)),
                                       multiboot2_converted);
     if (status == multiboot2::Status::no_memory_map)
-      early_panic("Keel: the Multiboot2 loader gave no memory map\n");
+      early_panic("Keel: no RAM in the Multiboot2 loader's memory map\n");
     if (status != multiboot2::Status::ok)
       early_panic("Keel: malformed Multiboot2 boot information\n");
     return multiboot2_converted.info;

@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-from conftest import image, service_line
+from conftest import image
 from keelpy import accel, qemu
 from test_keel_tool import keel
 

@@ -24,6 +24,7 @@ set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/platform/kvm/cpu_random.cpp
   ${KEEL_ROOT}/src/platform/kvm/entropy.cpp
   ${KEEL_ROOT}/src/platform/kvm/memory.cpp
+  ${KEEL_ROOT}/src/platform/kvm/multiboot2.cpp
   ${KEEL_ROOT}/src/platform/kvm/platform.cpp
   ${KEEL_ROOT}/src/platform/kvm/profiler.cpp
   ${KEEL_ROOT}/src/platform/kvm/runtime_support.cpp

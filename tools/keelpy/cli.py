@@ -3,8 +3,8 @@ import argparse
 import os
 import sys
 
-from . import (accel, bench, build as builder, compdb, debug, formatting, linux_process, new,
-               qemu, run, setup, testing)
+from . import (accel, bench, build as builder, compdb, debug, formatting, libvirt,
+               linux_process, new, package, qemu, run, setup, testing)
 from .paths import ROOT, KeelError
 
 
@@ -72,6 +72,17 @@ def cmd_run(args):
         target = builder.build(target, "kvm")
     return run.run(target, forwards, args.machine, args.memory, args.append, args.accel,
                    args.timeout)
+
+
+def cmd_package(args):
+    target = args.image
+    if os.path.isdir(target):
+        target = builder.build(target, "kvm")
+    path = package.package(target, args.format, args.output, args.name, args.machine,
+                           args.memory, args.cpus, args.append, args.accel, args.network,
+                           args.bridge, args.console_log)
+    print(f"keel: wrote {path} ({args.format})", flush=True)
+    return 0
 
 
 def cmd_test(args):
@@ -221,6 +232,36 @@ def parser():
                    help="auto: KVM when usable")
     s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
     s.set_defaults(run=cmd_run)
+
+    s = sub.add_parser(
+        "package", help="write the image as a libvirt domain or a bootable disk",
+        description="libvirt: a domain XML booting IMAGE directly (its path is written into "
+                    "the XML; libvirt's QEMU user must be able to read it), with virtio-net "
+                    "on --network or --bridge and the serial console on a pty, logged to "
+                    "--console-log. disk: a raw disk image (GRUB 2 on BIOS and UEFI loads the "
+                    "image through multiboot2, decision 0113) holding --append as the command "
+                    "line. docs/deploy.md.",
+        epilog="examples:\n"
+               "  keel package examples/udp_echo --format libvirt --bridge br0 \\\n"
+               "      --append ip=192.168.1.50/24 -o udp_echo.xml && virsh define udp_echo.xml\n"
+               "  keel package examples/hello --format disk -o hello.img\n"
+               "  qemu-system-x86_64 -drive file=hello.img,format=raw -serial stdio ...",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    s.add_argument("image", help="an image, or a service directory to build first")
+    s.add_argument("--format", "-f", required=True, choices=package.FORMATS)
+    s.add_argument("--output", "-o", help="where to write it (NAME.xml or NAME.img)")
+    s.add_argument("--append", "-a", default="", help="the service's command line")
+    s.add_argument("--name", help="libvirt: the domain's name (the image's file name)")
+    s.add_argument("--machine", "-M", default="pc", choices=libvirt.MACHINES,
+                   help="libvirt: QEMU machine (pc)")
+    s.add_argument("--memory", "-m", default="64M", help="libvirt: guest RAM (64M)")
+    s.add_argument("--cpus", type=int, default=1, help="libvirt: virtual CPUs (1)")
+    s.add_argument("--accel", default="tcg", choices=tuple(libvirt.DOMAIN_TYPES),
+                   help="libvirt: domain type qemu (tcg, the default) or kvm")
+    s.add_argument("--network", help="libvirt: a NIC on this libvirt network")
+    s.add_argument("--bridge", help="libvirt: a NIC on this host bridge")
+    s.add_argument("--console-log", help="libvirt: also write the serial console to this file")
+    s.set_defaults(run=cmd_package)
 
     s = sub.add_parser("test", help="build everything and run all tests")
     s.add_argument("--install", action="store_true", help="first install what the tests need")

@@ -37,7 +37,15 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  # test/http/test_web.py: a REST client
                  "python3-requests",
                  # test/http/test_static.py: the reference server of the differential
-                 "nginx-light"]
+                 "nginx-light",
+                 # keel package --format libvirt (test_keel_package.py): libvirt's daemon and
+                 # QEMU driver, its sysv flavour (CI machines may run no systemd; the test
+                 # starts the daemon itself), virsh, and xmllint for virt-xml-validate
+                 "libvirt-daemon-system", "libvirt-daemon-system-sysv",
+                 "libvirt-daemon-driver-qemu", "libvirt-clients", "libxml2-utils",
+                 # keel package --format disk: GRUB for BIOS and UEFI, grub-mkrescue's
+                 # xorriso and mtools, and OVMF to boot the disk under UEFI
+                 "grub-common", "grub-pc-bin", "grub-efi-amd64-bin", "xorriso", "mtools", "ovmf"]
 
 
 def missing(packages):

@@ -2,7 +2,10 @@
 // pvh_start in 32-bit protected mode, paging off, %ebx = hvm_start_info.
 // We identity-map the first 4 GiB with 2 MiB pages, switch to long mode,
 // enable SSE/AVX (compiled C++ may use them from its first instruction)
-// and call kernel_entry(start_info). paging.cpp refines the map later.
+// and call kernel_entry(start_info, 0). paging.cpp refines the map later.
+// Multiboot2 entry (GRUB 2 from a disk, decision 0113): multiboot2_start,
+// in the same machine state with %eax = MULTIBOOT2_BOOT_MAGIC and %ebx = the
+// boot information; it joins the PVH path and kernel_entry converts.
 #define XEN_ELFNOTE_PHYS32_ENTRY 18
 #define CR0_PE (1 << 0)
 #define CR0_MP (1 << 1)
@@ -34,6 +37,13 @@
 #define DEBUG_EXIT_PORT 0xf4
 #define PANIC_EXIT_CODE 70
 #define BOOT_STACK_GUARD_SIZE (64 * 1024)
+// Multiboot2 specification 2.0, 3.1 (header) and 3.3 (machine state).
+#define MULTIBOOT2_HEADER_MAGIC 0xe85250d6
+#define MULTIBOOT2_ARCH_I386 0        // entered in 32-bit protected mode
+#define MULTIBOOT2_TAG_END 0
+#define MULTIBOOT2_TAG_ENTRY_ADDRESS 3
+#define MULTIBOOT2_BOOT_MAGIC 0x36d76289
+#define MULTIBOOT2_HEADER_LENGTH (multiboot2_header_end - multiboot2_header)
 
   .section .note.Xen, "a", @note
   .balign 4
@@ -42,6 +52,21 @@
   .balign 4
   .long pvh_start
 
+  // In the image's first 32 KiB (linker.ld puts it first), 8-byte aligned.
+  // The entry address tag: the ELF entry is pvh_start, which wants PVH.
+  .section .multiboot2, "a", @progbits
+  .balign 8
+multiboot2_header:
+  .long MULTIBOOT2_HEADER_MAGIC, MULTIBOOT2_ARCH_I386, MULTIBOOT2_HEADER_LENGTH
+  .long 0x100000000 - (MULTIBOOT2_HEADER_MAGIC + MULTIBOOT2_ARCH_I386 + MULTIBOOT2_HEADER_LENGTH)
+  .short MULTIBOOT2_TAG_ENTRY_ADDRESS, 0
+  .long 12
+  .long multiboot2_start
+  .balign 8
+  .short MULTIBOOT2_TAG_END, 0
+  .long 8
+multiboot2_header_end:
+
   .section .boot.text, "ax", @progbits
   .code32
   .global pvh_start
@@ -49,11 +74,12 @@ pvh_start:
   cli
   cld
   mov %ebx, %esi                  // keep start_info across the setup
+  xor %ebp, %ebp                  // boot magic for kernel_entry: 0 is PVH
 
   // Before writing anything (.bss, page tables, the stack): the image must
   // lie in RAM, or those writes go nowhere and the VM dies without a word.
   cmpl $1, START_INFO_VERSION(%esi)
-  jb 7f                           // no memory map in version 0: trust it
+  jb boot_common                  // no memory map in version 0: trust it
   mov START_INFO_MEMMAP(%esi), %edi
   mov START_INFO_MEMMAP_ENTRIES(%esi), %ecx
 6:test %ecx, %ecx
@@ -66,15 +92,15 @@ pvh_start:
   cmp $__image_start, %eax
   ja 8f
   cmpl $0, 12(%edi)               // 4 GiB or more of RAM: it fits
-  jne 7f
+  jne boot_common
   add 8(%edi), %eax               // end of this RAM range
-  jc 7f
+  jc boot_common
   cmp $__keel_min_ram, %eax       // the image and what it needs to start
-  jae 7f
+  jae boot_common
 8:add $MEMMAP_ENTRY_SIZE, %edi
   dec %ecx
   jmp 6b
-7:
+boot_common:                      // both protocols: the image is in RAM
   // Zero .bss: loaders differ in whether they do.
   mov $__bss_start, %edi
   mov $__bss_end, %ecx
@@ -132,6 +158,7 @@ long_mode:
   mov %eax, %fs
   mov %eax, %gs
   mov $boot_stack_top, %rsp
+  mov %ebp, %r9d                  // the boot magic, past cpuid below
   xor %ebp, %ebp                  // ends frame-pointer backtraces
 
   // AVX: enable XSAVE and the x87/SSE/AVX state components if present.
@@ -151,7 +178,8 @@ long_mode:
   or $XCR0_AVX, %eax
 4:xsetbv
 3:
-  mov %esi, %edi                  // hvm_start_info *
+  mov %esi, %edi                  // hvm_start_info * or Multiboot2 information
+  mov %r9d, %esi                  // 0 or MULTIBOOT2_BOOT_MAGIC
   call kernel_entry
 5:cli                             // kernel_entry never returns; stop for good
   hlt
@@ -204,7 +232,29 @@ no_room:
   hlt
   jmp 4b
 
+// Multiboot2 entry. GRUB has loaded every segment into RAM (it refuses an
+// image that does not fit), so the memory map check of pvh_start is skipped;
+// a VM with RAM for the image but not for its heap panics out of memory.
+  .global multiboot2_start
+multiboot2_start:
+  cli
+  cld
+  cmp $MULTIBOOT2_BOOT_MAGIC, %eax
+  jne 1f
+  mov %ebx, %esi                  // the boot information
+  mov %eax, %ebp                  // the magic: kernel_entry converts
+  jmp boot_common
+1:serial_print not_multiboot2_message
+  mov $(PANIC_EXIT_CODE + 1), %eax
+  mov $DEBUG_EXIT_PORT, %dx
+  outl %eax, %dx
+2:cli
+  hlt
+  jmp 2b
+
   .section .boot.data, "a", @progbits
+not_multiboot2_message:
+  .asciz "Keel: entered at multiboot2_start without the Multiboot2 magic\n"
 no_room_message:
   .asciz "Keel: too little RAM for this image: give the VM at least "
 no_room_unit:

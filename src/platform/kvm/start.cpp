@@ -11,6 +11,7 @@
 #include "kernel/kernel.hpp"
 #include "kernel/platform.hpp"
 #include "memory.hpp"
+#include "multiboot2.hpp"
 #include "pvh.hpp"
 #include "serial.hpp"
 
@@ -51,14 +52,36 @@ void copy_cmdline(const keel::pvh::StartInfo& info) {
 
 int keel_main(int, char**, char**) { return keel::kernel::run_service(cmdline); }
 
+// The start info of a Multiboot2 boot (GRUB from a disk, decision 0113), built
+// from the loader's boot information. In .bss: no heap yet.
+keel::multiboot2::Converted multiboot2_converted;
+
+// The PVH start info, from the loader's or converted from Multiboot2's.
+const keel::pvh::StartInfo& start_info(uint32_t boot_info, uint32_t boot_magic) {
+  using namespace keel;
+  if (boot_magic == multiboot2::boot_magic) {
+    auto status = multiboot2::convert(reinterpret_cast<const uint8_t*>(uint64_t(boot_info)),
+                                      multiboot2_converted);
+    if (status == multiboot2::Status::no_memory_map)
+      early_panic("Keel: no RAM in the Multiboot2 loader's memory map\n");
+    if (status != multiboot2::Status::ok)
+      early_panic("Keel: malformed Multiboot2 boot information\n");
+    return multiboot2_converted.info;
+  }
+  auto& info = *reinterpret_cast<const pvh::StartInfo*>(uint64_t(boot_info));
+  if (info.magic != pvh::start_info_magic) early_panic("Keel: not booted through PVH\n");
+  return info;
+}
+
 }  // namespace
 
-extern "C" [[noreturn]] void kernel_entry(uint32_t start_info_address) {
+// boot.S: `boot_info` is %ebx at the entry, the PVH start info or the Multiboot2
+// boot information; `boot_magic` is multiboot2::boot_magic for the latter, else 0.
+extern "C" [[noreturn]] void kernel_entry(uint32_t boot_info, uint32_t boot_magic) {
   using namespace keel;
   kvm::serial::init();
   // Read the start info while page 0 is still mapped: loaders put it low.
-  auto& info = *reinterpret_cast<const pvh::StartInfo*>(uint64_t(start_info_address));
-  if (info.magic != pvh::start_info_magic) early_panic("Keel: not booted through PVH\n");
+  auto& info = start_info(boot_info, boot_magic);
   copy_cmdline(info);
   if (!kvm::init_memory(info)) early_panic("Keel: no usable memory in the boot memory map\n");
   arch::init_descriptors();  // first, so a fault from here on panics with a message

@@ -43,10 +43,11 @@ def test_hello_boots_from_the_disk(tmp_path, firmware):
     assert "seeded from virtio-rng" in console  # the PVH path's devices work the same
 
 
-@pytest.mark.parametrize("firmware", sorted(FIRMWARES))
-def test_the_command_line_arrives_word_for_word(tmp_path, firmware):
+def test_the_command_line_arrives_word_for_word(tmp_path):
+    # GRUB hands over the same Multiboot2 command line whatever the firmware (the memory
+    # maps differ: test_hello_boots_from_the_disk boots both), so one boot, the faster one.
     disk = package_disk(tmp_path, "args", "--append", """ip=10.0.0.2/24 'two words' q="x" b=\\\\""")
-    status, console = boot_disk(disk, firmware)
+    status, console = boot_disk(disk, "seabios")
     assert status == 0, console
     args = [line for line in console.splitlines() if line.startswith("arg: ")]
     assert args == ["arg: [ip=10.0.0.2/24]", "arg: [two words]", "arg: [q=x]", "arg: [b=\\]"], \

@@ -17,10 +17,12 @@ namespace {
 // Offsets in an Ethernet frame carrying IPv4 (RFC 894, RFC 791) and ARP (RFC 826).
 constexpr std::size_t eth_dst = 0, eth_src = 6, eth_type = 12, eth_payload = 14;
 constexpr uint16_t type_ip4 = 0x0800, type_arp = 0x0806;
-constexpr std::size_t arp_op = eth_payload + 6, arp_sha = eth_payload + 8, arp_spa = eth_payload + 14,
-                      arp_tha = eth_payload + 18, arp_tpa = eth_payload + 24, arp_end = eth_payload + 28;
+constexpr std::size_t arp_op = eth_payload + 6, arp_sha = eth_payload + 8,
+                      arp_spa = eth_payload + 14, arp_tha = eth_payload + 18,
+                      arp_tpa = eth_payload + 24, arp_end = eth_payload + 28;
 constexpr uint16_t arp_request = 1, arp_reply = 2;
-constexpr std::size_t ip_protocol = eth_payload + 9, ip_src = eth_payload + 12, ip_dst = eth_payload + 16;
+constexpr std::size_t ip_protocol = eth_payload + 9, ip_src = eth_payload + 12,
+                      ip_dst = eth_payload + 16;
 constexpr uint8_t proto_icmp = 1, proto_udp = 17;
 constexpr uint8_t icmp_echo_request = 8, icmp_echo_reply = 0;
 
@@ -48,7 +50,9 @@ uint8_t our_ip[4];
 bool reflect(uint8_t* f, std::size_t n) {
   if (n < eth_payload) return false;
   if (load16(f + eth_type) == type_arp) {
-    if (n < arp_end || load16(f + arp_op) != arp_request || std::memcmp(f + arp_tpa, our_ip, 4) != 0) return false;
+    if (n < arp_end || load16(f + arp_op) != arp_request ||
+        std::memcmp(f + arp_tpa, our_ip, 4) != 0)
+      return false;
     store16(f + arp_op, arp_reply);
     std::memcpy(f + arp_tha, f + arp_sha, 10);  // the asker's MAC and address become the target's
     our_mac.write(f + arp_sha);
@@ -58,7 +62,9 @@ bool reflect(uint8_t* f, std::size_t n) {
     ++counts.arp;
     return true;
   }
-  if (load16(f + eth_type) != type_ip4 || n < eth_payload + 20 || std::memcmp(f + ip_dst, our_ip, 4) != 0) return false;
+  if (load16(f + eth_type) != type_ip4 || n < eth_payload + 20 ||
+      std::memcmp(f + ip_dst, our_ip, 4) != 0)
+    return false;
   const std::size_t l4 = eth_payload + std::size_t(f[eth_payload] & 0x0f) * 4;
   if (f[ip_protocol] == proto_udp && n >= l4 + 8) {
     swap_bytes(f + l4, f + l4 + 2, 2);
@@ -100,7 +106,7 @@ void Service::start() {
   nic->set_receive(receive);
   interface.on_config([](net::Interface& configured) {
     configured.address().write(our_ip);
-    std::printf("reflector: %s %s reflecting at %s\n", nic->name().c_str(), our_mac.to_string().c_str(),
-                configured.address().to_string().c_str());
+    std::printf("reflector: %s %s reflecting at %s\n", nic->name().c_str(),
+                our_mac.to_string().c_str(), configured.address().to_string().c_str());
   });
 }

@@ -9,12 +9,9 @@
 // test/fuzz/run_http.sh.
 //
 // Input: byte 0: bit 0 the client reads nothing, bit 1 a 2 KiB send buffer
-// and a 512-byte OutputBuffer at the server. Then records:
-//   0x00 n [n bytes]   the client writes n bytes (what its send buffer takes)
-//   0x01 t             t × 20 ms pass
-//   0x02               the client shuts down (half-close)
+// and a 512-byte OutputBuffer at the server. Then the client's script of client_script.hpp,
+// with one record of its own:
 //   0x03               the held request (/later) is answered
-//   0x04               the client starts reading
 // Invariants (abort): no crash, leak or undefined behaviour (ASan, UBSan,
 // LeakSanitizer: a connection's state must not outlive it); what the client
 // receives starts with a status line; at most one connection open; no more
@@ -32,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "client_script.hpp"
 #include "stack_pair.hpp"
 
 namespace {
@@ -91,11 +89,11 @@ const http::StaticTree& files() {
 class Run {
  public:
   Run(const uint8_t* data, std::size_t size)
-      : in_(data), end_(data + size), setup_(size > 0 ? data[0] : 0) {}
+      : script_{data, data + size}, setup_(size > 0 ? data[0] : 0) {}
 
   void go() {
-    if (in_ == end_) return;
-    ++in_;
+    if (script_.done()) return;
+    script_.next();  // the setup byte
     add_routes();
     CHECK(server_.listen(server_side_.stack, 80) == net::Status::ok);
     net::TcpOptions co;
@@ -105,7 +103,7 @@ class Run {
         {net::ip4::Addr{10, 0, 0, 2}, 80}, [](net::TcpConnection) {}, co);
     client_.on_read([this](std::span<const uint8_t> d) { received(d); });
     step(5);
-    while (in_ < end_) record();
+    while (!script_.done()) record();
     step(50);
     client_.abort();
     held_ = {};
@@ -146,34 +144,18 @@ class Run {
     const std::size_t more = std::min(d.size(), status_line.size() - got_.size());
     got_.append(reinterpret_cast<const char*>(d.data()), more);
     CHECK(got_ == status_line.substr(0, got_.size()));
-    if (reading_) client_.consumed(client_.unconsumed());
+    if (script_.reading) client_.consumed(client_.unconsumed());
   }
 
-  uint8_t next() { return in_ < end_ ? *in_++ : 0; }
-
   void record() {
-    switch (next()) {
-      case 0x00: {
-        std::size_t n = std::min<std::size_t>(next(), std::size_t(end_ - in_));
-        (void)client_.write(in_, n);
-        in_ += n;
-        break;
-      }
-      case 0x01:
-        step(20 * next());
-        break;
-      case 0x02:
-        client_.shutdown();
+    switch (script_.play(client_, [this](int ms) { step(ms); })) {
+      case -1:
         break;
       case 0x03:
         held_.respond(http::Response{}, "later\n");
         break;
-      case 0x04:
-        reading_ = true;
-        client_.consumed(client_.unconsumed());
-        break;
       default:
-        in_ = end_;
+        script_.in = script_.end;
         break;
     }
     const http::ServerCounters& c = server_.counters();
@@ -190,8 +172,7 @@ class Run {
     }
   }
 
-  const uint8_t* in_;
-  const uint8_t* end_;
+  keel::fuzz::ClientScript script_;
   uint8_t setup_;
   Side server_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 2}}, net::ip4::Addr{10, 0, 0, 2}};
   Side client_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 1}}, net::ip4::Addr{10, 0, 0, 1}};
@@ -202,7 +183,6 @@ class Run {
   http::Exchange held_;
   std::string got_;  // the first bytes the client received (up to a status line's start)
   std::size_t streamed_ = 0;
-  bool reading_ = false;
 };
 
 }  // namespace

@@ -7,11 +7,7 @@
 // of openssl s_client (TLS 1.3 and 1.2). Build with -DKEEL_FUZZ=ON (clang); run
 // test/fuzz/run_http.sh.
 //
-// Input records:
-//   0x00 n [n bytes]   the client writes n bytes (what its send buffer takes)
-//   0x01 t             t × 20 ms pass
-//   0x02               the client shuts down (half-close)
-//   0x04               the client starts reading
+// Input: the client's script of client_script.hpp (writes, time, half-close, reading).
 // Invariants (abort): no crash, leak or undefined behaviour (ASan, UBSan, LeakSanitizer: a
 // transport and its connection must not keep each other alive); at most one session; every
 // failure counted; at the end, after the client's abort and time, no connection or session
@@ -26,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "client_script.hpp"
 #include "stack_pair.hpp"
 
 namespace {
@@ -72,7 +69,7 @@ http::ServerOptions options() {
 
 class Run {
  public:
-  Run(const uint8_t* data, std::size_t size) : in_(data), end_(data + size) {}
+  Run(const uint8_t* data, std::size_t size) : script_{data, data + size} {}
 
   void go() {
     const tls::Counters before = context()->counters();
@@ -86,11 +83,11 @@ class Run {
     client_ = *client_side_.stack.tcp().connect(
         {net::ip4::Addr{10, 0, 0, 2}, 443}, [](net::TcpConnection) {}, co);
     client_.on_read([this](std::span<const uint8_t>) {
-      if (reading_) client_.consumed(client_.unconsumed());
+      if (script_.reading) client_.consumed(client_.unconsumed());
     });
     step(5);
-    while (in_ < end_) {
-      record();
+    while (!script_.done()) {
+      if (script_.play(client_, [this](int ms) { step(ms); }) != -1) break;  // no opcode of its own
       CHECK(context()->counters().open <= 1);
     }
     step(50);
@@ -107,32 +104,6 @@ class Run {
   }
 
  private:
-  uint8_t next() { return in_ < end_ ? *in_++ : 0; }
-
-  void record() {
-    switch (next()) {
-      case 0x00: {
-        std::size_t n = std::min<std::size_t>(next(), std::size_t(end_ - in_));
-        (void)client_.write(in_, n);
-        in_ += n;
-        break;
-      }
-      case 0x01:
-        step(20 * next());
-        break;
-      case 0x02:
-        client_.shutdown();
-        break;
-      case 0x04:
-        reading_ = true;
-        client_.consumed(client_.unconsumed());
-        break;
-      default:
-        in_ = end_;
-        break;
-    }
-  }
-
   // Frames sent during one millisecond arrive in the next.
   void step(int ms) {
     for (int i = 0; i < ms; ++i) {
@@ -140,14 +111,12 @@ class Run {
     }
   }
 
-  const uint8_t* in_;
-  const uint8_t* end_;
+  keel::fuzz::ClientScript script_;
   Side server_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 2}}, net::ip4::Addr{10, 0, 0, 2}};
   Side client_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 1}}, net::ip4::Addr{10, 0, 0, 1}};
   FollowingClock server_clock_{server_side_.clock};
   http::Server server_{http::ServerTime{&server_clock_, [] { return int64_t(0); }}, options()};
   net::TcpConnection client_;
-  bool reading_ = false;
 };
 
 }  // namespace

@@ -1,0 +1,334 @@
+#include "ndp.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "link.hpp"
+#include "net/ip6/addr.hpp"
+#include "net/ip6/ip6.hpp"
+#include "net/wire/icmp6.hpp"
+
+namespace net {
+namespace {
+
+constexpr uint32_t target_at = 8;  // RFC 4861 §4.3, §4.4: the target after 8 bytes
+constexpr uint64_t never = UINT64_MAX;
+
+ip6::Addr read_addr(const uint8_t* p) {
+  ip6::Addr a;
+  std::memcpy(a.bytes.data(), p, a.bytes.size());
+  return a;
+}
+
+}  // namespace
+
+Ndp::Ndp(Link& link, NdpCounters& counters) : link_(link), counters_(counters) {}
+
+void Ndp::receive(const Ip6Received& info, const uint8_t* message, std::size_t len) {
+  if (message[0] == wire::icmp6::neighbor_solicitation) {
+    receive_solicitation(info, message, len);
+  } else {
+    receive_advertisement(info, message, len);
+  }
+}
+
+bool Ndp::find_mac_option(const uint8_t* m, std::size_t len, std::size_t fixed, uint8_t type,
+                          std::optional<ethernet::Addr>& mac) const {
+  for (std::size_t i = fixed; i < len;) {
+    if (i + 2 > len) return false;
+    std::size_t size = std::size_t(m[i + 1]) * wire::nd::option_unit;
+    if (size == 0 || i + size > len) return false;  // §7.1.1: a zero length is invalid
+    if (m[i] == type && size >= wire::nd::mac_option_size) mac = ethernet::Addr::from(m + i + 2);
+    i += size;
+  }
+  return true;
+}
+
+// RFC 4861 §7.1.1 (validity) and §7.2.3 (what a solicitation does).
+void Ndp::receive_solicitation(const Ip6Received& info, const uint8_t* m, std::size_t len) {
+  ++counters_.rx_solicitations;
+  const wire::Ip6Repr& ip = info.header;
+  std::optional<ethernet::Addr> mac;
+  if (len < wire::nd::ns_size || ip6addr::is_multicast(read_addr(m + target_at)) ||
+      !find_mac_option(m, len, wire::nd::ns_size, wire::nd::option_source_mac, mac)) {
+    ++counters_.drop_bad_format;
+    return;
+  }
+  ip6::Addr target = read_addr(m + target_at);
+  if (ip.src.is_any() && (ip.dst != ip6addr::solicited_node(target) || mac)) {
+    ++counters_.drop_bad_format;
+    return;
+  }
+  if (!link_.has_address6(target)) {
+    ++counters_.drop_not_our_target;
+    return;
+  }
+  if (ip.src.is_any()) {
+    // Another node's duplicate address detection for our address: §7.2.4
+    // says answer all nodes, so it gives the address up (RFC 4862 §5.4.3).
+    ++counters_.address_conflicts;
+    advertise(target, ip6addr::all_nodes(), false);
+    return;
+  }
+  if (mac && !mac->is_multicast()) {
+    Entry* e = find(ip.src);
+    if (!e) e = insert(ip.src);
+    if (e && (e->state == State::incomplete || e->mac != *mac)) set_mac(*e, *mac, State::stale);
+  }
+  advertise(target, ip.src, true);
+}
+
+// RFC 4861 §7.1.2 (validity) and §7.2.5 (what an advertisement does).
+void Ndp::receive_advertisement(const Ip6Received& info, const uint8_t* m, std::size_t len) {
+  ++counters_.rx_advertisements;
+  std::optional<ethernet::Addr> mac;
+  bool solicited = len >= wire::nd::na_size && (m[4] & wire::nd::na_solicited);
+  if (len < wire::nd::na_size || ip6addr::is_multicast(read_addr(m + target_at)) ||
+      (solicited && ip6addr::is_multicast(info.header.dst)) ||
+      !find_mac_option(m, len, wire::nd::na_size, wire::nd::option_target_mac, mac) ||
+      (mac && mac->is_multicast())) {
+    ++counters_.drop_bad_format;
+    return;
+  }
+  ip6::Addr target = read_addr(m + target_at);
+  if (link_.has_address6(target)) {
+    ++counters_.address_conflicts;  // someone else claims our address
+    return;
+  }
+  Entry* e = find(target);
+  if (!e) {
+    ++counters_.drop_no_entry;  // never creates one (§7.2.5)
+    return;
+  }
+  if (e->state == State::incomplete) {
+    if (!mac) {
+      ++counters_.drop_bad_format;
+      return;
+    }
+    set_mac(*e, *mac, solicited ? State::reachable : State::stale);
+    return;
+  }
+  bool override = m[4] & wire::nd::na_override;
+  bool differs = mac && *mac != e->mac;
+  if (!override && differs) {
+    if (e->state == State::reachable) {
+      e->state = State::stale;
+      e->timer_ns = never;
+    }
+    return;
+  }
+  if (solicited) {
+    set_mac(*e, mac ? *mac : e->mac, State::reachable);
+  } else if (differs) {
+    set_mac(*e, *mac, State::stale);
+  }
+}
+
+Ndp::Entry* Ndp::find(const ip6::Addr& a) {
+  for (Entry& e : cache_)
+    if (e.address == a) return &e;
+  return nullptr;
+}
+
+Ndp::Entry* Ndp::insert(const ip6::Addr& a) {
+  if (cache_.size() < max_entries) {
+    cache_.emplace_back();
+    cache_.back().address = a;
+    return &cache_.back();
+  }
+  Entry* victim = nullptr;
+  for (Entry& e : cache_) {
+    if (e.state == State::incomplete || !e.queue.empty()) continue;
+    if (!victim || e.confirmed_ns < victim->confirmed_ns) victim = &e;
+  }
+  if (!victim) {
+    ++counters_.drop_cache_full;
+    return nullptr;
+  }
+  ++counters_.cache_evictions;
+  *victim = Entry{};
+  victim->address = a;
+  return victim;
+}
+
+void Ndp::set_mac(Entry& e, ethernet::Addr mac, State state) {
+  uint64_t now = link_.now();
+  e.mac = mac;
+  e.state = state;
+  e.confirmed_ns = now;
+  e.probes = 0;
+  e.timer_ns = state == State::reachable ? now + reachable_time_ns : never;
+  if (state == State::reachable) schedule(e.timer_ns);
+  queued_ -= e.queue.size();
+  std::vector<PacketPtr> waiting;
+  waiting.swap(e.queue);  // (transmitting may reach back into the cache)
+  for (PacketPtr& p : waiting) link_.transmit_frame(std::move(p), mac, wire::ethertype_ip6);
+}
+
+void Ndp::transmit(PacketPtr packet, const ip6::Addr& next_hop) {
+  uint64_t now = link_.now();
+  Entry* e = find(next_hop);
+  if (e && e->state != State::incomplete) {
+    if (e->state == State::stale && e->timer_ns == never) {
+      e->timer_ns = now + delay_first_probe_ns;  // §7.3.3: DELAY, then probe
+      schedule(e->timer_ns);
+    }
+    link_.transmit_frame(std::move(packet), e->mac, wire::ethertype_ip6);
+    return;
+  }
+  bool fresh = !e;
+  if (fresh) e = insert(next_hop);
+  if (!e || e->queue.size() >= max_queued_per_entry || queued_ >= max_queued_total) {
+    ++counters_.drop_queue_full;
+    return;
+  }
+  e->queue.push_back(std::move(packet));
+  ++queued_;
+  ++counters_.queued;
+  if (fresh) {
+    e->probes = 1;
+    e->timer_ns = now + retrans_timer_ns;
+    schedule(e->timer_ns);
+    solicit(next_hop, nullptr, nullptr);
+  }
+}
+
+void Ndp::send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& dst,
+                    ethernet::Addr mac) {
+  wire::icmp6_fill_checksum(message->data(), message->size(), src, dst);
+  wire::Ip6Repr header{src, dst, wire::ip6_next_icmp6, wire::nd::hop_limit,
+                       uint16_t(message->size())};
+  header.emit(message->push(wire::ip6_header_size));
+  link_.transmit_frame(std::move(message), mac, wire::ethertype_ip6);
+}
+
+// §7.2.2: to the solicited-node group (or, probing, to the neighbour),
+// from our link-local address, with our MAC.
+void Ndp::solicit(const ip6::Addr& target, const ip6::Addr* unicast_to,
+                  const ethernet::Addr* mac) {
+  PacketPtr p = link_.allocate();
+  uint8_t* m = p ? p->append(wire::nd::ns_size + wire::nd::mac_option_size) : nullptr;
+  if (!m) return;
+  std::memset(m, 0, wire::nd::ns_size);
+  m[0] = wire::icmp6::neighbor_solicitation;
+  std::memcpy(m + target_at, target.bytes.data(), target.bytes.size());
+  m[wire::nd::ns_size] = wire::nd::option_source_mac;
+  m[wire::nd::ns_size + 1] = 1;
+  link_.mac().write(m + wire::nd::ns_size + 2);
+  ip6::Addr dst = unicast_to ? *unicast_to : ip6addr::solicited_node(target);
+  ++counters_.tx_solicitations;
+  send_icmp(std::move(p), link_.link_local(), dst, mac ? *mac : ip6addr::multicast_mac(dst));
+}
+
+// §7.2.4: from the target, override set (not an anycast address), with our
+// MAC; to the solicitor, or to all nodes.
+void Ndp::advertise(const ip6::Addr& target, const ip6::Addr& to, bool solicited) {
+  PacketPtr p = link_.allocate();
+  uint8_t* m = p ? p->append(wire::nd::na_size + wire::nd::mac_option_size) : nullptr;
+  if (!m) return;
+  std::memset(m, 0, wire::nd::na_size);
+  m[0] = wire::icmp6::neighbor_advertisement;
+  m[4] = uint8_t(wire::nd::na_override | (solicited ? wire::nd::na_solicited : 0));
+  std::memcpy(m + target_at, target.bytes.data(), target.bytes.size());
+  m[wire::nd::na_size] = wire::nd::option_target_mac;
+  m[wire::nd::na_size + 1] = 1;
+  link_.mac().write(m + wire::nd::na_size + 2);
+  ++counters_.tx_advertisements;
+  if (ip6addr::is_multicast(to)) {
+    send_icmp(std::move(p), target, to, ip6addr::multicast_mac(to));
+    return;
+  }
+  Entry* e = find(to);
+  if (e && e->state != State::incomplete) {
+    send_icmp(std::move(p), target, to, e->mac);
+    return;
+  }
+  // No MAC for the solicitor (a unicast solicitation without one): resolve.
+  wire::icmp6_fill_checksum(p->data(), p->size(), target, to);
+  wire::Ip6Repr{target, to, wire::ip6_next_icmp6, wire::nd::hop_limit, uint16_t(p->size())}.emit(
+      p->push(wire::ip6_header_size));
+  transmit(std::move(p), to);
+}
+
+void Ndp::drop_queue(Entry& e) {
+  counters_.drop_unresolved += e.queue.size();
+  queued_ -= e.queue.size();
+  e.queue.clear();
+}
+
+void Ndp::clear() {
+  for (Entry& e : cache_) drop_queue(e);
+  cache_.clear();
+}
+
+void Ndp::schedule(uint64_t at) {
+  if (at < next_deadline_) {
+    next_deadline_ = at;
+    link_.wake_by(at);
+  }
+}
+
+// The states' timers (§7.3.3): INCOMPLETE retries then gives up, REACHABLE
+// turns STALE, a used STALE entry (DELAY) starts probing, PROBE gives up.
+void Ndp::poll(uint64_t now) {
+  if (now < next_deadline_) return;
+  next_deadline_ = never;
+  for (std::size_t i = 0; i < cache_.size();) {
+    Entry& e = cache_[i];
+    bool gone = false;
+    if (now >= e.timer_ns) {
+      switch (e.state) {
+        case State::incomplete:
+          if (e.probes >= max_multicast_solicit) {
+            drop_queue(e);
+            gone = true;
+            break;
+          }
+          ++e.probes;
+          e.timer_ns = now + retrans_timer_ns;
+          solicit(e.address, nullptr, nullptr);
+          break;
+        case State::reachable:
+          e.state = State::stale;
+          e.timer_ns = never;
+          break;
+        case State::stale:
+        case State::probe:
+          if (e.state == State::probe && e.probes >= max_unicast_solicit) {
+            ++counters_.drop_unreachable;  // §7.3.3: the neighbour is gone
+            gone = true;
+            break;
+          }
+          e.state = State::probe;
+          ++e.probes;
+          e.timer_ns = now + retrans_timer_ns;
+          solicit(e.address, &e.address, &e.mac);
+          break;
+      }
+    }
+    if (gone) {
+      cache_[i] = std::move(cache_.back());
+      cache_.pop_back();
+      continue;
+    }
+    next_deadline_ = std::min(next_deadline_, e.timer_ns);
+    ++i;
+  }
+  if (next_deadline_ != never) link_.wake_by(next_deadline_);
+}
+
+std::optional<ethernet::Addr> Ndp::lookup(const ip6::Addr& a) const {
+  auto s = state(a);
+  if (!s || *s == State::incomplete) return std::nullopt;
+  for (const Entry& e : cache_)
+    if (e.address == a) return e.mac;
+  return std::nullopt;
+}
+
+std::optional<Ndp::State> Ndp::state(const ip6::Addr& a) const {
+  for (const Entry& e : cache_)
+    if (e.address == a) return e.state;
+  return std::nullopt;
+}
+
+}  // namespace net

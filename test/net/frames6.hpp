@@ -79,10 +79,9 @@ inline Bytes nd_body(const Ip6& target, uint8_t option_type, const Mac* mac) {
 inline Bytes ns(const Ip6& src, const Ip6& dst, const Ip6& target, const Mac* mac) {
   return ip6(src, dst, 58, icmp6(src, dst, 135, 0, 0, nd_body(target, 1, mac)), 255);
 }
-inline Bytes na(const Ip6& src, const Ip6& dst, const Ip6& target, uint8_t flags,
-                const Mac* mac) {
-  return ip6(src, dst, 58,
-             icmp6(src, dst, 136, 0, uint32_t(flags) << 24, nd_body(target, 2, mac)), 255);
+inline Bytes na(const Ip6& src, const Ip6& dst, const Ip6& target, uint8_t flags, const Mac* mac) {
+  return ip6(src, dst, 58, icmp6(src, dst, 136, 0, uint32_t(flags) << 24, nd_body(target, 2, mac)),
+             255);
 }
 
 // Parsed headers of what the stack sent.

@@ -22,8 +22,14 @@ class Ip6StackTest : public StackTest {
   const ::net::Ip6Counters& ip6_counters() const { return counters().ip6; }
   const ::net::Icmp6Counters& icmp6_counters() const { return counters().icmp6; }
 
+  // Sends "a" to dst:9 from an ephemeral port.
+  ::net::Status send6(const Ip6& dst, uint16_t port = 9) {
+    if (!sender.is_open()) sender = *stack.udp().bind(0);
+    return sender.send_to({dst, port}, "a", 1);
+  }
   // An echo request from the peer to `dst` carrying `data`.
-  static Bytes echo6(const Ip6& dst, uint16_t id = 7, uint16_t seq = 1, const Bytes& data = {1, 2}) {
+  static Bytes echo6(const Ip6& dst, uint16_t id = 7, uint16_t seq = 1,
+                     const Bytes& data = {1, 2}) {
     return icmp6(peer_ip6, dst, 128, 0, uint32_t(id) << 16 | seq, data);
   }
 };

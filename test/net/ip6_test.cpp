@@ -30,7 +30,8 @@ Bytes concat(Bytes a, const Bytes& b) {
 // The parameter problem the stack sent about `offending`: code and pointer.
 void expect_parameter_problem(const Bytes& frame, uint8_t code, uint32_t pointer,
                               const Bytes& offending) {
-  EXPECT_EQ(sent_ip6(frame), (Ip6Repr{stack_ip6, peer_ip6, 58, 64, uint16_t(8 + offending.size())}));
+  EXPECT_EQ(sent_ip6(frame),
+            (Ip6Repr{stack_ip6, peer_ip6, 58, 64, uint16_t(8 + offending.size())}));
   Bytes m = sent_icmp6(frame);
   EXPECT_EQ(m[0], 4);
   EXPECT_EQ(m[1], code);
@@ -102,9 +103,9 @@ TEST_F(Ip6Test, ExtensionHeadersAreWalkedToTheUpperLayer) {
   Bytes echo = echo6(stack_ip6);
   // Hop-by-hop (a skippable option), destination options, routing with no
   // segments left, an atomic fragment (RFC 6946), then ICMPv6.
-  Bytes chain = concat(concat(concat(options(60, 0x1e), options(43, 0x1e)),
-                              extension(44, {0, 0, 0, 0, 0, 0})),
-                       concat(Bytes{58, 0, 0, 0, 0, 0, 0, 7}, echo));
+  Bytes chain = concat(
+      concat(concat(options(60, 0x1e), options(43, 0x1e)), extension(44, {0, 0, 0, 0, 0, 0})),
+      concat(Bytes{58, 0, 0, 0, 0, 0, 0, 7}, echo));
   inject6(ip6(peer_ip6, stack_ip6, 0, chain));
   ASSERT_EQ(nic.transmitted.size(), 1u);
   EXPECT_EQ(sent_icmp6(nic.pop())[0], 129);
@@ -153,7 +154,8 @@ TEST_F(Ip6Test, HopByHopOnlyFirst) {  // RFC 8200 §4.1
 }
 
 TEST_F(Ip6Test, FragmentsAreDroppedUntilReassemblyComes) {
-  Bytes first = ip6(peer_ip6, stack_ip6, 44, concat(Bytes{58, 0, 0, 1, 0, 0, 0, 7}, echo6(stack_ip6)));
+  Bytes first =
+      ip6(peer_ip6, stack_ip6, 44, concat(Bytes{58, 0, 0, 1, 0, 0, 0, 7}, echo6(stack_ip6)));
   Bytes later = ip6(peer_ip6, stack_ip6, 44, concat(Bytes{58, 0, 0, 8, 0, 0, 0, 7}, Bytes(8)));
   inject6(first);
   inject6(later);

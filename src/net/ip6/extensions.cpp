@@ -12,9 +12,9 @@
 namespace net {
 namespace {
 
-constexpr uint32_t extension_unit = 8;      // lengths count 8 bytes, not the first 8
+constexpr uint32_t extension_unit = 8;  // lengths count 8 bytes, not the first 8
 constexpr uint32_t fragment_header_size = 8;
-constexpr uint8_t option_pad1 = 0;          // §4.2: one byte, no length
+constexpr uint8_t option_pad1 = 0;  // §4.2: one byte, no length
 constexpr uint8_t option_padn = 1;
 // §4.2: the two high bits of an unknown option's type say what to do.
 constexpr uint8_t option_action_skip = 0, option_action_discard = 1,
@@ -91,7 +91,7 @@ bool Ip6::walk_extensions(Packet& packet, InterfaceId in, bool to_multicast, Cha
       return false;
     }
     uint32_t len = type == wire::ip6_next_fragment ? fragment_header_size
-                                                    : (uint32_t(p[at + 1]) + 1) * extension_unit;
+                                                   : (uint32_t(p[at + 1]) + 1) * extension_unit;
     if (at + len > size) {
       ++c.drop_bad_extension;
       return false;

@@ -24,7 +24,8 @@ bool is_icmp6_error(const uint8_t* ip, std::size_t len) {
     if (next != wire::ip6_next_hop_by_hop && next != wire::ip6_next_destination &&
         next != wire::ip6_next_routing && next != wire::ip6_next_fragment)
       return false;
-    std::size_t size = next == wire::ip6_next_fragment ? unit : (std::size_t(ip[at + 1]) + 1) * unit;
+    std::size_t size =
+        next == wire::ip6_next_fragment ? unit : (std::size_t(ip[at + 1]) + 1) * unit;
     next = ip[at];
     at += size;
   }
@@ -66,8 +67,7 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
     default:
       // Errors about what we sent: nothing in this slice reacts to them yet
       // (no TCP over IPv6, no path MTU); RS, RA, redirects: no SLAAC yet.
-      ++(v.type() < wire::icmp6::first_informational ? counters_.rx_errors
-                                                     : counters_.rx_ignored);
+      ++(v.type() < wire::icmp6::first_informational ? counters_.rx_errors : counters_.rx_ignored);
   }
 }
 

@@ -75,8 +75,8 @@ class Ip6 {
   // extensions.cpp: walks the header chain; false when the packet was dropped.
   struct Chain {
     uint8_t next_header = 0;
-    uint32_t offset = 0;           // of the upper-layer header
-    uint32_t next_header_at = 6;   // where the field naming it lies (the pointer of errors)
+    uint32_t offset = 0;          // of the upper-layer header
+    uint32_t next_header_at = 6;  // where the field naming it lies (the pointer of errors)
   };
   bool walk_extensions(Packet& packet, InterfaceId in, bool to_multicast, Chain& chain);
   bool walk_options(Packet& packet, InterfaceId in, bool to_multicast, uint32_t at, uint32_t len);

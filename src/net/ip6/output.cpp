@@ -81,8 +81,7 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
     return Status::too_big;
   }
   // As IPv4: a buffer without an owner or without headroom is copied.
-  if (!payload->owner() || payload->headroom() < wire::ip6_header_size +
-                                                     wire::EthernetRepr::size +
+  if (!payload->owner() || payload->headroom() < wire::ip6_header_size + wire::EthernetRepr::size +
                                                      Packet::nic_headroom) {
     PacketPtr copy = allocate_heap_packet(len);
     if (!copy) {

@@ -204,8 +204,7 @@ void Ndp::send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& ds
 
 // §7.2.2: to the solicited-node group (or, probing, to the neighbour),
 // from our link-local address, with our MAC.
-void Ndp::solicit(const ip6::Addr& target, const ip6::Addr* unicast_to,
-                  const ethernet::Addr* mac) {
+void Ndp::solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac) {
   PacketPtr p = link_.allocate();
   uint8_t* m = p ? p->append(wire::nd::ns_size + wire::nd::mac_option_size) : nullptr;
   if (!m) return;

@@ -77,8 +77,7 @@ class Ndp {
   void set_mac(Entry& e, ethernet::Addr mac, State state);
   void solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac);
   void advertise(const ip6::Addr& target, const ip6::Addr& to, bool solicited);
-  void send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& dst,
-                 ethernet::Addr mac);
+  void send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& dst, ethernet::Addr mac);
   void drop_queue(Entry& e);
   void schedule(uint64_t at);
 

@@ -36,8 +36,8 @@ void UdpLayer::receive(const Ip6Received& info, PacketPtr packet) {
   // RFC 4443 §3.1: port unreachable (never about a group: Icmp6 checks).
   if (packet && !info.to_multicast) {
     const uint8_t* header = packet->data() - info.header_len;
-    parts_.icmp6.send_error(wire::icmp6::destination_unreachable, wire::icmp6::port_unreachable,
-                            0, header, packet->size() + info.header_len, info.in);
+    parts_.icmp6.send_error(wire::icmp6::destination_unreachable, wire::icmp6::port_unreachable, 0,
+                            header, packet->size() + info.header_len, info.in);
   }
 }
 

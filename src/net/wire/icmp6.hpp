@@ -40,14 +40,14 @@ enum ParameterProblemCode : uint8_t {
 
 // Neighbor Discovery (RFC 4861).
 namespace nd {
-inline constexpr uint8_t hop_limit = 255;           // §7.1.1: proves the sender is on-link
-inline constexpr uint32_t ns_size = 24;             // header, reserved, target
-inline constexpr uint32_t na_size = 24;             // header, flags, target
-inline constexpr uint8_t option_source_mac = 1;     // §4.6.1
-inline constexpr uint8_t option_target_mac = 2;     // §4.6.1
-inline constexpr uint32_t option_unit = 8;          // option lengths count 8 bytes
-inline constexpr uint32_t mac_option_size = 8;      // type, length, 6-byte MAC
-inline constexpr uint8_t na_router = 0x80;          // §4.4 flags (first byte of word 2)
+inline constexpr uint8_t hop_limit = 255;        // §7.1.1: proves the sender is on-link
+inline constexpr uint32_t ns_size = 24;          // header, reserved, target
+inline constexpr uint32_t na_size = 24;          // header, flags, target
+inline constexpr uint8_t option_source_mac = 1;  // §4.6.1
+inline constexpr uint8_t option_target_mac = 2;  // §4.6.1
+inline constexpr uint32_t option_unit = 8;       // option lengths count 8 bytes
+inline constexpr uint32_t mac_option_size = 8;   // type, length, 6-byte MAC
+inline constexpr uint8_t na_router = 0x80;       // §4.4 flags (first byte of word 2)
 inline constexpr uint8_t na_solicited = 0x40;
 inline constexpr uint8_t na_override = 0x20;
 }  // namespace nd

@@ -78,12 +78,12 @@ struct Ip6Repr {
 
   template <class Byte>
   static Ip6Repr parse(const Ip6View<Byte>& v) {
-    return {v.src(),        v.dst(),           v.next_header(), v.hop_limit(),
-            v.payload_length(), v.traffic_class(), v.flow_label()};
+    return {v.src(),           v.dst(),       v.next_header(), v.hop_limit(), v.payload_length(),
+            v.traffic_class(), v.flow_label()};
   }
   void emit(uint8_t* out) const {
-    store32(out, uint32_t(ip6_version) << 28 | uint32_t(traffic_class) << 20 |
-                     (flow_label & 0xfffff));
+    store32(out,
+            uint32_t(ip6_version) << 28 | uint32_t(traffic_class) << 20 | (flow_label & 0xfffff));
     store16(out + 4, payload_len);
     out[6] = next_header;
     out[7] = hop_limit;

@@ -1,7 +1,8 @@
 // Neighbor Discovery for a host (RFC 4861): answering solicitations,
 // resolving before sending, the cache's states and bounds.
-#include "ip6_fixture.hpp"
 #include "net/link/ndp.hpp"
+
+#include "ip6_fixture.hpp"
 #include "net/stack_parts.hpp"
 
 using namespace std::chrono_literals;
@@ -39,7 +40,7 @@ TEST_F(NdpTest, SolicitationForOurAddressIsAnswered) {
           solicited_mac);
   ASSERT_EQ(nic.transmitted.size(), 1u);
   expect_advertisement(nic.pop(), peer_link_local, peer_mac, stack_ip6, 0x60);  // S, O
-  EXPECT_EQ(ndp(stack).state(peer_link_local), Ndp::State::stale);  // §7.2.3
+  EXPECT_EQ(ndp(stack).state(peer_link_local), Ndp::State::stale);              // §7.2.3
   // For the link-local address, at its own solicited-node group.
   inject6(ns(peer_link_local, ip6a::solicited_node(stack_link_local), stack_link_local, &peer_mac),
           ip6a::multicast_mac(ip6a::solicited_node(stack_link_local)));
@@ -47,7 +48,7 @@ TEST_F(NdpTest, SolicitationForOurAddressIsAnswered) {
   expect_advertisement(nic.pop(), peer_link_local, peer_mac, stack_link_local, 0x60);
 }
 
-TEST_F(NdpTest, InvalidSolicitationsAreCounted) {  // §7.1.1
+TEST_F(NdpTest, InvalidSolicitationsAreCounted) {                   // §7.1.1
   inject6(ns(peer_ip6, stack_ip6, ip6_of("fd00::77"), &peer_mac));  // not ours
   Bytes low_hop = ns(peer_ip6, stack_ip6, stack_ip6, &peer_mac);
   low_hop[7] = 64;
@@ -82,7 +83,8 @@ TEST_F(NdpTest, NeighbourIsResolvedBeforeSending) {
   EXPECT_EQ(sent_ethernet(f),
             (EthernetRepr{ip6a::multicast_mac(group), stack_mac, ::net::wire::ethertype_ip6}));
   EXPECT_EQ(sent_ip6(f), (Ip6Repr{stack_link_local, group, 58, 255, 32}));
-  EXPECT_EQ(sent_icmp6(f), icmp6(stack_link_local, group, 135, 0, 0, nd_body(other, 1, &stack_mac)));
+  EXPECT_EQ(sent_icmp6(f),
+            icmp6(stack_link_local, group, 135, 0, 0, nd_body(other, 1, &stack_mac)));
   EXPECT_EQ(ndp(stack).state(other), Ndp::State::incomplete);
   // The solicited answer releases the queued datagram.
   inject6(na(other, stack_link_local, other, 0x60, &other_mac));
@@ -147,7 +149,7 @@ TEST_F(NdpTest, SolicitationFloodKeepsTheCacheBounded) {
   EXPECT_EQ(ndp(stack).cache_size(), Ndp::max_entries);
   EXPECT_GT(link_counters().ndp.cache_evictions, 1700u);
   EXPECT_EQ(link_counters().ndp.tx_advertisements, 2001u);  // (one in SetUp)
-  EXPECT_EQ(nic.pool().available(), nic.pool().count());  // nothing held
+  EXPECT_EQ(nic.pool().available(), nic.pool().count());    // nothing held
 }
 
 TEST_F(NdpTest, OnlyOurGroupsPassTheLink) {

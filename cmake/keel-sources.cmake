@@ -59,6 +59,8 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip6/output.cpp
   ${KEEL_ROOT}/src/net/link/arp.cpp
   ${KEEL_ROOT}/src/net/link/ndp.cpp
+  ${KEEL_ROOT}/src/net/link/ndp_send.cpp
+  ${KEEL_ROOT}/src/net/link/link6.cpp
   ${KEEL_ROOT}/src/net/link/interface.cpp
   ${KEEL_ROOT}/src/net/link/link.cpp
   ${KEEL_ROOT}/src/net/packet.cpp

@@ -97,9 +97,8 @@ TEST_F(Udp6Test, GatewayCarriesWhatIsOffLink) {
 
 TEST(Config6, AddressesOfBothFamilies) {
   ::net::Config c;
-  ASSERT_EQ(::net::apply_cmdline({"ip=10.0.0.2/24,fd00::2/64", "gw=10.0.0.1,fd00::1",
-                                  "ip1=fd01::5/48"},
-                                 c),
+  ASSERT_EQ(::net::apply_cmdline(
+                {"ip=10.0.0.2/24,fd00::2/64", "gw=10.0.0.1,fd00::1", "ip1=fd01::5/48"}, c),
             "");
   EXPECT_EQ(c.interfaces[0].address, (Ip{10, 0, 0, 2}));
   EXPECT_EQ(c.interfaces[0].address6, ip6_of("fd00::2"));
@@ -110,7 +109,8 @@ TEST(Config6, AddressesOfBothFamilies) {
   EXPECT_EQ(c.interfaces[1].prefix6, 48);
   EXPECT_FALSE(c.interfaces[1].has_static_address());  // no IPv4 there
   EXPECT_EQ(::net::apply_cmdline({"ip=fd00::2/129"}, c), "ip: '129' is not a prefix length 0..128");
-  EXPECT_EQ(::net::apply_cmdline({"ip=fd00::2,fd00::3"}, c), "ip: 'fd00::3': one address per family");
+  EXPECT_EQ(::net::apply_cmdline({"ip=fd00::2,fd00::3"}, c),
+            "ip: 'fd00::3': one address per family");
   EXPECT_EQ(::net::apply_cmdline({"gw=fd00::zz"}, c), "gw: 'fd00::zz' is not an address");
   ::net::Config j;
   ASSERT_EQ(::net::parse_config_json(

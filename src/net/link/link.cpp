@@ -116,26 +116,6 @@ void Link::transmit_ip(PacketPtr packet, ip4::Addr next_hop) {
   }
 }
 
-void Link::transmit_ip6(PacketPtr packet, const ip6::Addr& next_hop) {
-  if (ip6addr::is_multicast(next_hop)) {
-    transmit_frame(std::move(packet), ip6addr::multicast_mac(next_hop), wire::ethertype_ip6);
-  } else {
-    ndp_.transmit(std::move(packet), next_hop);
-  }
-}
-
-void Link::configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway) {
-  if (address != address6_) ndp_.clear();
-  address6_ = address;
-  prefix6_ = prefix_len;
-  gateway6_ = gateway;
-  std::printf("%s: %s/%u link-local %s%s%s\n", name_.c_str(), Address(address).to_string().c_str(),
-              prefix_len, Address(link_local_).to_string().c_str(),
-              gateway.is_any() ? "" : " gateway ",
-              gateway.is_any() ? "" : Address(gateway).to_string().c_str());
-  configured();
-}
-
 void Link::transmit_frame(PacketPtr payload, ethernet::Addr dst, uint16_t type) {
   EthernetCounters& c = counters_.ethernet;
   uint8_t* h = payload->push(wire::EthernetRepr::size);

@@ -58,6 +58,7 @@ class Harness {
     net::Interface& i = stack_.add_interface(nic_);
     i.configure(net::ip4::Addr{10, 0, 0, 2}, net::ip4::netmask_of(24));
     i.configure6(ours, 64, peer);
+    clock_.advance(std::chrono::seconds(1));  // duplicate address detection
     echo_ = *stack_.udp().bind(7);
     echo_.on_read([this](const net::UdpDatagram& d) {
       echo_.send_to(d.source, d.payload, d.destination.address);
@@ -66,16 +67,15 @@ class Harness {
   }
   ~Harness() { echo_.close(); }
 
-  void packet(uint8_t a, uint8_t nh, uint8_t hl, const uint8_t* data, std::size_t n,
-              uint8_t host) {
+  void packet(uint8_t a, uint8_t nh, uint8_t hl, const uint8_t* data, std::size_t n, uint8_t host) {
     Addr src = (a & 3) == 0 ? peer : (a & 3) == 1 ? peer_ll : (a & 3) == 2 ? Addr{} : peer;
     if ((a & 3) == 3) src.bytes[15] = host;
     const net::Interface& i = stack_.interface(0);
     Addr dst = std::array<Addr, 4>{ours, i.link_local(), net::ip6addr::solicited_node(ours),
                                    net::ip6addr::all_nodes()}[(a >> 2) & 3];
     std::vector<uint8_t> f(14 + 40 + n);
-    net::ethernet::Addr to = net::ip6addr::is_multicast(dst) ? net::ip6addr::multicast_mac(dst)
-                                                             : mac;
+    net::ethernet::Addr to =
+        net::ip6addr::is_multicast(dst) ? net::ip6addr::multicast_mac(dst) : mac;
     net::wire::EthernetRepr{to, peer_mac, net::wire::ethertype_ip6}.emit(
         std::span<uint8_t, 14>(f.data(), 14));
     net::wire::Ip6Repr{src, dst, nh, hl, uint16_t(n)}.emit(f.data() + 14);

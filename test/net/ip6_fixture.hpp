@@ -13,6 +13,7 @@ class Ip6StackTest : public StackTest {
   void SetUp() override {
     StackTest::SetUp();
     iface.configure6(stack_ip6, 64);
+    advance(std::chrono::seconds(1));  // duplicate address detection: nobody objects
     inject6(ns(peer_ip6, ::net::ip6addr::solicited_node(stack_ip6), stack_ip6, &peer_mac),
             ::net::ip6addr::multicast_mac(::net::ip6addr::solicited_node(stack_ip6)));
     nic.transmitted.clear();

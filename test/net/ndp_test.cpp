@@ -152,6 +152,43 @@ TEST_F(NdpTest, SolicitationFloodKeepsTheCacheBounded) {
   EXPECT_EQ(nic.pool().available(), nic.pool().count());    // nothing held
 }
 
+TEST_F(NdpTest, NewAddressIsTentativeUntilDetectionEnds) {  // RFC 4862 §5.4
+  const Ip6 fresh = ip6_of("fd00::3");
+  iface.configure6(fresh, 64);
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  Bytes f = nic.pop();
+  Ip6 group = ip6a::solicited_node(fresh);
+  EXPECT_EQ(sent_ethernet(f).dst, ip6a::multicast_mac(group));
+  EXPECT_EQ(sent_ip6(f), (Ip6Repr{Ip6{}, group, 58, 255, 24}));  // from ::, no MAC option
+  EXPECT_EQ(sent_icmp6(f), icmp6(Ip6{}, group, 135, 0, 0, nd_body(fresh, 1, nullptr)));
+  EXPECT_EQ(iface.address6(), Ip6{});
+  inject6(ip6(peer_ip6, fresh, 58, echo6(fresh)));  // not ours yet
+  EXPECT_TRUE(nic.transmitted.empty());
+  advance(1s);
+  EXPECT_EQ(iface.address6(), fresh);
+  inject6(ip6(peer_ip6, fresh, 58, echo6(fresh)));
+  EXPECT_EQ(nic.transmitted.size(), 1u);
+}
+
+TEST_F(NdpTest, DuplicateAddressIsGivenUp) {
+  const Ip6 taken = ip6_of("fd00::4");
+  const Mac owner{{0x02, 0, 0, 0, 0, 4}};
+  iface.configure6(taken, 64);
+  nic.transmitted.clear();
+  inject6(na(taken, ip6a::all_nodes(), taken, 0x20, &owner),
+          ip6a::multicast_mac(ip6a::all_nodes()));
+  advance(2s);
+  EXPECT_EQ(iface.address6(), Ip6{});
+  EXPECT_EQ(link_counters().ndp.address_conflicts, 1u);
+  // Another node detecting the same address at the same time: a duplicate too.
+  iface.configure6(taken, 64);
+  inject6(ns(Ip6{}, ip6a::solicited_node(taken), taken, nullptr),
+          ip6a::multicast_mac(ip6a::solicited_node(taken)));
+  advance(2s);
+  EXPECT_EQ(iface.address6(), Ip6{});
+  EXPECT_EQ(link_counters().ndp.address_conflicts, 2u);
+}
+
 TEST_F(NdpTest, OnlyOurGroupsPassTheLink) {
   // A solicited-node group not ours: the frame is not for us.
   Ip6 other = ip6_of("fd00::99");

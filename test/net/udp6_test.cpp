@@ -123,6 +123,8 @@ TEST_F(Udp6Test, ApplyingAConfigSetsTheIpv6Address) {
   ::net::Config c;
   ASSERT_EQ(::net::apply_cmdline({"ip=10.0.0.2/24,fd00::7/64"}, c), "");
   iface.apply(c.interface(0));
+  EXPECT_EQ(iface.address6(), Ip6{});  // tentative for RETRANS_TIMER (RFC 4862)
+  advance(std::chrono::seconds(1));
   EXPECT_EQ(iface.address6(), ip6_of("fd00::7"));
   EXPECT_EQ(iface.address(), stack_ip);
 }

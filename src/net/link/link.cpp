@@ -63,7 +63,9 @@ bool Link::accepts_group(const ethernet::Addr& mac) const {
   // addresses (the NIC passes every group: docs/net/ipv6.md).
   if (mac == ip6addr::multicast_mac(ip6addr::all_nodes()) ||
       mac == ip6addr::multicast_mac(ip6addr::solicited_node(link_local_)) ||
-      (!address6_.is_any() && mac == ip6addr::multicast_mac(ip6addr::solicited_node(address6_))))
+      (!address6_.is_any() && mac == ip6addr::multicast_mac(ip6addr::solicited_node(address6_))) ||
+      (!tentative6().is_any() &&
+       mac == ip6addr::multicast_mac(ip6addr::solicited_node(tentative6()))))
     return true;
   for (ip4::Addr group : groups_)
     if (multicast_mac(group) == mac) return true;

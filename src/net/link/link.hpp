@@ -108,6 +108,10 @@ class Link {
     return a == link_local_ || (!address6_.is_any() && a == address6_);
   }
   Ndp& ndp() { return ndp_; }
+  // The address duplicate address detection is checking (any() if none).
+  const ip6::Addr& tentative6() const { return ndp_.tentative(); }
+  // From Ndp: the tentative address is ours (unique) or someone else's.
+  void dad_finished(const ip6::Addr& address, bool unique);
 
   void join(ip4::Addr group);
   void leave(ip4::Addr group);
@@ -141,6 +145,7 @@ class Link {
   FrameQueue queue_{queue_frames};
   bool congested_ = false;
   void update_broadcast();
+  void print_address6() const;
 
   ip4::Addr address_, netmask_, gateway_;
   ip4::Addr broadcast_ = ip4::Addr::broadcast();

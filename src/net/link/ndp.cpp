@@ -59,6 +59,16 @@ void Ndp::receive_solicitation(const Ip6Received& info, const uint8_t* m, std::s
     ++counters_.drop_bad_format;
     return;
   }
+  if (!dad_address_.is_any() && target == dad_address_) {
+    // RFC 4862 §5.4.3: another node's detection for the same address means
+    // a duplicate; an ordinary solicitation for a tentative one is ignored.
+    if (ip.src.is_any()) {
+      finish_dad(false);
+    } else {
+      ++counters_.drop_not_our_target;
+    }
+    return;
+  }
   if (!link_.has_address6(target)) {
     ++counters_.drop_not_our_target;
     return;
@@ -91,6 +101,10 @@ void Ndp::receive_advertisement(const Ip6Received& info, const uint8_t* m, std::
     return;
   }
   ip6::Addr target = read_addr(m + target_at);
+  if (!dad_address_.is_any() && target == dad_address_) {
+    finish_dad(false);  // RFC 4862 §5.4.4: someone has it
+    return;
+  }
   if (link_.has_address6(target)) {
     ++counters_.address_conflicts;  // someone else claims our address
     return;
@@ -202,6 +216,23 @@ void Ndp::drop_queue(Entry& e) {
 void Ndp::clear() {
   for (Entry& e : cache_) drop_queue(e);
   cache_.clear();
+  dad_address_ = {};
+  dad_deadline_ = never;
+}
+
+void Ndp::start_dad(const ip6::Addr& address) {
+  dad_address_ = address;
+  dad_deadline_ = link_.now() + retrans_timer_ns;
+  schedule(dad_deadline_);
+  solicit(address, nullptr, nullptr, true);
+}
+
+void Ndp::finish_dad(bool unique) {
+  ip6::Addr address = dad_address_;
+  dad_address_ = {};
+  dad_deadline_ = never;
+  if (!unique) ++counters_.address_conflicts;
+  link_.dad_finished(address, unique);
 }
 
 void Ndp::schedule(uint64_t at) {
@@ -216,6 +247,8 @@ void Ndp::schedule(uint64_t at) {
 void Ndp::poll(uint64_t now) {
   if (now < next_deadline_) return;
   next_deadline_ = never;
+  if (!dad_address_.is_any() && now >= dad_deadline_) finish_dad(true);
+  if (!dad_address_.is_any()) next_deadline_ = dad_deadline_;
   for (std::size_t i = 0; i < cache_.size();) {
     Entry& e = cache_[i];
     bool gone = false;

@@ -47,6 +47,12 @@ class Ndp {
   // once when known, else queued while resolving (or dropped and counted).
   void transmit(PacketPtr packet, const ip6::Addr& next_hop);
   void clear();
+  // Duplicate address detection (RFC 4862 §5.4), the simple version: one
+  // solicitation from :: (DupAddrDetectTransmits 1), and after RETRANS_TIMER
+  // the address is ours, unless an advertisement for it, or another node's
+  // detection for it, came first (Link::dad_finished says which).
+  void start_dad(const ip6::Addr& address);
+  const ip6::Addr& tentative() const { return dad_address_; }
 
   void poll(uint64_t now);
   uint64_t next_deadline() const { return next_deadline_; }
@@ -75,16 +81,20 @@ class Ndp {
   Entry* find(const ip6::Addr& a);
   Entry* insert(const ip6::Addr& a);
   void set_mac(Entry& e, ethernet::Addr mac, State state);
-  void solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac);
+  void solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac,
+               bool from_unspecified = false);
   void advertise(const ip6::Addr& target, const ip6::Addr& to, bool solicited);
   void send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& dst, ethernet::Addr mac);
   void drop_queue(Entry& e);
+  void finish_dad(bool unique);
   void schedule(uint64_t at);
 
   Link& link_;
   NdpCounters& counters_;
   std::vector<Entry> cache_;
   std::size_t queued_ = 0;
+  ip6::Addr dad_address_;  // any(): no detection running
+  uint64_t dad_deadline_ = UINT64_MAX;
   uint64_t next_deadline_ = UINT64_MAX;
 };
 

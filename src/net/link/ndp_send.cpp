@@ -25,19 +25,25 @@ void Ndp::send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& ds
 
 // §7.2.2: to the solicited-node group (or, probing, to the neighbour),
 // from our link-local address, with our MAC.
-void Ndp::solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac) {
+void Ndp::solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac,
+                  bool from_unspecified) {
+  // RFC 4862 §5.4.2: a detection's solicitation is from :: without our MAC.
+  uint32_t option = from_unspecified ? 0 : wire::nd::mac_option_size;
   PacketPtr p = link_.allocate();
-  uint8_t* m = p ? p->append(wire::nd::ns_size + wire::nd::mac_option_size) : nullptr;
+  uint8_t* m = p ? p->append(wire::nd::ns_size + option) : nullptr;
   if (!m) return;
   std::memset(m, 0, wire::nd::ns_size);
   m[0] = wire::icmp6::neighbor_solicitation;
   std::memcpy(m + target_at, target.bytes.data(), target.bytes.size());
-  m[wire::nd::ns_size] = wire::nd::option_source_mac;
-  m[wire::nd::ns_size + 1] = 1;
-  link_.mac().write(m + wire::nd::ns_size + 2);
+  if (option) {
+    m[wire::nd::ns_size] = wire::nd::option_source_mac;
+    m[wire::nd::ns_size + 1] = 1;
+    link_.mac().write(m + wire::nd::ns_size + 2);
+  }
   ip6::Addr dst = unicast_to ? *unicast_to : ip6addr::solicited_node(target);
   ++counters_.tx_solicitations;
-  send_icmp(std::move(p), link_.link_local(), dst, mac ? *mac : ip6addr::multicast_mac(dst));
+  send_icmp(std::move(p), from_unspecified ? ip6::Addr{} : link_.link_local(), dst,
+            mac ? *mac : ip6addr::multicast_mac(dst));
 }
 
 // §7.2.4: from the target, override set (not an anycast address), with our

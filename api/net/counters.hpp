@@ -17,7 +17,8 @@ struct EthernetCounters {
   uint64_t rx_multicast = 0;       // to a group the interface joined
   uint64_t drop_truncated = 0;     // shorter than the 14-byte header
   uint64_t drop_not_for_us = 0;    // unicast to another MAC, or a group not joined
-  uint64_t drop_unknown_type = 0;  // neither IPv4 nor ARP
+  uint64_t drop_unknown_type = 0;  // neither IPv4, ARP nor IPv6
+  uint64_t drop_ip6_off = 0;       // IPv6 on an interface given no IPv6 address
   uint64_t drop_no_buffer = 0;     // transmit: no headroom for the header
 };
 
@@ -124,6 +125,9 @@ struct Ip6Counters {
   uint64_t drop_no_route = 0;
   uint64_t drop_too_big = 0;  // a send over the link MTU (no fragmentation yet)
   uint64_t drop_no_buffer = 0;
+  // In or out while hooks are registered: they see IPv4 only, so IPv6 would pass the
+  // firewall unseen (docs/net/ipv6.md).
+  uint64_t drop_unhooked = 0;
 };
 
 struct Icmp6Counters {

@@ -25,6 +25,7 @@ void InterfaceCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ethernet, drop_not_for_us);
   KEEL_C(ethernet, drop_unknown_type);
   KEEL_C(ethernet, drop_no_buffer);
+  KEEL_C(ethernet, drop_ip6_off);
   KEEL_C(arp, rx_requests);
   KEEL_C(arp, rx_replies);
   KEEL_C(arp, tx_requests);
@@ -130,6 +131,7 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ip6, drop_no_route);
   KEEL_C(ip6, drop_too_big);
   KEEL_C(ip6, drop_no_buffer);
+  KEEL_C(ip6, drop_unhooked);
   KEEL_C(icmp6, rx);
   KEEL_C(icmp6, rx_echo_requests);
   KEEL_C(icmp6, tx_echo_replies);

@@ -203,5 +203,34 @@ TEST_F(Ip6Test, BadChecksumsAreCounted) {
   EXPECT_TRUE(nic.transmitted.empty());
 }
 
+// Decision 0130: an interface given no IPv6 address takes no IPv6 at all, link-local
+// included, and has no IPv6 route.
+TEST_F(StackTest, AnInterfaceGivenNoIpv6AddressTakesNoIpv6) {
+  nic.transmitted.clear();
+  const Bytes echo = icmp6(peer_link_local, stack_link_local, 128, 0, 7 << 16 | 1, {1, 2});
+  nic.inject(ip6_frame(ip6(peer_link_local, stack_link_local, 58, echo)));
+  EXPECT_TRUE(nic.transmitted.empty());
+  EXPECT_EQ(link_counters().ethernet.drop_ip6_off, 1u);
+  EXPECT_EQ(counters().ip6.rx, 0u);
+  auto socket = *stack.udp().bind(0);
+  EXPECT_EQ(socket.send_to({peer_link_local, 9}, "a", 1), ::net::Status::no_route);
+  EXPECT_TRUE(nic.transmitted.empty());
+}
+
+// Hooks see IPv4 only: with one registered (a firewall), IPv6 would pass it unseen, so it is
+// refused both ways until the hook goes.
+TEST_F(Ip6Test, WhileAHookIsRegisteredIpv6IsRefusedBothWays) {
+  auto id = stack.hooks().add(::net::Hook::input, 0,
+                              [](::net::HookPacket&) { return ::net::Verdict::accept; });
+  inject6(ip6(peer_ip6, stack_ip6, 58, echo6(stack_ip6)));
+  EXPECT_TRUE(nic.transmitted.empty());
+  EXPECT_EQ(send6(peer_ip6), ::net::Status::unsupported);
+  EXPECT_TRUE(nic.transmitted.empty());
+  EXPECT_EQ(ip6_counters().drop_unhooked, 2u);
+  stack.hooks().remove(id);
+  inject6(ip6(peer_ip6, stack_ip6, 58, echo6(stack_ip6)));
+  EXPECT_EQ(nic.transmitted.size(), 1u);
+}
+
 }  // namespace
 }  // namespace keel::test

@@ -18,9 +18,19 @@ bool Ip6::is_for_us(const ip6::Addr& dst, InterfaceId in) const {
          (!link.tentative6().is_any() && dst == ip6addr::solicited_node(link.tentative6()));
 }
 
+bool Ip6::hooked() const {
+  for (std::size_t h = 0; h < hook_count; ++h)
+    if (!parts_.hooks.empty(Hook(h))) return true;
+  return false;
+}
+
 void Ip6::receive(InterfaceId in, PacketPtr packet, LinkCast cast) {
   Ip6Counters& c = parts_.counters.ip6;
   ++c.rx;
+  if (hooked()) {
+    ++c.drop_unhooked;
+    return;
+  }
   wire::Ip6View<uint8_t> v(packet->data(), packet->size());
   switch (v.check()) {
     case wire::Ip6Error::none:

@@ -72,6 +72,9 @@ class Ip6 {
 
  private:
   bool is_for_us(const ip6::Addr& dst, InterfaceId in) const;
+  // Whether any hook is registered. Hooks see IPv4 only for now, so with a firewall on
+  // them IPv6 is refused both ways instead of passing unseen (docs/net/ipv6.md).
+  bool hooked() const;
   // extensions.cpp: walks the header chain; false when the packet was dropped.
   struct Chain {
     uint8_t next_header = 0;

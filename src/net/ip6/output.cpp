@@ -60,6 +60,10 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
     }
   }
   const Link& link = parts_.link(path.interface);
+  if (!link.ip6_on()) {  // no IPv6 address was given to it (decision 0130)
+    ++parts_.counters.ip6.drop_no_route;
+    return Status::no_route;
+  }
   if (!source.is_any()) {
     path.source = source;
   } else {
@@ -74,6 +78,10 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
 Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next_header,
                  PacketPtr payload, uint8_t hop_limit) {
   Ip6Counters& c = parts_.counters.ip6;
+  if (hooked()) {
+    ++c.drop_unhooked;
+    return Status::unsupported;
+  }
   uint32_t len = payload->size();
   Link& link = parts_.link(path.interface);
   if (len > wire::ip6_max_payload || wire::ip6_header_size + len > link.mtu()) {

@@ -61,11 +61,12 @@ bool Link::accepts_group(const ethernet::Addr& mac) const {
   if (mac == multicast_mac(all_hosts_group)) return true;
   // RFC 4861 §7.2.1: all-nodes and the solicited-node groups of our
   // addresses (the NIC passes every group: docs/net/ipv6.md).
-  if (mac == ip6addr::multicast_mac(ip6addr::all_nodes()) ||
-      mac == ip6addr::multicast_mac(ip6addr::solicited_node(link_local_)) ||
-      (!address6_.is_any() && mac == ip6addr::multicast_mac(ip6addr::solicited_node(address6_))) ||
-      (!tentative6().is_any() &&
-       mac == ip6addr::multicast_mac(ip6addr::solicited_node(tentative6()))))
+  if (ip6_on_ &&
+      (mac == ip6addr::multicast_mac(ip6addr::all_nodes()) ||
+       mac == ip6addr::multicast_mac(ip6addr::solicited_node(link_local_)) ||
+       (!address6_.is_any() && mac == ip6addr::multicast_mac(ip6addr::solicited_node(address6_))) ||
+       (!tentative6().is_any() &&
+        mac == ip6addr::multicast_mac(ip6addr::solicited_node(tentative6())))))
     return true;
   for (ip4::Addr group : groups_)
     if (multicast_mac(group) == mac) return true;
@@ -101,6 +102,10 @@ void Link::receive(PacketPtr frame) {
       arp_.receive(std::move(frame), now());
       return;
     case wire::ethertype_ip6:
+      if (!ip6_on_) {
+        ++c.drop_ip6_off;
+        return;
+      }
       parts_.ip6.receive(id_, std::move(frame), cast);
       return;
     default:

@@ -100,6 +100,9 @@ class Link {
   // (decision 0130), and a static address with its prefix and a gateway.
   void configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway);
   const ip6::Addr& link_local() const { return link_local_; }
+  // IPv6 is on once a setting gave this interface an IPv6 address (decision 0130): until
+  // then its IPv6 frames are dropped and counted and it has no IPv6 route.
+  bool ip6_on() const { return ip6_on_; }
   const ip6::Addr& address6() const { return address6_; }
   uint8_t prefix6() const { return prefix6_; }
   const ip6::Addr& gateway6() const { return gateway6_; }
@@ -141,6 +144,7 @@ class Link {
   Arp arp_;
   Ndp ndp_;
   ip6::Addr link_local_, address6_, gateway6_;
+  bool ip6_on_ = false;
   uint8_t prefix6_ = 0;
   FrameQueue queue_{queue_frames};
   bool congested_ = false;

@@ -21,6 +21,7 @@ void Link::transmit_ip6(PacketPtr packet, const ip6::Addr& next_hop) {
 void Link::configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway) {
   prefix6_ = prefix_len;
   gateway6_ = gateway;
+  if (!address.is_any()) ip6_on_ = true;
   if (address == address6_ && !address.is_any()) {
     print_address6();
     configured();

@@ -54,7 +54,14 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip4/reassembly.cpp
   ${KEEL_ROOT}/src/net/ip4/routes.cpp
   ${KEEL_ROOT}/src/net/ip4_addr.cpp
+  ${KEEL_ROOT}/src/net/ip6/extensions.cpp
+  ${KEEL_ROOT}/src/net/ip6/icmp6.cpp
+  ${KEEL_ROOT}/src/net/ip6/input.cpp
+  ${KEEL_ROOT}/src/net/ip6/output.cpp
   ${KEEL_ROOT}/src/net/link/arp.cpp
+  ${KEEL_ROOT}/src/net/link/ndp.cpp
+  ${KEEL_ROOT}/src/net/link/ndp_send.cpp
+  ${KEEL_ROOT}/src/net/link/link6.cpp
   ${KEEL_ROOT}/src/net/link/interface.cpp
   ${KEEL_ROOT}/src/net/link/link.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
@@ -83,6 +90,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/tcp_stream/write.cpp
   ${KEEL_ROOT}/src/net/udp/udp.cpp
   ${KEEL_ROOT}/src/net/udp/udp_layer.cpp
+  ${KEEL_ROOT}/src/net/udp/udp6.cpp
   ${KEEL_ROOT}/src/net/wire/checksum.cpp)
 # The image's stack on the platform's NICs, with the OS's clock (net::stack()).
 set(KEEL_NET_SYSTEM_SOURCES

@@ -1,7 +1,7 @@
 // Family-neutral addresses for the public API: services hold a net::Address
 // or a net::Endpoint (address + port) whatever the family, so IPv6 can come
-// without changing their signatures. Only IPv4 is carried by the stack yet:
-// calls given an IPv6 address answer Status::unsupported.
+// without changing their signatures. IPv4 and (a first slice of) IPv6 are
+// carried: docs/net/ipv6.md.
 #pragma once
 #include <array>
 #include <compare>

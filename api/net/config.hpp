@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include <cstddef>
+#include <net/address.hpp>
 #include <net/ip4_addr.hpp>
 #include <optional>
 #include <string>
@@ -17,6 +18,10 @@ struct InterfaceConfig {
   // Static settings; with dhcp they are the fallback when no lease comes.
   ip4::Addr address, netmask, gateway;
   std::vector<ip4::Addr> dns;
+  // A static IPv6 address with its prefix length, and an IPv6 gateway
+  // (`ip=10.0.0.2/24,fd00::2/64 gw=10.0.0.1,fd00::1`; docs/net/ipv6.md).
+  ip6::Addr address6, gateway6;
+  uint8_t prefix6 = 64;
   // DHCP: give up (and fall back to the static settings, if any) after this.
   std::chrono::seconds dhcp_timeout{10};
   // Tests: renew at this time instead of the server's T1.

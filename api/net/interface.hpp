@@ -58,6 +58,13 @@ class Interface {
   // is reported on the console and goes no further.
   void on_config(ConfigHandler handler);
 
+  // IPv6 (docs/net/ipv6.md): a static address with its prefix length and
+  // a gateway; the link-local address is the MAC's (modified EUI-64,
+  // decision 0130) from the start.
+  void configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway = {});
+  ip6::Addr address6() const;  // any() when none is configured
+  ip6::Addr link_local() const;
+
   // IPv4 multicast groups whose frames this interface takes (RFC 1112 §6.4
   // maps each to an Ethernet group address); broadcast is always taken.
   void join(ip4::Addr group);

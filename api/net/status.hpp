@@ -15,7 +15,7 @@ enum class Status {
   in_use,          // the address and port are bound already
   closed,          // the socket handle is no longer open
   filtered,        // a hook (the firewall) dropped it
-  unsupported,     // an address family the stack does not carry (IPv6, for now)
+  unsupported,     // not carried yet (TCP over IPv6: docs/net/ipv6.md)
   invalid,         // bad argument (port 0, an unknown interface, ...)
 };
 

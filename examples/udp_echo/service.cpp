@@ -1,7 +1,8 @@
 // UDP echo (RFC 862) on port 7 of every address of this host: each
 // datagram goes back to its sender unchanged. Configure with
 // `ip=10.0.0.2/24 gw=10.0.0.1` (and ip1=... for a second NIC), or
-// `ip=dhcp`; see docs/net/README.md.
+// `ip=dhcp`; `ip=10.0.0.2/24,fd00::2/64` answers over IPv6 as well; see
+// docs/net/README.md and docs/net/ipv6.md.
 //
 //   qemu-system-x86_64 -M microvm -kernel udp_echo -append "ip=10.0.0.2/24" \
 //     -netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
@@ -33,6 +34,11 @@ void Service::start() {
     stack.interface(net::InterfaceId(i)).on_config([](net::Interface& nic) {
       std::printf("udp_echo: %s %s listening on %s:%u\n", nic.nic().name().c_str(),
                   nic.mac().to_string().c_str(), nic.address().to_string().c_str(), echo_port);
+      if (!nic.address6().is_any()) {  // IPv6 too (docs/net/ipv6.md)
+        std::printf("udp_echo: %s listening on %s and %s\n", nic.nic().name().c_str(),
+                    net::Endpoint{nic.address6(), echo_port}.to_string().c_str(),
+                    net::Endpoint{nic.link_local(), echo_port}.to_string().c_str());
+      }
     });
   }
 }

@@ -104,11 +104,11 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
       } else if (value == "none" || value == "off") {
         c.mode = InterfaceConfig::Mode::none;
       } else {
-        e = parse_address(name, value, c);
+        e = parse_addresses(name, value, c);
         c.mode = InterfaceConfig::Mode::static_address;
       }
     } else if (key == "gw") {
-      e = parse_addr(name, value, c.gateway);
+      e = parse_gateways(name, value, c);
     } else if (key == "dns") {
       e = parse_dns_list(name, value, c);
     } else if (key == "netmask") {

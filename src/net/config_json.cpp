@@ -74,13 +74,13 @@ ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfi
     };
     ConfigError e;
     if (key == "address") {
-      if ((e = need_string()).empty()) e = parse_address(field, value.get<std::string>(), c);
+      if ((e = need_string()).empty()) e = parse_addresses(field, value.get<std::string>(), c);
       if (e.empty() && c.mode == InterfaceConfig::Mode::none)
         c.mode = InterfaceConfig::Mode::static_address;
     } else if (key == "netmask") {
       if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.netmask);
     } else if (key == "gateway") {
-      if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.gateway);
+      if ((e = need_string()).empty()) e = parse_gateways(field, value.get<std::string>(), c);
     } else if (key == "dns") {
       if (!value.is_array()) return field + ": expected an array of addresses";
       c.dns.clear();

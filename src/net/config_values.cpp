@@ -72,6 +72,60 @@ ConfigError parse_address(std::string_view field, std::string_view text, Interfa
   return {};
 }
 
+namespace {
+
+ConfigError parse_addr6(std::string_view field, std::string_view text, ip6::Addr& out) {
+  auto a = Address::parse(text);
+  if (!a || !a->is_ip6()) return std::string(field) + ": " + quoted(text) + " is not an address";
+  out = a->ip6();
+  return {};
+}
+
+ConfigError parse_address6(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  constexpr unsigned max_prefix = 128;
+  auto slash = text.find('/');
+  if (auto e = parse_addr6(field, text.substr(0, slash), c.address6); !e.empty()) return e;
+  if (slash == std::string_view::npos) return {};  // the default /64 (RFC 4291 §2.5.4)
+  std::string_view p = text.substr(slash + 1);
+  unsigned prefix = max_prefix + 1;
+  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
+  if (ec != std::errc() || end != p.data() + p.size() || prefix > max_prefix)
+    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..128";
+  c.prefix6 = uint8_t(prefix);
+  return {};
+}
+
+// Calls `each(part, is_ip6)` for the comma-separated parts, at most one per family.
+template <class Each>
+ConfigError split_families(std::string_view field, std::string_view text, Each each) {
+  bool seen4 = false, seen6 = false;
+  while (true) {
+    auto comma = text.find(',');
+    std::string_view part = text.substr(0, comma);
+    bool ip6 = part.find(':') != std::string_view::npos;
+    if ((ip6 ? seen6 : seen4))
+      return std::string(field) + ": " + quoted(part) + ": one address per family";
+    (ip6 ? seen6 : seen4) = true;
+    if (auto e = each(part, ip6); !e.empty()) return e;
+    if (comma == std::string_view::npos) return {};
+    text = text.substr(comma + 1);
+  }
+}
+
+}  // namespace
+
+ConfigError parse_addresses(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  return split_families(field, text, [&](std::string_view part, bool ip6) {
+    return ip6 ? parse_address6(field, part, c) : parse_address(field, part, c);
+  });
+}
+
+ConfigError parse_gateways(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  return split_families(field, text, [&](std::string_view part, bool ip6) {
+    return ip6 ? parse_addr6(field, part, c.gateway6) : parse_addr(field, part, c.gateway);
+  });
+}
+
 ConfigError parse_dns_list(std::string_view field, std::string_view text, InterfaceConfig& c) {
   c.dns.clear();
   while (!text.empty()) {

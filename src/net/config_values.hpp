@@ -21,6 +21,10 @@ ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Add
 // "10.0.0.2/24" or "10.0.0.2" (the interface's prefix kept as is).
 ConfigError parse_address(std::string_view field, std::string_view text, InterfaceConfig& c);
 // "10.0.0.1,10.0.0.3"
+// "10.0.0.2/24", "fd00::2/64" or both, comma-separated: one of each family.
+ConfigError parse_addresses(std::string_view field, std::string_view text, InterfaceConfig& c);
+// "10.0.0.1", "fe80::1" or both, comma-separated.
+ConfigError parse_gateways(std::string_view field, std::string_view text, InterfaceConfig& c);
 ConfigError parse_dns_list(std::string_view field, std::string_view text, InterfaceConfig& c);
 
 }  // namespace net::config_values

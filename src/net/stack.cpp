@@ -2,6 +2,7 @@
 // and nowhere else, so this file is the map of the stack.
 //
 //   receive:  Nic → Link (Ethernet) ─┬→ ARP
+//                                    ├→ IPv6 → extension headers → ICMPv6 (echo, ND → Ndp), UDP
 //                                    └→ IPv4 ─┬→ [prerouting] ─┬→ [input] → ICMPv4
 //                                             │                │           UDP → sockets, DHCP
 //                                             │                │           TCP → connections,
@@ -11,8 +12,10 @@
 //   errors:   UDP closed port, unknown protocol, TTL, no route, DF → ICMPv4;
 //             reassembly timeout → ICMPv4 time exceeded;
 //             ICMPv4 errors quoting a TCP segment → TCP (path MTU, connect)
+//   IPv6 out: UDP, ICMPv6 → Ip6::route (prefix, gateway) → Link → Ndp (resolve) → Nic
 //   ready:    an interface's transmit queue drains → UDP and TCP senders resume
 //   time:     Clock → Stack::poll → ARP, DHCP, reassembly, loopback, TCP timers
+#include <algorithm>
 #include <net/stack.hpp>
 #include <stdexcept>
 #include <string>
@@ -26,6 +29,8 @@ StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
       time(clock),
       ip4(*this, config),
       icmp(*this),
+      ip6(*this),
+      icmp6(*this),
       udp_layer(*this),
       tcp_layer(*this, config) {}
 
@@ -64,6 +69,12 @@ Stack::Stack(Clock& clock, const StackConfig& config)
   });
   p.ip4.set_protocol(wire::ip_protocol_tcp, [&p](const Ip4Received& info, PacketPtr segment) {
     p.tcp_layer.receive(info, std::move(segment));
+  });
+  p.ip6.set_protocol(wire::ip6_next_icmp6, [&p](const Ip6Received& info, PacketPtr message) {
+    p.icmp6.receive(info, std::move(message));
+  });
+  p.ip6.set_protocol(wire::ip_protocol_udp, [&p](const Ip6Received& info, PacketPtr datagram) {
+    p.udp_layer.receive(info, std::move(datagram));
   });
   p.icmp.set_error_handler(wire::ip_protocol_tcp, [&p](const Icmp4ErrorReport& report) {
     p.tcp_layer.icmp_error(report);
@@ -126,6 +137,7 @@ void Stack::poll() {
   uint64_t now = p.time.now();
   for (std::size_t i = 0; i < p.link_count(); ++i) p.link(InterfaceId(i)).poll(now);
   p.ip4.poll(now);
+  p.ip6.poll(now);
   p.tcp_layer.poll(now);
   // The handlers of the step's work, and of anything queued since the last
   // pass (docs/net/handlers.md); what they start waits for the next step.
@@ -136,7 +148,8 @@ void Stack::poll() {
 
 uint64_t Stack::next_deadline() const {
   const StackParts& p = *parts_;
-  uint64_t earliest = std::min(p.ip4.next_deadline(), p.tcp_layer.next_deadline());
+  uint64_t earliest =
+      std::min({p.ip4.next_deadline(), p.ip6.next_deadline(), p.tcp_layer.next_deadline()});
   for (std::size_t i = 0; i < p.link_count(); ++i)
     earliest = std::min(earliest, p.link(InterfaceId(i)).next_deadline());
   return earliest;

@@ -13,6 +13,8 @@
 
 #include "ip4/icmp4.hpp"
 #include "ip4/ip4.hpp"
+#include "ip6/icmp6.hpp"
+#include "ip6/ip6.hpp"
 #include "link/link.hpp"
 #include "tcp/tcp_layer.hpp"
 #include "time.hpp"
@@ -43,6 +45,8 @@ struct StackParts {
   Hooks hooks;
   Ip4 ip4;
   Icmp4 icmp;
+  Ip6 ip6;
+  Icmp6 icmp6;
   UdpLayer udp_layer;
   Udp udp{udp_layer};
   TcpLayer tcp_layer;

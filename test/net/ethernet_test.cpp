@@ -19,7 +19,7 @@ TEST_F(EthernetTest, TruncatedFramesAreCounted) {
 TEST_F(EthernetTest, OtherUnicastUnjoinedGroupsAndUnknownTypesAreDropped) {
   Mac other{{0x02, 9, 9, 9, 9, 9}};
   nic.inject(ethernet(other, peer_mac, 0x0800, ip4(peer_ip, stack_ip, 1, icmp_echo(1, 1, {}))));
-  nic.inject(ethernet(stack_mac, peer_mac, 0x86dd, Bytes(40)));
+  nic.inject(ethernet(stack_mac, peer_mac, 0x88cc, Bytes(40)));  // LLDP
   // 224.0.0.251 (mDNS): a group this interface has not joined.
   nic.inject(ethernet(Mac{{0x01, 0, 0x5e, 0, 0, 0xfb}}, peer_mac, 0x0800, Bytes(20)));
   EXPECT_EQ(link_counters().ethernet.drop_not_for_us, 2u);

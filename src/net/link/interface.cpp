@@ -23,6 +23,11 @@ void Interface::apply(const InterfaceConfig& config) { link_->apply(config); }
 void Interface::start_dhcp(const InterfaceConfig& fallback) { link_->start_dhcp(fallback); }
 bool Interface::is_configured() const { return link_->is_configured(); }
 ip4::Addr Interface::address() const { return link_->address(); }
+void Interface::configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway) {
+  link_->configure6(address, prefix_len, gateway);
+}
+ip6::Addr Interface::address6() const { return link_->address6(); }
+ip6::Addr Interface::link_local() const { return link_->link_local(); }
 ip4::Addr Interface::netmask() const { return link_->netmask(); }
 ip4::Addr Interface::gateway() const { return link_->gateway(); }
 const std::vector<ip4::Addr>& Interface::dns() const { return link_->dns(); }

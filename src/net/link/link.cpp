@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "net/dhcp/dhcp.hpp"
+#include "net/ip6/addr.hpp"
 #include "net/stack_parts.hpp"
 #include "net/wire/ethernet.hpp"
 #include "net/wire/ip4.hpp"
@@ -26,7 +27,9 @@ Link::Link(StackParts& parts, Nic& nic, InterfaceId id)
       name_("net" + std::to_string(id)),
       mac_(nic.mac()),
       mtu_(nic.mtu() < wire::ip4_min_mtu ? uint16_t(wire::ip4_min_mtu) : nic.mtu()),
-      arp_(*this, counters_.arp) {
+      arp_(*this, counters_.arp),
+      ndp_(*this, counters_.ndp),
+      link_local_(ip6addr::link_local_from_mac(mac_)) {
   // The NIC's event, not a send: handlers may run (those it made due).
   nic.set_transmit_ready([this] {
     drain_queue();
@@ -56,6 +59,15 @@ Link::Outgoing Link::allocate(uint32_t bytes) {
 
 bool Link::accepts_group(const ethernet::Addr& mac) const {
   if (mac == multicast_mac(all_hosts_group)) return true;
+  // RFC 4861 §7.2.1: all-nodes and the solicited-node groups of our
+  // addresses (the NIC passes every group: docs/net/ipv6.md).
+  if (ip6_on_ &&
+      (mac == ip6addr::multicast_mac(ip6addr::all_nodes()) ||
+       mac == ip6addr::multicast_mac(ip6addr::solicited_node(link_local_)) ||
+       (!address6_.is_any() && mac == ip6addr::multicast_mac(ip6addr::solicited_node(address6_))) ||
+       (!tentative6().is_any() &&
+        mac == ip6addr::multicast_mac(ip6addr::solicited_node(tentative6())))))
+    return true;
   for (ip4::Addr group : groups_)
     if (multicast_mac(group) == mac) return true;
   return false;
@@ -88,6 +100,13 @@ void Link::receive(PacketPtr frame) {
       return;
     case wire::ethertype_arp:
       arp_.receive(std::move(frame), now());
+      return;
+    case wire::ethertype_ip6:
+      if (!ip6_on_) {
+        ++c.drop_ip6_off;
+        return;
+      }
+      parts_.ip6.receive(id_, std::move(frame), cast);
       return;
     default:
       ++c.drop_unknown_type;
@@ -206,6 +225,9 @@ void Link::deconfigure() {
 }
 
 void Link::apply(const InterfaceConfig& config) {
+  // IPv6 is static only in this slice, whatever IPv4 does (no SLAAC yet).
+  if (config.mode != InterfaceConfig::Mode::none && !config.address6.is_any())
+    configure6(config.address6, config.prefix6, config.gateway6);
   switch (config.mode) {
     case InterfaceConfig::Mode::none:
       if (dhcp_) dhcp_->stop();
@@ -213,7 +235,8 @@ void Link::apply(const InterfaceConfig& config) {
       return;
     case InterfaceConfig::Mode::static_address:
       if (dhcp_) dhcp_->stop();
-      configure(config.address, config.netmask, config.gateway, config.dns);
+      if (config.has_static_address())
+        configure(config.address, config.netmask, config.gateway, config.dns);
       return;
     case InterfaceConfig::Mode::dhcp:
       start_dhcp(config);
@@ -294,11 +317,12 @@ bool Link::joined(ip4::Addr group) const {
 
 void Link::poll(uint64_t now) {
   arp_.poll(now);
+  ndp_.poll(now);
   if (dhcp_) dhcp_->poll(now);
 }
 
 uint64_t Link::next_deadline() const {
-  uint64_t earliest = arp_.next_deadline();
+  uint64_t earliest = std::min(arp_.next_deadline(), ndp_.next_deadline());
   if (dhcp_) earliest = std::min(earliest, dhcp_->next_deadline());
   return earliest;
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <net/address.hpp>
 #include <net/config.hpp>
 #include <net/counters.hpp>
 #include <net/interface.hpp>
@@ -15,6 +16,7 @@
 
 #include "arp.hpp"
 #include "frame_queue.hpp"
+#include "ndp.hpp"
 
 namespace net {
 
@@ -50,6 +52,9 @@ class Link {
   // broadcast or multicast address goes to the matching Ethernet group,
   // anything else through ARP.
   void transmit_ip(PacketPtr packet, ip4::Addr next_hop);
+  // An IPv6 packet to `next_hop`: a group to its Ethernet group (RFC 2464
+  // §7), anything else through Neighbor Discovery.
+  void transmit_ip6(PacketPtr packet, const ip6::Addr& next_hop);
   // Prepends the Ethernet header and hands the frame to the NIC, or queues
   // it while the NIC's ring is full.
   void transmit_frame(PacketPtr payload, ethernet::Addr dst, uint16_t type);
@@ -91,6 +96,26 @@ class Link {
   bool is_directed_broadcast(ip4::Addr a) const { return a == broadcast_; }
   ip4::Addr directed_broadcast() const { return broadcast_; }
 
+  // IPv6 settings (docs/net/ipv6.md): the link-local address, from the MAC
+  // (decision 0130), and a static address with its prefix and a gateway.
+  void configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway);
+  const ip6::Addr& link_local() const { return link_local_; }
+  // IPv6 is on once a setting gave this interface an IPv6 address (decision 0130): until
+  // then its IPv6 frames are dropped and counted and it has no IPv6 route.
+  bool ip6_on() const { return ip6_on_; }
+  const ip6::Addr& address6() const { return address6_; }
+  uint8_t prefix6() const { return prefix6_; }
+  const ip6::Addr& gateway6() const { return gateway6_; }
+  // Whether `a` is one of this interface's unicast IPv6 addresses.
+  bool has_address6(const ip6::Addr& a) const {
+    return a == link_local_ || (!address6_.is_any() && a == address6_);
+  }
+  Ndp& ndp() { return ndp_; }
+  // The address duplicate address detection is checking (any() if none).
+  const ip6::Addr& tentative6() const { return ndp_.tentative(); }
+  // From Ndp: the tentative address is ours (unique) or someone else's.
+  void dad_finished(const ip6::Addr& address, bool unique);
+
   void join(ip4::Addr group);
   void leave(ip4::Addr group);
   bool joined(ip4::Addr group) const;
@@ -117,9 +142,14 @@ class Link {
   Interface* interface_ = nullptr;
   InterfaceCounters counters_;
   Arp arp_;
+  Ndp ndp_;
+  ip6::Addr link_local_, address6_, gateway6_;
+  bool ip6_on_ = false;
+  uint8_t prefix6_ = 0;
   FrameQueue queue_{queue_frames};
   bool congested_ = false;
   void update_broadcast();
+  void print_address6() const;
 
   ip4::Addr address_, netmask_, gateway_;
   ip4::Addr broadcast_ = ip4::Addr::broadcast();

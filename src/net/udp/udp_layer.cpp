@@ -31,7 +31,7 @@ const UdpLayer::Slot* UdpLayer::find(uint32_t slot, uint32_t generation) const {
 
 // The best socket for a datagram: its address exact beats any(), then its
 // interface exact beats none.
-uint32_t UdpLayer::lookup(ip4::Addr destination, uint16_t port, InterfaceId in) const {
+uint32_t UdpLayer::lookup(const Address& destination, uint16_t port, InterfaceId in) const {
   const uint32_t* first = ports_.find(port);
   uint32_t best = none;
   int best_score = -1;
@@ -52,7 +52,10 @@ uint32_t UdpLayer::lookup(ip4::Addr destination, uint16_t port, InterfaceId in) 
 bool UdpLayer::is_bound(const Endpoint& local, InterfaceId interface) const {
   const uint32_t* first = ports_.find(local.port);
   for (uint32_t i = first ? *first : none; i != none; i = slots_[i].next_on_port) {
-    if (slots_[i].address == local.address.ip4() && slots_[i].interface == interface) return true;
+    // any() of either family is one binding (every address, both families).
+    const Address& a = slots_[i].address;
+    bool same = a.is_any() ? local.address.is_any() : a == local.address;
+    if (same && slots_[i].interface == interface) return true;
   }
   return false;
 }
@@ -67,12 +70,13 @@ uint16_t UdpLayer::free_ephemeral_port() {
 }
 
 Result<UdpSocket> UdpLayer::bind(Udp& udp, const Endpoint& local, InterfaceId interface) {
-  if (local.address.is_ip6()) return Status::unsupported;
-  ip4::Addr address = local.address.ip4();
-  if (!address.is_any() && !address.is_multicast() && !address.is_broadcast() &&
-      !parts_.ip4.is_local_address(address)) {
-    return Status::invalid;  // not an address of this host
-  }
+  Address address =
+      local.address.is_any() && !local.address.is_ip6() ? Address(ip4::Addr{}) : local.address;
+  bool ours = address.is_ip6()
+                  ? address.is_any() || parts_.ip6.is_local_address(address.ip6())
+                  : address.is_any() || address.ip4().is_multicast() ||
+                        address.ip4().is_broadcast() || parts_.ip4.is_local_address(address.ip4());
+  if (!ours) return Status::invalid;  // not an address of this host (no IPv6 groups yet)
   if (interface != no_interface && interface >= parts_.link_count()) return Status::invalid;
   uint16_t port = local.port ? local.port : free_ephemeral_port();
   if (port == 0 || open_ >= Udp::max_sockets) return Status::in_use;
@@ -173,28 +177,36 @@ void UdpLayer::receive(const Ip4Received& info, PacketPtr packet) {
       return;
   }
   packet->trim(v.length());
-  uint32_t index = lookup(ip.dst, v.dst_port(), info.in);
+  if (queue(Endpoint{ip.src, v.src_port()}, Endpoint{ip.dst, v.dst_port()}, info.in,
+            std::span<const uint8_t>(v.payload(), v.payload_len()), packet))
+    return;
+  // RFC 1122 §4.1.3.1: port unreachable, but never about a broadcast.
+  if (packet && !info.to_broadcast && !info.to_multicast) {
+    const uint8_t* header = packet->data() - info.header_len;
+    parts_.icmp.send_error(wire::icmp4::unreachable, wire::icmp4::port_unreachable, header,
+                           packet->size() + info.header_len, info.in);
+  }
+}
+
+bool UdpLayer::queue(const Endpoint& source, const Endpoint& destination, InterfaceId in,
+                     std::span<const uint8_t> payload, PacketPtr& packet) {
+  uint32_t index = lookup(destination.address, destination.port, in);
   if (index == none || !slots_[index].read) {
     ++counters_.drop_no_port;
-    // RFC 1122 §4.1.3.1: port unreachable, but never about a broadcast.
-    if (!info.to_broadcast && !info.to_multicast) {
-      const uint8_t* header = packet->data() - info.header_len;
-      parts_.icmp.send_error(wire::icmp4::unreachable, wire::icmp4::port_unreachable, header,
-                             packet->size() + info.header_len, info.in);
-    }
-    return;
+    return false;
   }
   // The handler runs once the stack is done with the frame (run_handlers),
   // the datagram held until then; the bound only matters when that pass
   // is put off (a handler polling the stack itself).
   if (pending_.size() >= max_pending) {
     ++counters_.drop_queue_full;
-    return;
+    packet = nullptr;  // (no error for this one)
+    return false;
   }
-  UdpDatagram datagram{Endpoint{ip.src, v.src_port()}, Endpoint{ip.dst, v.dst_port()}, info.in,
-                       std::span<const uint8_t>(v.payload(), v.payload_len())};
+  UdpDatagram datagram{source, destination, in, payload};
   pending_.push_back({index, slots_[index].generation, datagram, std::move(packet)});
   parts_.time.wake_by(parts_.time.now());
+  return true;
 }
 
 void UdpLayer::run_handlers() {
@@ -234,13 +246,14 @@ Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destin
                       std::span<const uint8_t> payload, const Address& from) {
   Slot* s = find(slot, generation);
   if (!s) return Status::closed;
-  if (destination.address.is_ip6() || from.is_ip6()) return Status::unsupported;
   if (destination.port == 0 || destination.address.is_any()) return Status::invalid;
   if (payload.size() > Udp::max_payload) return Status::too_big;
+  if (destination.address.is_ip6()) return send6(*s, destination, payload, from);
+  if (from.is_ip6() || (s->address.is_ip6() && !s->address.is_any())) return Status::invalid;
   ip4::Addr dst = destination.address.ip4();
   // A socket bound to a group or broadcast address sends from the route's.
-  ip4::Addr source =
-      s->address.is_multicast() || s->address.is_broadcast() ? ip4::Addr{} : s->address;
+  ip4::Addr bound = s->address.ip4();
+  ip4::Addr source = bound.is_multicast() || bound.is_broadcast() ? ip4::Addr{} : bound;
   // A reply from where the request came: a broadcast or multicast
   // destination means no particular address of ours.
   if (!from.is_any() && !parts_.ip4.is_group_address(from.ip4())) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "net/ip4/ip4.hpp"
+#include "net/ip6/ip6.hpp"
 #include "util/flat_map.hpp"
 
 namespace net {
@@ -30,8 +31,9 @@ class UdpLayer {
  public:
   explicit UdpLayer(StackParts& parts);
 
-  // From IPv4: data() at the UDP header.
+  // From IPv4 or IPv6 (udp6.cpp): data() at the UDP header.
   void receive(const Ip4Received& info, PacketPtr packet);
+  void receive(const Ip6Received& info, PacketPtr packet);
   // An interface's transmit queue has room again: the would_block senders'
   // writable handlers are due (run by run_handlers, never from inside the
   // send that drained the queue).
@@ -63,7 +65,7 @@ class UdpLayer {
   struct Slot {
     uint32_t generation = 0;
     bool open = false;
-    ip4::Addr address;  // any(): every address of this host
+    Address address;  // any() of either family: every address of this host, both families
     uint16_t port = 0;
     InterfaceId interface = no_interface;
     UdpSocket::ReadHandler read;
@@ -79,7 +81,14 @@ class UdpLayer {
 
   Slot* find(uint32_t slot, uint32_t generation);
   const Slot* find(uint32_t slot, uint32_t generation) const;
-  uint32_t lookup(ip4::Addr destination, uint16_t port, InterfaceId in) const;
+  uint32_t lookup(const Address& destination, uint16_t port, InterfaceId in) const;
+  // Holds a checked datagram for its socket's handler; false: no socket
+  // reads that port (counted; the caller answers port unreachable).
+  bool queue(const Endpoint& source, const Endpoint& destination, InterfaceId in,
+             std::span<const uint8_t> payload, PacketPtr& packet);
+  // udp6.cpp
+  Status send6(Slot& s, const Endpoint& destination, std::span<const uint8_t> payload,
+               const Address& from);
   uint16_t free_ephemeral_port();
   void unlink_port(uint32_t slot);
 

@@ -1,0 +1,49 @@
+// ICMPv6 (RFC 4443) for a host: echo replies, Neighbor Discovery messages
+// handed to the arriving interface's Ndp (RFC 4861), and the errors the
+// IPv6 and UDP layers send (parameter problem, port unreachable), rate
+// limited with a token bucket (RFC 4443 §2.4 (f)) and never sent about
+// ICMPv6 errors, to groups (but the exceptions of §2.4 (e.3)), or to an
+// unspecified or group source.
+#pragma once
+#include <cstdint>
+#include <net/counters.hpp>
+#include <net/packet.hpp>
+#include <net/routes.hpp>
+
+#include "ip6.hpp"
+
+namespace net {
+
+struct StackParts;
+
+class Icmp6 {
+ public:
+  // Token bucket for errors: bursts of 50, then 100 per second (as ICMPv4).
+  static constexpr uint32_t error_burst = 50;
+  static constexpr uint32_t errors_per_second = 100;
+  // RFC 4443 §2.4 (c): an error quotes as much of the offending packet as
+  // fits in the minimum MTU.
+  static constexpr std::size_t error_packet_max = wire::ip6_min_mtu;
+
+  explicit Icmp6(StackParts& parts);
+
+  void receive(const Ip6Received& info, PacketPtr message);
+  // An error about the packet at `ip` (its IPv6 header and what follows,
+  // `len` bytes as received) that arrived on `in`; `rest` is the second
+  // word (the pointer of parameter problem). `even_to_multicast`: the
+  // exceptions of §2.4 (e.3).
+  void send_error(uint8_t type, uint8_t code, uint32_t rest, const uint8_t* ip, std::size_t len,
+                  InterfaceId in, bool even_to_multicast = false);
+
+ private:
+  bool error_allowed(const uint8_t* ip, std::size_t len, bool even_to_multicast);
+  bool take_token(uint64_t now);
+  void echo_reply(const Ip6Received& info, const uint8_t* request, std::size_t len);
+
+  StackParts& parts_;
+  Icmp6Counters& counters_;
+  uint32_t tokens_ = error_burst;
+  uint64_t refilled_ns_ = 0;
+};
+
+}  // namespace net

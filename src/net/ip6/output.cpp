@@ -1,0 +1,128 @@
+// IPv6 output: the path (interface, source, next hop) and the header, then
+// the link's neighbour discovery. No source fragmentation and no hooks in
+// this slice (docs/net/ipv6.md): a packet over the link MTU is refused.
+#include <cstring>
+
+#include "ip6.hpp"
+#include "net/ip6/addr.hpp"
+#include "net/stack_parts.hpp"
+
+namespace net {
+
+Ip6::Ip6(StackParts& parts) : parts_(parts) {}
+
+void Ip6::set_protocol(uint8_t next_header, Upper handler) {
+  if (protocols_[next_header] == no_protocol) {
+    protocols_[next_header] = uint8_t(uppers_.size());
+    uppers_.emplace_back();
+  }
+  uppers_[protocols_[next_header]] = std::move(handler);
+}
+
+InterfaceId Ip6::owner(const ip6::Addr& a) const {
+  if (a.is_any() || ip6addr::is_multicast(a)) return no_interface;
+  for (std::size_t i = 0; i < parts_.link_count(); ++i)
+    if (parts_.link(InterfaceId(i)).has_address6(a)) return InterfaceId(i);
+  return no_interface;
+}
+
+Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source,
+                           InterfaceId via) const {
+  if (parts_.link_count() == 0) return Status::not_configured;
+  if (via != no_interface && via >= parts_.link_count()) return Status::invalid;
+  Ip6Path path;
+  path.next_hop = destination;
+  InterfaceId from = owner(source);
+  bool link_scope = ip6addr::is_link_local(destination) || ip6addr::is_multicast(destination);
+  if (via != no_interface) {
+    path.interface = via;
+  } else if (link_scope) {
+    // Without a zone, the interface of the source, else the first (RFC 4007
+    // §6 leaves a zone-less link-local destination to the implementation).
+    path.interface = from != no_interface ? from : 0;
+  } else {
+    for (std::size_t i = 0; i < parts_.link_count() && path.interface == no_interface; ++i) {
+      const Link& link = parts_.link(InterfaceId(i));
+      if (!link.address6().is_any() &&
+          ip6addr::in_prefix(destination, link.address6(), link.prefix6()))
+        path.interface = InterfaceId(i);
+    }
+    for (std::size_t i = 0; i < parts_.link_count() && path.interface == no_interface; ++i) {
+      const Link& link = parts_.link(InterfaceId(i));
+      if (!link.gateway6().is_any()) {
+        path.interface = InterfaceId(i);
+        path.next_hop = link.gateway6();
+      }
+    }
+    if (path.interface == no_interface) {
+      ++parts_.counters.ip6.drop_no_route;
+      return Status::no_route;
+    }
+  }
+  const Link& link = parts_.link(path.interface);
+  if (!link.ip6_on()) {  // no IPv6 address was given to it (decision 0130)
+    ++parts_.counters.ip6.drop_no_route;
+    return Status::no_route;
+  }
+  if (!source.is_any()) {
+    path.source = source;
+  } else {
+    // RFC 6724 §5 rule 2, for the two addresses an interface has: the one
+    // of the destination's scope.
+    bool global = !link_scope && !link.address6().is_any();
+    path.source = global ? link.address6() : link.link_local();
+  }
+  return path;
+}
+
+Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next_header,
+                 PacketPtr payload, uint8_t hop_limit) {
+  Ip6Counters& c = parts_.counters.ip6;
+  if (hooked()) {
+    ++c.drop_unhooked;
+    return Status::unsupported;
+  }
+  uint32_t len = payload->size();
+  Link& link = parts_.link(path.interface);
+  if (len > wire::ip6_max_payload || wire::ip6_header_size + len > link.mtu()) {
+    ++c.drop_too_big;
+    return Status::too_big;
+  }
+  // As IPv4: a buffer without an owner or without headroom is copied.
+  if (!payload->owner() || payload->headroom() < wire::ip6_header_size + wire::EthernetRepr::size +
+                                                     Packet::nic_headroom) {
+    PacketPtr copy = allocate_heap_packet(len);
+    if (!copy) {
+      ++c.drop_no_buffer;
+      return Status::no_buffer;
+    }
+    std::memcpy(copy->append(len), payload->data(), len);
+    payload = std::move(copy);
+  }
+  wire::Ip6Repr header;
+  header.src = path.source;
+  header.dst = destination;
+  header.next_header = next_header;
+  header.hop_limit = hop_limit;
+  header.payload_len = uint16_t(len);
+  header.emit(payload->push(wire::ip6_header_size));
+  ++c.tx;
+  if (is_local_address(destination)) {
+    loopback_.emplace_back(path.interface, std::move(payload));
+    parts_.time.wake_by(0);
+    return Status::ok;
+  }
+  link.transmit_ip6(std::move(payload), path.next_hop);
+  return Status::ok;
+}
+
+void Ip6::poll(uint64_t) {
+  std::vector<std::pair<InterfaceId, PacketPtr>> due;
+  due.swap(loopback_);
+  for (auto& [in, packet] : due) {
+    deliver(in, std::move(packet), false);
+    parts_.run_handlers();  // as after a frame from a NIC
+  }
+}
+
+}  // namespace net

@@ -1,0 +1,95 @@
+// ICMPv6 messages (RFC 4443 §2.1) and the Neighbor Discovery messages a host
+// uses (RFC 4861 §4.3, §4.4): the header as a view, checksum with the IPv6
+// pseudo-header (RFC 4443 §2.3), and the ND option layout (§4.6).
+#pragma once
+#include <cstdint>
+
+#include "checksum.hpp"
+#include "ip6.hpp"
+#include "view.hpp"
+
+namespace net::wire {
+
+inline constexpr uint32_t icmp6_header_size = 8;
+
+namespace icmp6 {
+enum Type : uint8_t {
+  destination_unreachable = 1,
+  packet_too_big = 2,
+  time_exceeded = 3,
+  parameter_problem = 4,
+  echo_request = 128,
+  echo_reply = 129,
+  router_solicitation = 133,
+  router_advertisement = 134,
+  neighbor_solicitation = 135,
+  neighbor_advertisement = 136,
+  redirect = 137,
+};
+// RFC 4443 §2.1: types below 128 are errors.
+inline constexpr uint8_t first_informational = 128;
+// Destination unreachable codes (§3.1).
+enum UnreachableCode : uint8_t { no_route = 0, address_unreachable = 3, port_unreachable = 4 };
+// Parameter problem codes (§3.4).
+enum ParameterProblemCode : uint8_t {
+  erroneous_header = 0,
+  unrecognized_next_header = 1,
+  unrecognized_option = 2,
+};
+}  // namespace icmp6
+
+// Neighbor Discovery (RFC 4861).
+namespace nd {
+inline constexpr uint8_t hop_limit = 255;        // §7.1.1: proves the sender is on-link
+inline constexpr uint32_t ns_size = 24;          // header, reserved, target
+inline constexpr uint32_t na_size = 24;          // header, flags, target
+inline constexpr uint8_t option_source_mac = 1;  // §4.6.1
+inline constexpr uint8_t option_target_mac = 2;  // §4.6.1
+inline constexpr uint32_t option_unit = 8;       // option lengths count 8 bytes
+inline constexpr uint32_t mac_option_size = 8;   // type, length, 6-byte MAC
+inline constexpr uint8_t na_router = 0x80;       // §4.4 flags (first byte of word 2)
+inline constexpr uint8_t na_solicited = 0x40;
+inline constexpr uint8_t na_override = 0x20;
+}  // namespace nd
+
+enum class Icmp6Error : uint8_t { none, truncated, bad_checksum };
+
+template <class Byte>
+class Icmp6View : public View<Byte> {
+  using View<Byte>::data_;
+  using View<Byte>::size_;
+
+ public:
+  using View<Byte>::View;
+
+  // RFC 4443 §2.3: the checksum covers the IPv6 pseudo-header.
+  Icmp6Error check(const ip6::Addr& src, const ip6::Addr& dst, bool verify = true) const {
+    if (size_ < icmp6_header_size) return Icmp6Error::truncated;
+    if (verify) {
+      uint32_t pseudo = pseudo_header_sum(src, dst, ip6_next_icmp6, uint32_t(size_));
+      if (checksum_fold(checksum_add(pseudo, data_, size_)) != 0xffff)
+        return Icmp6Error::bad_checksum;
+    }
+    return Icmp6Error::none;
+  }
+  uint8_t type() const { return data_[0]; }
+  uint8_t code() const { return data_[1]; }
+  uint32_t rest() const { return load32(data_ + 4); }
+  uint16_t echo_id() const { return load16(data_ + 4); }
+  uint16_t echo_seq() const { return load16(data_ + 6); }
+  Byte* body() const { return data_ + icmp6_header_size; }
+  std::size_t body_len() const { return size_ - icmp6_header_size; }
+};
+
+template <class Byte>
+Icmp6View(Byte*, std::size_t) -> Icmp6View<Byte>;
+
+// Writes the checksum of the ICMPv6 message at `m` (`len` bytes).
+inline void icmp6_fill_checksum(uint8_t* m, std::size_t len, const ip6::Addr& src,
+                                const ip6::Addr& dst) {
+  store16(m + 2, 0);
+  uint32_t pseudo = pseudo_header_sum(src, dst, ip6_next_icmp6, uint32_t(len));
+  store16(m + 2, uint16_t(~checksum_fold(checksum_add(pseudo, m, len))));
+}
+
+}  // namespace net::wire

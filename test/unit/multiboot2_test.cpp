@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -26,7 +27,9 @@ class BootInfo {
     std::vector<uint8_t> body(8 + entries.size() * entry_size, 0);
     std::memcpy(body.data(), &entry_size, 4);  // entry_version stays 0
     for (std::size_t i = 0; i < entries.size(); ++i)
-      std::memcpy(body.data() + 8 + i * entry_size, &entries[i], sizeof(MemmapEntry));
+      std::memcpy(
+          body.data() + 8 + i * entry_size, &entries[i],
+          std::min<std::size_t>(entry_size, sizeof(MemmapEntry)));  // a short entry: its head
     return tag(6, body);
   }
   BootInfo& tag(uint32_t type, const std::vector<uint8_t>& body) {

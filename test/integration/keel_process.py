@@ -10,6 +10,10 @@ import time
 from conftest import KEEL
 
 
+def default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 class KeelProcess:
     def __init__(self, args, prefix=(), user=None):
         """Starts `prefix + [keel, *args]` (prefix: `ip netns exec NS`, say) in its own
@@ -18,8 +22,11 @@ class KeelProcess:
         command = [*prefix, KEEL, *args]
         if user is not None:
             command = ["runuser", "-u", user, "--", *command]
+        # A foreground job takes Ctrl-C even when the test run itself was started with SIGINT
+        # ignored (a shell's `cmd &` without job control does that, and children inherit it).
         self.process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                                        stderr=subprocess.STDOUT, start_new_session=True,
+                                        preexec_fn=default_sigint)
 
     def output(self):
         with open(self.log.name, errors="replace") as f:

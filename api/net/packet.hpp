@@ -160,6 +160,12 @@ void complete_partial_checksum(Packet& packet) noexcept;
 PacketPtr allocate_heap_packet(uint32_t size,
                                uint32_t headroom = Packet::default_headroom) noexcept;
 
+// `payload` as a packet that may wait in a queue and take `front` bytes of headers before
+// its data: itself when it has an owner and that much headroom; else a heap copy of its data
+// and checksum flags (a buffer on the caller's stack must not outlive the send, one without
+// headroom cannot take the headers). nullptr when memory is short.
+PacketPtr owned_with_headroom(PacketPtr payload, uint32_t front) noexcept;
+
 // A fixed set of equal buffers allocated once, in one contiguous block (so a
 // driver can hand them to a device: on kvm memory is identity mapped).
 // allocate() and release are O(1) with no heap allocation. Exhaustion is a

@@ -1,7 +1,9 @@
 // PacketPool: one block of equal buffers and a free list; heap packets
 // (packet.hpp).
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <net/packet.hpp>
 #include <new>
 
@@ -52,6 +54,18 @@ PacketPtr allocate_heap_packet(uint32_t size, uint32_t headroom) noexcept {
   auto* heap = new (memory) HeapPacket(uint32_t(capacity));
   heap->packet()->reset(headroom);
   return PacketPtr(heap->packet());
+}
+
+PacketPtr owned_with_headroom(PacketPtr payload, uint32_t front) noexcept {
+  if (payload->owner() && payload->headroom() >= front) return payload;
+  const uint32_t len = payload->size();
+  PacketPtr copy = allocate_heap_packet(len, std::max(front, Packet::default_headroom));
+  if (!copy) return nullptr;
+  std::memcpy(copy->append(len), payload->data(), len);
+  copy->flags = payload->flags;
+  copy->csum_start = payload->csum_start;
+  copy->csum_offset = payload->csum_offset;
+  return copy;
 }
 
 PacketPool::PacketPool(std::size_t count, uint32_t buffer_size)

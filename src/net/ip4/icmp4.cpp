@@ -80,18 +80,6 @@ void Icmp4::report_error(const wire::Icmp4View<uint8_t>& message) {
   handler->second(Icmp4ErrorReport{m.type(), m.code(), m.rest(), m.payload(), m.payload_len()});
 }
 
-bool Icmp4::take_token(uint64_t now) {
-  constexpr uint64_t per_token = ns_per_second / errors_per_second;
-  if (now - refilled_ns_ >= per_token) {
-    uint64_t add = (now - refilled_ns_) / per_token;
-    tokens_ = uint32_t(std::min<uint64_t>(error_burst, tokens_ + add));
-    refilled_ns_ += add * per_token;
-  }
-  if (tokens_ == 0) return false;
-  --tokens_;
-  return true;
-}
-
 bool Icmp4::error_allowed(const uint8_t* ip, std::size_t len) {
   wire::Ip4View<const uint8_t> v(ip, len);
   if (len < wire::ip4_header_min || v.header_len() < wire::ip4_header_min || v.header_len() > len)
@@ -106,7 +94,7 @@ bool Icmp4::error_allowed(const uint8_t* ip, std::size_t len) {
     uint8_t type = ip[v.header_len()];
     if (type != wire::icmp4::echo_request && type != wire::icmp4::echo_reply) return false;
   }
-  if (!take_token(parts_.time.now())) {
+  if (!error_tokens_.take(parts_.time.now())) {
     ++counters_.drop_rate_limited;
     return false;
   }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ip4.hpp"
+#include "net/token_bucket.hpp"
 #include "net/wire/icmp4.hpp"
 
 namespace net {
@@ -58,13 +59,11 @@ class Icmp4 {
  private:
   bool error_allowed(const uint8_t* ip, std::size_t len);
   void report_error(const wire::Icmp4View<uint8_t>& message);
-  bool take_token(uint64_t now);
   void count_sent(uint8_t type, uint8_t code);
 
   StackParts& parts_;
   Icmp4Counters& counters_;
-  uint32_t tokens_ = error_burst;
-  uint64_t refilled_ns_ = 0;
+  TokenBucket<error_burst, errors_per_second> error_tokens_;
   std::vector<std::pair<uint8_t, ErrorHandler>> error_handlers_;
 };
 

@@ -90,20 +90,11 @@ Status Ip4::send(const Ip4Path& path, ip4::Addr destination, uint8_t protocol, P
   header.id = next_id_++;
   header.dont_fragment = options.dont_fragment;
   header.payload_len = uint16_t(len);
-  // A buffer on the caller's stack (no owner) may not wait in a queue after
-  // this call returns; one without headroom cannot take the headers: copy.
-  if (!payload->owner() || payload->headroom() < wire::ip4_header_min + wire::EthernetRepr::size +
-                                                     Packet::nic_headroom) {
-    PacketPtr copy = allocate_heap_packet(len);
-    if (!copy) {
-      ++c.drop_no_buffer;
-      return Status::no_buffer;
-    }
-    std::memcpy(copy->append(len), payload->data(), len);
-    copy->flags = payload->flags;
-    copy->csum_start = payload->csum_start;
-    copy->csum_offset = payload->csum_offset;
-    payload = std::move(copy);
+  payload = owned_with_headroom(
+      std::move(payload), wire::ip4_header_min + wire::EthernetRepr::size + Packet::nic_headroom);
+  if (!payload) {
+    ++c.drop_no_buffer;
+    return Status::no_buffer;
   }
   header.emit(payload->push(wire::ip4_header_min));
   ++c.tx;

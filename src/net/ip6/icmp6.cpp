@@ -96,18 +96,6 @@ void Icmp6::echo_reply(const Ip6Received& info, const uint8_t* request, std::siz
     ++counters_.tx_echo_replies;
 }
 
-bool Icmp6::take_token(uint64_t now) {
-  constexpr uint64_t per_token = ns_per_second / errors_per_second;
-  if (now - refilled_ns_ >= per_token) {
-    uint64_t add = (now - refilled_ns_) / per_token;
-    tokens_ = uint32_t(std::min<uint64_t>(error_burst, tokens_ + add));
-    refilled_ns_ += add * per_token;
-  }
-  if (tokens_ == 0) return false;
-  --tokens_;
-  return true;
-}
-
 // RFC 4443 §2.4 (e): not about an ICMPv6 error or redirect, not about a
 // packet to a group (but the exceptions the caller names), not to an
 // unspecified or group source; (f): rate limited.
@@ -117,7 +105,7 @@ bool Icmp6::error_allowed(const uint8_t* ip, std::size_t len, bool even_to_multi
   if (v.src().is_any() || ip6addr::is_multicast(v.src())) return false;
   if (ip6addr::is_multicast(v.dst()) && !even_to_multicast) return false;
   if (is_icmp6_error(ip, len)) return false;
-  if (!take_token(parts_.time.now())) {
+  if (!error_tokens_.take(parts_.time.now())) {
     ++counters_.drop_rate_limited;
     return false;
   }

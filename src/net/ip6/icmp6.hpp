@@ -11,6 +11,7 @@
 #include <net/routes.hpp>
 
 #include "ip6.hpp"
+#include "net/token_bucket.hpp"
 
 namespace net {
 
@@ -37,13 +38,11 @@ class Icmp6 {
 
  private:
   bool error_allowed(const uint8_t* ip, std::size_t len, bool even_to_multicast);
-  bool take_token(uint64_t now);
   void echo_reply(const Ip6Received& info, const uint8_t* request, std::size_t len);
 
   StackParts& parts_;
   Icmp6Counters& counters_;
-  uint32_t tokens_ = error_burst;
-  uint64_t refilled_ns_ = 0;
+  TokenBucket<error_burst, errors_per_second> error_tokens_;
 };
 
 }  // namespace net

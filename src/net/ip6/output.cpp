@@ -88,16 +88,11 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
     ++c.drop_too_big;
     return Status::too_big;
   }
-  // As IPv4: a buffer without an owner or without headroom is copied.
-  if (!payload->owner() || payload->headroom() < wire::ip6_header_size + wire::EthernetRepr::size +
-                                                     Packet::nic_headroom) {
-    PacketPtr copy = allocate_heap_packet(len);
-    if (!copy) {
-      ++c.drop_no_buffer;
-      return Status::no_buffer;
-    }
-    std::memcpy(copy->append(len), payload->data(), len);
-    payload = std::move(copy);
+  payload = owned_with_headroom(
+      std::move(payload), wire::ip6_header_size + wire::EthernetRepr::size + Packet::nic_headroom);
+  if (!payload) {
+    ++c.drop_no_buffer;
+    return Status::no_buffer;
   }
   wire::Ip6Repr header;
   header.src = path.source;

@@ -159,27 +159,7 @@ Status UdpLayer::on_writable(uint32_t slot, uint32_t generation,
 }
 
 void UdpLayer::receive(const Ip4Received& info, PacketPtr packet) {
-  ++counters_.rx;
-  const wire::Ip4Repr& ip = info.header;
-  wire::UdpView<uint8_t> v(packet->data(), packet->size());
-  bool verified = packet->flags & Packet::checksum_verified;
-  switch (v.check(ip.src, ip.dst, !verified)) {
-    case wire::UdpError::none:
-      break;
-    case wire::UdpError::truncated:
-      ++counters_.drop_truncated;
-      return;
-    case wire::UdpError::bad_length:
-      ++counters_.drop_bad_length;
-      return;
-    case wire::UdpError::bad_checksum:
-      ++counters_.drop_bad_checksum;
-      return;
-  }
-  packet->trim(v.length());
-  if (queue(Endpoint{ip.src, v.src_port()}, Endpoint{ip.dst, v.dst_port()}, info.in,
-            std::span<const uint8_t>(v.payload(), v.payload_len()), packet))
-    return;
+  if (check_and_queue(info, packet)) return;
   // RFC 1122 §4.1.3.1: port unreachable, but never about a broadcast.
   if (packet && !info.to_broadcast && !info.to_multicast) {
     const uint8_t* header = packet->data() - info.header_len;

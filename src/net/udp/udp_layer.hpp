@@ -21,6 +21,7 @@
 
 #include "net/ip4/ip4.hpp"
 #include "net/ip6/ip6.hpp"
+#include "net/wire/udp.hpp"
 #include "util/flat_map.hpp"
 
 namespace net {
@@ -86,6 +87,10 @@ class UdpLayer {
   // reads that port (counted; the caller answers port unreachable).
   bool queue(const Endpoint& source, const Endpoint& destination, InterfaceId in,
              std::span<const uint8_t> payload, PacketPtr& packet);
+  // A received datagram of either family checked against its IP header's addresses (drops
+  // counted) and queued; false as queue(): no socket took it.
+  template <class Received>
+  bool check_and_queue(const Received& info, PacketPtr& packet);
   // udp6.cpp
   Status send6(Slot& s, const Endpoint& destination, std::span<const uint8_t> payload,
                const Address& from);
@@ -112,5 +117,29 @@ class UdpLayer {
 
   void run_writable_handlers();
 };
+
+template <class Received>
+bool UdpLayer::check_and_queue(const Received& info, PacketPtr& packet) {
+  ++counters_.rx;
+  const auto& ip = info.header;
+  wire::UdpView<uint8_t> v(packet->data(), packet->size());
+  bool verified = packet->flags & Packet::checksum_verified;
+  switch (v.check(ip.src, ip.dst, !verified)) {
+    case wire::UdpError::none:
+      break;
+    case wire::UdpError::truncated:
+      ++counters_.drop_truncated;
+      return true;
+    case wire::UdpError::bad_length:
+      ++counters_.drop_bad_length;
+      return true;
+    case wire::UdpError::bad_checksum:
+      ++counters_.drop_bad_checksum;
+      return true;
+  }
+  packet->trim(v.length());
+  return queue(Endpoint{ip.src, v.src_port()}, Endpoint{ip.dst, v.dst_port()}, info.in,
+               std::span<const uint8_t>(v.payload(), v.payload_len()), packet);
+}
 
 }  // namespace net

@@ -21,6 +21,7 @@ import argparse
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -176,8 +177,7 @@ def main():
 
 
 def median_of(rounds, what):
-    values = sorted(r[what] for r in rounds)
-    return values[len(values) // 2] if len(values) % 2 else (values[len(values) // 2 - 1] + values[len(values) // 2]) / 2
+    return statistics.median(r[what] for r in rounds)
 
 
 def comparisons(args, figures):

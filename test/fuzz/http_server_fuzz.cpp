@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "client_script.hpp"
+#include "server_options.hpp"
 #include "stack_pair.hpp"
 
 namespace {
@@ -43,20 +44,11 @@ using Side = keel::fuzz::StackSide;
 using keel::test::FollowingClock;
 
 http::ServerOptions options(uint8_t setup) {
-  http::ServerOptions o;
+  http::ServerOptions o = keel::fuzz::small_server_options();
   o.limits.max_body = 4096;
   o.limits.max_request_line = 256;
   o.limits.max_header_bytes = 512;
   o.limits.max_header_count = 8;
-  o.header_timeout = 1s;
-  o.body_timeout = 1s;
-  o.idle_timeout = 2s;
-  o.send_timeout = 1s;
-  o.linger_timeout = 500ms;
-  o.max_connections = 1;
-  o.tcp.receive_buffer = 8192;
-  o.stream.write_limit = 4096;
-  o.stream.drain_at = 1024;
   if (setup & 2) {
     o.tcp.send_buffer = 2048;
     o.output_buffer = 512;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "client_script.hpp"
+#include "server_options.hpp"
 #include "stack_pair.hpp"
 
 namespace {
@@ -54,18 +55,7 @@ std::shared_ptr<tls::ServerContext> context() {
   return made;
 }
 
-http::ServerOptions options() {
-  http::ServerOptions o;
-  o.header_timeout = 1s;
-  o.idle_timeout = 2s;
-  o.send_timeout = 1s;
-  o.linger_timeout = 500ms;
-  o.max_connections = 1;
-  o.tcp.receive_buffer = 8192;
-  o.stream.write_limit = 4096;
-  o.stream.drain_at = 1024;
-  return o;
-}
+http::ServerOptions options() { return keel::fuzz::small_server_options(); }
 
 class Run {
  public:

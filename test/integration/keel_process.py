@@ -59,16 +59,34 @@ class KeelProcess:
 
     def qemu(self):
         """The pid of the QEMU keel runs."""
-        pids = []
-        for pid in self.descendants():
-            try:
-                with open(f"/proc/{pid}/comm") as f:
-                    if f.read().startswith("qemu-system"):
-                        pids.append(pid)
-            except FileNotFoundError:
-                pass
+        pids = [pid for pid in self.descendants() if self._comm(pid).startswith("qemu-system")]
         assert len(pids) == 1, f"QEMUs under keel: {pids}"
         return pids[0]
+
+    def wait_until_blocked_in_poll(self, command, timeout=30):
+        """Waits until the process named `command` below keel sleeps in poll or select three
+        samples running, its work done: gdb, say, waiting for the stub's stop reply after a
+        `continue`."""
+        deadline = time.monotonic() + timeout
+        pids = [p for p in self.descendants() if self._comm(p).startswith(command)]
+        assert len(pids) == 1, f"{command} under keel: {pids}"
+        settled = 0
+        while settled < 3:
+            assert time.monotonic() < deadline, f"{command} still busy after {timeout} s"
+            with open(f"/proc/{pids[0]}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+            with open(f"/proc/{pids[0]}/wchan") as f:
+                waiting = "poll" in f.read()
+            settled = settled + 1 if state == "S" and waiting else 0
+            time.sleep(0.02)
+
+    @staticmethod
+    def _comm(pid):
+        try:
+            with open(f"/proc/{pid}/comm") as f:
+                return f.read().strip()
+        except FileNotFoundError:
+            return ""
 
     def signal_group(self, signum):
         """As a terminal sends Ctrl-C: to the whole foreground process group."""

@@ -87,6 +87,11 @@ def test_ctrl_c_interrupts_the_guest_and_qemu_ends_with_gdb():
         keel.wait_for(r"Breakpoint 1, Service::start", timeout=240)
         qemu = keel.qemu()
         keel.wait_for(r"spinning forever", timeout=60)
+        # gdb 13 drops a Ctrl-C that comes between its sending the stub `vCont;c` and marking
+        # itself as waiting for the stop reply (it notes "Ctrl-C during I/O" and forgets it):
+        # a signal sent the moment the guest prints lands there now and then on a loaded
+        # machine (2 runs in 26 here), never a user's. Press it once gdb waits, as a user does.
+        keel.wait_until_blocked_in_poll("gdb")
         keel.signal_group(signal.SIGINT)  # to keel and gdb, as a terminal does
         out = keel.wait_for(r"\$1 = .*<Service::start\(\)", timeout=60)
         assert "SIGINT" in out, out

@@ -22,6 +22,8 @@ BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-s
 TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev", "clang-format", "iproute2",
                  "iputils-ping", "iputils-arping", "dnsmasq-base", "python3-scapy", "nftables",
                  "procps", "time", "tcpdump",
+                 # keel test: one run compiles the same sources in several build trees
+                 "ccache",
                  # TCP against Linux (test/net/test_tcp_linux.py, bench/tcp): clients,
                  # the SYN flood, and gcc for bench/tcp's relay and load tools; iperf3 also
                  # for keel bench firewall-vm's TCP throughput through the routers

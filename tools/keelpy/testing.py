@@ -3,6 +3,7 @@ built and run under the sanitizers, bounded fuzz runs, then the pytest suites an
 benchmarks. --quick: only the incremental host build and the unit tests, unsanitized."""
 import glob
 import os
+import shutil
 import subprocess
 import threading
 import time
@@ -18,6 +19,19 @@ ASAN_BUILD = os.path.join(ROOT, "build", "asan")
 def werror():
     """CI (.ci/run) sets KEEL_WERROR=1: every warning fails the build."""
     return os.environ.get("KEEL_WERROR") == "1"
+
+
+def use_compiler_cache():
+    """One run builds the same sources in several trees (each DNS service compiles the host
+    zone compiler, tests and benchmarks build the same examples again): with ccache installed
+    and no launcher chosen by the caller, every CMake tree configured below compiles through
+    it, the build directory kept out of the hash so trees share objects (decision 0122)."""
+    if shutil.which("ccache") is None or any(
+            v in os.environ for v in ("CMAKE_C_COMPILER_LAUNCHER", "CMAKE_CXX_COMPILER_LAUNCHER")):
+        return False
+    os.environ.update(CMAKE_C_COMPILER_LAUNCHER="ccache", CMAKE_CXX_COMPILER_LAUNCHER="ccache",
+                      CCACHE_NOHASHDIR="1")
+    return True
 
 
 def step(title, args, tail=None):
@@ -69,6 +83,7 @@ class FuzzInBackground:
 
     def __init__(self):
         self.done = []
+        self.finished = None
         self.env = dict(os.environ, KEEL_FUZZ_TIMEOUT=self.BACKGROUND_FUZZ_TIMEOUT)
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.started = time.monotonic()
@@ -80,12 +95,15 @@ class FuzzInBackground:
         for script in fuzz_scripts():
             self.done.append((script, *run_captured(["nice", "-n", "19", "bash", script, FUZZ_SECONDS],
                                                     env=self.env)))
+        self.finished = time.monotonic()
 
     def results(self):
         """Waits for the runs; prints each one's tail; {name: ok}."""
+        waited = time.monotonic()
         self.thread.join()
         print(f"\n=== keel test: the background fuzz runs ended "
-              f"{time.monotonic() - self.started:.0f} s after they started", flush=True)
+              f"{self.finished - self.started:.0f} s after they started; the run waited "
+              f"{time.monotonic() - waited:.0f} s for them", flush=True)
         results = {}
         for script, ok, output, seconds in self.done:
             print(f"\n=== keel test: {fuzz_title(script)}, in the background", flush=True)
@@ -111,6 +129,7 @@ def build_and_test(name, build_dir, options, targets=(), unit_tests=True):
 
 def run_all(pytest_args=(), unit=True, integration=True, quick=False):
     results = {}
+    cached = use_compiler_cache()
     if unit and not quick:
         results["format"] = step("format check (clang-format, the committed .clang-format)",
                                  [os.path.join(ROOT, "tools", "keel"), "format", "--check"], tail=20)
@@ -140,6 +159,8 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
     if fuzzing:
         results.update(fuzzing.results())
     print(f"\nkeel: compile_commands.json with {compdb.write()} entries (host and OS builds)")
+    if cached:
+        subprocess.run(["ccache", "--show-stats"])
     failed = [name for name, ok in results.items() if not ok]
     print("\n=== keel test summary: " + ", ".join(
         f"{name} {'ok' if ok else 'FAILED'}" for name, ok in results.items()), flush=True)

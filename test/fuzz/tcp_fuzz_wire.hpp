@@ -44,8 +44,8 @@ inline std::vector<uint8_t> frame(bool v6, uint8_t protocol, const std::vector<u
   peer_mac.write(f.data() + 6);
   net::wire::store16(f.data() + 12, v6 ? ethertype_ip6 : ethertype_ip4);
   if (v6) {
-    net::wire::Ip6Repr{src6, ours6, protocol, 64, uint16_t(payload.size())}.emit(
-        f.data() + ethernet_header);
+    net::wire::Ip6Repr{src6, ours6, protocol, 64, uint16_t(payload.size())}.emit(f.data() +
+                                                                                 ethernet_header);
   } else {
     net::wire::Ip4Repr ip;
     ip.src = peer;

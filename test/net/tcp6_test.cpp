@@ -24,17 +24,17 @@ class Tcp6 : public TcpTest {
     TcpTest::SetUp();
     iface.configure6(stack_ip6, 64);
     advance(std::chrono::seconds(1));  // duplicate address detection: nobody objects
-    nic.inject(ip6_frame(ns(peer_ip6, ::net::ip6addr::solicited_node(stack_ip6), stack_ip6,
-                            &peer_mac),
-                         ::net::ip6addr::multicast_mac(::net::ip6addr::solicited_node(stack_ip6))));
+    nic.inject(
+        ip6_frame(ns(peer_ip6, ::net::ip6addr::solicited_node(stack_ip6), stack_ip6, &peer_mac),
+                  ::net::ip6addr::multicast_mac(::net::ip6addr::solicited_node(stack_ip6))));
     nic.transmitted.clear();
     v6 = true;
   }
   // An ICMPv6 error from a router quoting the IPv6 packet of `frame`.
   void icmp6_error(uint8_t type, uint8_t code, uint32_t rest, const Bytes& frame) {
     Bytes quoted(frame.begin() + 14, frame.begin() + 14 + 40 + 20);
-    nic.inject(ip6_frame(ip6(router6, stack_ip6, 58, icmp6(router6, stack_ip6, type, code, rest,
-                                                            quoted))));
+    nic.inject(ip6_frame(
+        ip6(router6, stack_ip6, 58, icmp6(router6, stack_ip6, type, code, rest, quoted))));
   }
   TcpRepr syn_to(uint16_t port) {
     TcpRepr syn{client_port, port, peer_isn, 0, flag::syn, 65535, 0, {}, 0};
@@ -63,8 +63,7 @@ TEST_F(Tcp6, DataBothWays) {
   EXPECT_EQ(got, text("hello"));
   ASSERT_EQ(*c.write(text("world")), 5u);
   SentSegment s = next();
-  EXPECT_EQ(s.header,
-            from_us(flag::ack | flag::psh, iss + 1, peer_isn + 6, full_window, 5));
+  EXPECT_EQ(s.header, from_us(flag::ack | flag::psh, iss + 1, peer_isn + 6, full_window, 5));
   EXPECT_EQ(s.payload, text("world"));
 }
 
@@ -81,13 +80,15 @@ TEST_F(Tcp6, ConnectToAnIpv6Peer) {
 
 TEST_F(Tcp6, ClosedPortAnswersWithReset) {
   inject(syn_to(81));
-  EXPECT_EQ(next_header(),
-            (TcpRepr{81, client_port, 0, peer_isn + 1, uint8_t(flag::rst | flag::ack), 0, 0, {}, 0}));
+  EXPECT_EQ(
+      next_header(),
+      (TcpRepr{81, client_port, 0, peer_isn + 1, uint8_t(flag::rst | flag::ack), 0, 0, {}, 0}));
   EXPECT_EQ(counters().tcp.tx_resets, 1u);
 }
 
 TEST_F(Tcp6, WrongChecksumIsRefused) {
-  listener = *stack.tcp().listen(server_port, [](TcpConnection) {}, options());
+  listener = *stack.tcp().listen(
+      server_port, [](TcpConnection) {}, options());
   Bytes packet = tcp6_packet(syn_to(server_port));
   packet[40 + 16] ^= 0x01;  // the TCP checksum
   nic.inject(ip6_frame(packet));
@@ -123,7 +124,8 @@ TEST_F(Tcp6, PacketTooBigNeverBelow1280) {
 }
 
 TEST_F(Tcp6, PortUnreachableEndsAConnect) {
-  auto c = stack.tcp().connect({peer_ip6, 80}, [](TcpConnection) {}, options());
+  auto c = stack.tcp().connect(
+      {peer_ip6, 80}, [](TcpConnection) {}, options());
   ASSERT_TRUE(c.ok());
   std::vector<TcpCloseReason> reasons;
   c->on_close([&](TcpCloseReason r) { reasons.push_back(r); });
@@ -134,7 +136,8 @@ TEST_F(Tcp6, PortUnreachableEndsAConnect) {
 }
 
 TEST_F(Tcp6, AnyListenerTakesBothFamilies) {
-  listener = *stack.tcp().listen(server_port, [](TcpConnection) {}, options());
+  listener = *stack.tcp().listen(
+      server_port, [](TcpConnection) {}, options());
   inject_ip(tcp_packet(syn_to(server_port)));
   Bytes v4 = nic.pop();
   EXPECT_EQ(sent_tcp(v4).flags, flag::syn | flag::ack);
@@ -150,10 +153,12 @@ TEST_F(Tcp6, AnyListenerTakesBothFamilies) {
 }
 
 TEST_F(Tcp6, ListenerOnAnAddressTakesOnlyItsFamily) {
-  listener = *stack.tcp().listen({stack_ip, server_port}, [](TcpConnection) {}, options());
+  listener = *stack.tcp().listen(
+      {stack_ip, server_port}, [](TcpConnection) {}, options());
   inject(syn_to(server_port));
   EXPECT_TRUE(next_header().has(flag::rst));
-  auto on6 = stack.tcp().listen({stack_ip6, server_port}, [](TcpConnection) {}, options());
+  auto on6 = stack.tcp().listen(
+      {stack_ip6, server_port}, [](TcpConnection) {}, options());
   ASSERT_TRUE(on6.ok());
   inject(syn_to(server_port));
   EXPECT_EQ(next_header().flags, flag::syn | flag::ack);

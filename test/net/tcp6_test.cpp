@@ -171,5 +171,42 @@ TEST_F(Tcp6, PeerWithoutMssOptionGets1220) {
   EXPECT_EQ(c.stats().mss, 1220u);
 }
 
+TEST_F(Tcp6, SynCookiesOverIpv6) {
+  // RFC 4987 §3.6: with the backlog full the answer is a cookie, whose hash
+  // covers the IPv6 4-tuple; the peer's ACK carrying it opens the connection.
+  ::net::Tcp::Limits limits;
+  limits.backlog = 1;
+  stack.tcp().set_limits(limits);
+  listener = *stack.tcp().listen(
+      server_port, [this](TcpConnection c) { accepted = c; }, options());
+  inject(syn_to(server_port));
+  nic.transmitted.clear();
+  TcpRepr syn = syn_to(server_port);
+  syn.src_port = client_port + 1;
+  inject(syn);
+  TcpRepr cookie = next_header();
+  EXPECT_EQ(cookie.flags, flag::syn | flag::ack);
+  EXPECT_EQ(cookie.options.mss, mss6);
+  EXPECT_EQ(counters().tcp.syn_cookies_sent, 1u);
+  // The same ACK from another IPv6 address is refused (the hash differs).
+  TcpRepr ack{uint16_t(client_port + 1),
+              server_port,
+              peer_isn + 1,
+              cookie.seq + 1,
+              flag::ack,
+              511,
+              0,
+              {},
+              0};
+  Ip6 other = ip6_of("fd00::3");
+  nic.inject(ip6_frame(tcp6_packet(ack, {}, other)));
+  EXPECT_EQ(counters().tcp.drop_bad_cookie, 1u);
+  nic.transmitted.clear();
+  inject(ack);
+  EXPECT_EQ(counters().tcp.syn_cookies_accepted, 1u);
+  ASSERT_TRUE(accepted.is_open());
+  EXPECT_EQ(accepted.remote(), (::net::Endpoint{peer_ip6, uint16_t(client_port + 1)}));
+}
+
 }  // namespace
 }  // namespace keel::test

@@ -3,8 +3,8 @@
 // network picks it. An IPv4 connection holds its addresses IPv4-mapped
 // (::ffff:a.b.c.d, RFC 4291 §2.5.5.2); IPv6 input drops mapped addresses
 // (docs/net/ipv6.md), so the two families never meet in one key. An IPv4
-// key hashes the same 12 bytes as before IPv6 came (decision 0131): the
-// table costs IPv4 no more than it did.
+// key hashes the same 12 bytes as before IPv6 came, and the table keeps
+// IPv4 keys in 12 bytes (connection_table.hpp, decision 0131).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -33,16 +33,21 @@ struct ConnectionKey {
   Address local_address() const { return is_ip6() ? Address(local) : Address(local4()); }
   Address remote_address() const { return is_ip6() ? Address(remote) : Address(remote4()); }
 
-  friend bool operator==(const ConnectionKey&, const ConnectionKey&) = default;
-  // The bytes hashed (no padding): 12 for IPv4 (the addresses' 4 bytes),
-  // 36 for IPv6. Returns how many were written.
+  // The 36 bytes have no padding: one fixed-size compare.
+  friend bool operator==(const ConnectionKey& a, const ConnectionKey& b) {
+    return std::memcmp(&a, &b, max_bytes) == 0;
+  }
+  // The bytes hashed: 12 for IPv4 (the addresses' 4 bytes, as before IPv6
+  // came), 36 for IPv6. Returns how many were written.
   std::size_t bytes(uint8_t out[max_bytes]) const {
-    std::size_t n = is_ip6() ? 16 : 4;
-    std::memcpy(out, local.bytes.data() + 16 - n, n);
-    std::memcpy(out + n, remote.bytes.data() + 16 - n, n);
-    std::memcpy(out + 2 * n, &local_port, 2);
-    std::memcpy(out + 2 * n + 2, &remote_port, 2);
-    return 2 * n + 4;
+    if (!is_ip6()) {
+      std::memcpy(out, local.bytes.data() + 12, 4);
+      std::memcpy(out + 4, remote.bytes.data() + 12, 4);
+      std::memcpy(out + 8, &local_port, 4);  // both ports
+      return 12;
+    }
+    std::memcpy(out, this, max_bytes);
+    return max_bytes;
   }
 
   static ip6::Addr mapped(ip4::Addr a) {
@@ -52,8 +57,15 @@ struct ConnectionKey {
     return m;
   }
   static bool is_mapped(const ip6::Addr& a) {
-    static constexpr uint8_t prefix[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-    return std::memcmp(a.bytes.data(), prefix, sizeof prefix) == 0;
+    // Two loads: the first 8 bytes zero, the next 4 ::ffff (0, 0, ff, ff).
+    uint64_t high;
+    uint32_t middle;
+    std::memcpy(&high, a.bytes.data(), 8);
+    std::memcpy(&middle, a.bytes.data() + 8, 4);
+    static constexpr uint8_t mapped_middle[4] = {0, 0, 0xff, 0xff};
+    uint32_t want;
+    std::memcpy(&want, mapped_middle, 4);
+    return high == 0 && middle == want;
   }
   static ip4::Addr unmapped(const ip6::Addr& a) {
     ip4::Addr r;
@@ -61,6 +73,7 @@ struct ConnectionKey {
     return r;
   }
 };
+static_assert(sizeof(ConnectionKey) == ConnectionKey::max_bytes, "no padding: memcmp and hashing");
 
 struct ConnectionKeyHash {
   keel::util::SipKey key;

@@ -67,8 +67,8 @@ void TcpLayer::set_limits(const Tcp::Limits& limits) {
   Tcp::Limits next = with_defaults(limits, limits_.memory * buffer_share);
   next.max_connections = std::max(next.max_connections, table_.size());
   if (next.max_connections != limits_.max_connections) {
-    keel::util::FlatMap<tcp::ConnectionKey, uint32_t, tcp::ConnectionKeyHash> table(
-        next.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()});
+    tcp::ConnectionTable<uint32_t> table(next.max_connections,
+                                         tcp::ConnectionKeyHash{secrets_.table_key()});
     table_.for_each([&table](const tcp::ConnectionKey& key, uint32_t& slot) {
       *table.try_emplace(key).first = slot;
     });

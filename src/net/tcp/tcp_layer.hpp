@@ -12,11 +12,10 @@
 //   tcp_api.cpp    the handles' calls
 //
 // Connections are found by their 4-tuple in a bounded hash table keyed with
-// a secret (FlatMap + SipHash). A connection lives in a slot with a
-// generation; handles name both, so a stale handle finds nothing. Handlers
-// never run in the middle of a connection's processing: events queue up
-// and run once the segment (or timer, or call) is done, each handler moved
-// out of its connection while it runs; connections that ended stay in a
+// a secret (FlatMaps + SipHash, one per family: connection_table.hpp). A connection lives in a slot
+// with a generation; handles name both, so a stale handle finds nothing. Handlers never run in the
+// middle of a connection's processing: events queue up and run once the segment (or timer, or call)
+// is done, each handler moved out of its connection while it runs; connections that ended stay in a
 // graveyard until then, so nothing a handler does frees what is in use.
 #pragma once
 #include <algorithm>
@@ -30,6 +29,7 @@
 
 #include "connection.hpp"
 #include "connection_key.hpp"
+#include "connection_table.hpp"
 #include "deadlines.hpp"
 #include "net/ip4/icmp4.hpp"
 #include "net/ip4/ip4.hpp"
@@ -210,7 +210,7 @@ class TcpLayer {
   tcp::Budget budget_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  keel::util::FlatMap<tcp::ConnectionKey, uint32_t, tcp::ConnectionKeyHash> table_;
+  tcp::ConnectionTable<uint32_t> table_;
   tcp::Deadlines deadlines_;
   std::vector<Listener> listeners_;
   std::vector<uint32_t> free_listeners_;

@@ -80,7 +80,9 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/tcp/send_buffer.cpp
   ${KEEL_ROOT}/src/net/tcp/syn_cookies.cpp
   ${KEEL_ROOT}/src/net/tcp/tcp_api.cpp
+  ${KEEL_ROOT}/src/net/tcp/tcp_ip6.cpp
   ${KEEL_ROOT}/src/net/tcp/tcp_layer.cpp
+  ${KEEL_ROOT}/src/net/tcp/tcp_path.cpp
   ${KEEL_ROOT}/src/net/tcp/tcp_receive.cpp
   ${KEEL_ROOT}/src/net/tcp/time_wait.cpp
   ${KEEL_ROOT}/src/net/tcp/time_wait_input.cpp

@@ -260,17 +260,19 @@ class Tcp {
     uint32_t challenge_acks_per_second = 1000;
   };
 
-  // Accepts connections to `local` (any address: every address of this
-  // host) with `options`. in_use if the port is listened on already.
+  // Accepts connections to `local` with `options`: on the any-address
+  // (0.0.0.0 or ::, one listener) every address of this host, IPv4 and
+  // IPv6; on one of our addresses only that one, so only its family
+  // (decision 0131). in_use if the port is listened on already.
   Result<TcpListener> listen(const Endpoint& local, ConnectHandler on_connect,
                              const TcpOptions& options = {});
   Result<TcpListener> listen(uint16_t port, ConnectHandler on_connect,
                              const TcpOptions& options = {}) {
     return listen(Endpoint{ip4::Addr{}, port}, std::move(on_connect), options);
   }
-  // Opens a connection to `remote` from an ephemeral port (or `local`, when
-  // given). The handle is usable at once (write() queues); on_connect runs
-  // when the handshake completes, on_close if it fails.
+  // Opens a connection to `remote` (IPv4 or IPv6) from an ephemeral port
+  // (or `local`, when given; its address of the same family, or any). The handle is usable at once
+  // (write() queues); on_connect runs when the handshake completes, on_close if it fails.
   Result<TcpConnection> connect(const Endpoint& remote, ConnectHandler on_connect,
                                 const TcpOptions& options = {}, const Endpoint& local = {});
 

@@ -76,7 +76,13 @@ Stack::Stack(Clock& clock, const StackConfig& config)
   p.ip6.set_protocol(wire::ip_protocol_udp, [&p](const Ip6Received& info, PacketPtr datagram) {
     p.udp_layer.receive(info, std::move(datagram));
   });
+  p.ip6.set_protocol(wire::ip_protocol_tcp, [&p](const Ip6Received& info, PacketPtr segment) {
+    p.tcp_layer.receive(info, std::move(segment));
+  });
   p.icmp.set_error_handler(wire::ip_protocol_tcp, [&p](const Icmp4ErrorReport& report) {
+    p.tcp_layer.icmp_error(report);
+  });
+  p.icmp6.set_error_handler(wire::ip_protocol_tcp, [&p](const Icmp6ErrorReport& report) {
     p.tcp_layer.icmp_error(report);
   });
   p.ip4.reassembly().set_time_exceeded([&p](const uint8_t* ip, std::size_t len) {

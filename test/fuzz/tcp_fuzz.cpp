@@ -11,6 +11,8 @@
 //   bit 0  the NIC verifies checksums and offloads ours
 //   bit 1  the service holds received data (auto_consume off)
 //   bit 2  NewReno instead of CUBIC; bit 3 no SACK; bit 4 no timestamps
+//   bit 5  the peer speaks IPv6 (fd00::1 to fd00::2; the stack has both
+//          families, the listener on the any-address takes both)
 // Then records:
 //   0x00 t                 advance time by t × 20 ms
 //   0x01 p f s s a a w w o n n [o option bytes] [n×8 payload bytes... as given]
@@ -20,10 +22,11 @@
 //   0x02 m                 the service: 0 write m bytes, 1 consume, 2 shutdown,
 //                          3 close, 4 abort, 5 set buffers small (m picks the connection)
 //   0x03 r                 the NIC's ring: 0 full, else r slots given back
-//   0x04 c m m             an ICMP error (c: code) quoting our last segment, MTU m
+//   0x04 c m m             an ICMP error (c: code) quoting our last segment, MTU m;
+//                          over IPv6 Packet Too Big (c even) or Destination Unreachable
 //   other                  the rest as one raw TCP segment (checksum fixed), and stop
 // Invariants (abort): no crash, leak or undefined behaviour (ASan/UBSan);
-// every frame sent is IPv4 + TCP with right lengths and checksum; buffers
+// every TCP frame sent has right lengths and checksum (tcp_fuzz_wire.hpp); buffers
 // stay within the budget; once everything is aborted and time passes, no
 // connection, memory or packet buffer is left.
 #include <array>
@@ -37,17 +40,12 @@
 #include "manual_clock.hpp"
 #include "memory_nic.hpp"
 #include "net/stack_parts.hpp"
-#include "net/wire/ethernet.hpp"
-#include "net/wire/ip4.hpp"
-#include "net/wire/tcp.hpp"
+#include "tcp_fuzz_wire.hpp"
 
 namespace {
 
-using net::ip4::Addr;
+using namespace tcp_fuzz;
 namespace flag = net::wire::tcp_flag;
-
-const net::ethernet::Addr our_mac{{0x02, 0, 0, 0, 0, 1}}, peer_mac{{0x02, 0, 0, 0, 0, 2}};
-const Addr ours{10, 0, 0, 2}, peer{10, 0, 0, 1};
 constexpr std::size_t buffers = 256;
 constexpr uint32_t peer_isn = 1000;
 constexpr std::size_t budget = 256 * 1024;
@@ -66,7 +64,9 @@ class Harness {
     if (setup & 1) nic_.set_offloads({.tx_checksum = true, .rx_checksum = true});
     rx_flags_ = setup & 1 ? net::Packet::checksum_verified : 0;
     offload_ = setup & 1;
-    stack_.add_interface(nic_).configure(ours, net::ip4::netmask_of(24), peer);
+    v6_ = setup & 32;
+    net::Interface& iface = stack_.add_interface(nic_);
+    iface.configure(ours, net::ip4::netmask_of(24), peer);
     std::vector<uint8_t> arp(42, 0);  // the peer asks for us: we learn its MAC
     net::ethernet::Addr::broadcast().write(arp.data());
     peer_mac.write(arp.data() + 6);
@@ -76,6 +76,7 @@ class Harness {
     peer.write(arp.data() + 28);
     ours.write(arp.data() + 38);
     nic_.inject(arp.data(), arp.size());
+    if (v6_) learn_peer6(iface);
     nic_.transmitted.clear();
     net::Tcp::Limits limits;
     limits.backlog = 2;
@@ -91,8 +92,10 @@ class Harness {
     options_.connect_timeout = std::chrono::seconds(30);
     listener_ = *stack_.tcp().listen(
         80, [this](net::TcpConnection c) { adopt(c); }, options_);
-    auto active =
-        stack_.tcp().connect({peer, 9000}, [](net::TcpConnection) {}, options_, {ours, 5555});
+    net::Endpoint to = v6_ ? net::Endpoint{peer6, 9000} : net::Endpoint{peer, 9000};
+    net::Endpoint from = v6_ ? net::Endpoint{ours6, 5555} : net::Endpoint{ours, 5555};
+    auto active = stack_.tcp().connect(
+        to, [](net::TcpConnection) {}, options_, from);
     CHECK(active.ok());
     adopt(*active);
     drain();
@@ -126,9 +129,12 @@ class Harness {
     // The header without options, then the raw option bytes after it.
     net::wire::TcpRepr bare = h;
     bare.options = {};
-    bare.emit(s.data(), peer, ours);
+    if (v6_)
+      bare.emit(s.data(), peer6, ours6);
+    else
+      bare.emit(s.data(), peer, ours);
     s[12] = uint8_t(((net::wire::tcp_header_min + options) / 4) << 4);
-    fix_checksum(s);
+    fix_checksum(v6_, s);
     if (h.flags & flag::syn)
       who.next = h.seq + 1 + payload;
     else if (payload)
@@ -138,7 +144,7 @@ class Harness {
 
   void raw(const uint8_t* p, std::size_t n) {
     std::vector<uint8_t> s(p, p + std::min<std::size_t>(n, 1480));
-    if (s.size() >= 18) fix_checksum(s);
+    if (s.size() >= 18) fix_checksum(v6_, s);
     deliver(s);
   }
 
@@ -177,6 +183,10 @@ class Harness {
   }
 
   void icmp(uint8_t code, uint16_t mtu) {
+    if (v6_) {
+      icmp6(code, mtu);
+      return;
+    }
     if (last_sent_.size() < 28) return;
     std::vector<uint8_t> m(8, 0);
     m[0] = 3;
@@ -185,6 +195,11 @@ class Harness {
     m.insert(m.end(), last_sent_.begin(), last_sent_.begin() + 28);
     net::wire::store16(m.data() + 2, net::wire::checksum(m.data(), m.size()));
     send_ip(1, m);
+  }
+
+  void icmp6(uint8_t code, uint16_t mtu) {
+    if (last_sent_.size() < net::wire::ip6_header_size + net::wire::tcp_header_min) return;
+    inject(icmp6_error(code, mtu, last_sent_));
   }
 
   void advance(uint8_t t) {
@@ -240,29 +255,23 @@ class Harness {
     c.on_close([](net::TcpCloseReason) {});
   }
 
-  static void fix_checksum(std::vector<uint8_t>& s) {
-    net::wire::store16(s.data() + net::wire::tcp_checksum_offset, 0);
-    uint32_t pseudo =
-        net::wire::pseudo_header_sum(peer, ours, net::wire::ip_protocol_tcp, uint16_t(s.size()));
-    uint16_t sum =
-        uint16_t(~net::wire::checksum_fold(net::wire::checksum_add(pseudo, s.data(), s.size())));
-    net::wire::store16(s.data() + net::wire::tcp_checksum_offset, sum);
+  // Once duplicate address detection is over, the peer asks for our IPv6
+  // address: we learn its MAC (RFC 4861 §7.2.3) and need not ask.
+  void learn_peer6(net::Interface& iface) {
+    iface.configure6(ours6, 64);
+    clock_.advance(std::chrono::seconds(1));
+    std::vector<uint8_t> f = solicitation();
+    nic_.inject(f.data(), f.size());
+    clock_.advance(std::chrono::nanoseconds(0));
   }
 
-  void deliver(const std::vector<uint8_t>& tcp) { send_ip(net::wire::ip_protocol_tcp, tcp); }
-
+  void deliver(const std::vector<uint8_t>& tcp) {
+    inject(frame(v6_, net::wire::ip_protocol_tcp, tcp));
+  }
   void send_ip(uint8_t protocol, const std::vector<uint8_t>& payload) {
-    std::vector<uint8_t> f(14 + 20);
-    our_mac.write(f.data());
-    peer_mac.write(f.data() + 6);
-    f[12] = 0x08;
-    net::wire::Ip4Repr ip;
-    ip.src = peer;
-    ip.dst = ours;
-    ip.protocol = protocol;
-    ip.payload_len = uint16_t(payload.size());
-    ip.emit(f.data() + 14);
-    f.insert(f.end(), payload.begin(), payload.end());
+    inject(frame(false, protocol, payload));
+  }
+  void inject(const std::vector<uint8_t>& f) {
     nic_.inject(f.data(), f.size(), rx_flags_);
     clock_.advance(std::chrono::nanoseconds(0));  // the event loop's step: handlers run
     drain();
@@ -272,17 +281,11 @@ class Harness {
   void drain() {
     while (!nic_.transmitted.empty()) {
       std::vector<uint8_t> f = nic_.pop();
-      if (f.size() >= 14 && f[12] == 0x08 && f[13] == 0x06) continue;  // ARP
-      CHECK(f.size() >= 14 + 20 && f[12] == 0x08 && f[13] == 0x00);
-      net::wire::Ip4View<const uint8_t> ip(f.data() + 14, f.size() - 14);
-      CHECK(ip.check() == net::wire::Ip4Error::none && ip.total_length() == f.size() - 14);
-      if (ip.protocol() != net::wire::ip_protocol_tcp) continue;  // ICMP about our ports
-      net::wire::TcpView<const uint8_t> t(ip.payload(), ip.payload_len());
-      CHECK(t.check(ip.src(), ip.dst(), !offload_) == net::wire::TcpError::none);
-      net::wire::TcpOptionError e;
-      net::wire::TcpRepr h = net::wire::TcpRepr::parse(t, &e);
-      CHECK(e == net::wire::TcpOptionError::none);
-      last_sent_.assign(f.begin() + 14, f.end());
+      net::wire::TcpRepr h;
+      Sent sent = check_sent(f, offload_, h);
+      CHECK(sent != Sent::broken);
+      if (sent != Sent::tcp) continue;
+      last_sent_.assign(f.begin() + ethernet_header, f.end());
       uint32_t port = h.dst_port == 9000 ? 3 : (h.dst_port - 40000) & 3;
       Peer& who = peers_[port];
       uint32_t end = h.seq + h.sequence_len();
@@ -302,6 +305,7 @@ class Harness {
   std::vector<uint8_t> last_sent_;
   uint32_t rx_flags_ = 0;
   bool offload_ = false;
+  bool v6_ = false;
   uint64_t read_ = 0;
 };
 

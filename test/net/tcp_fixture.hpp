@@ -56,7 +56,12 @@ class TcpTest : public StackTest {
     return o;
   }
 
-  void inject(const TcpRepr& h, const Bytes& payload = {}) { inject_ip(tcp_packet(h, payload)); }
+  void inject(const TcpRepr& h, const Bytes& payload = {}) {
+    if (v6)
+      nic.inject(ip6_frame(tcp6_packet(h, payload)));
+    else
+      inject_ip(tcp_packet(h, payload));
+  }
 
   // The next segment the stack sent (and it is a TCP one).
   SentSegment next() {
@@ -64,7 +69,7 @@ class TcpTest : public StackTest {
       ADD_FAILURE() << "no segment sent";
       return {};
     }
-    return sent_segment(nic.pop());
+    return v6 ? sent_segment6(nic.pop()) : sent_segment(nic.pop());
   }
   TcpRepr next_header() { return next().header; }
   std::size_t sent_count() const { return nic.transmitted.size(); }
@@ -122,7 +127,8 @@ class TcpTest : public StackTest {
   TcpConnection connect(Peer p = {}, TcpOptions o = {}) {
     if (o.send_buffer == TcpOptions{}.send_buffer) o = options();
     auto c = stack.tcp().connect(
-        {peer_ip, 80}, [this](TcpConnection c) { accepted = c; }, o);
+        {v6 ? ::net::Address(peer_ip6) : ::net::Address(peer_ip), 80},
+        [this](TcpConnection c) { accepted = c; }, o);
     EXPECT_TRUE(c.ok());
     TcpRepr syn = next_header();
     handshake = syn;
@@ -152,6 +158,7 @@ class TcpTest : public StackTest {
   bool timestamps = true;
   uint8_t peer_shift = 7, our_window_shift = our_shift;
   uint16_t our_port = server_port, their_port = client_port;
+  bool v6 = false;  // the peer is fd00::1 (Tcp6Test), segments are IPv6 packets
 };
 
 }  // namespace keel::test

@@ -6,6 +6,7 @@
 #include <ostream>
 
 #include "frames.hpp"
+#include "frames6.hpp"
 #include "net/wire/tcp.hpp"
 
 namespace net::wire {
@@ -58,6 +59,20 @@ inline Bytes icmp_error(uint8_t type, uint8_t code, uint32_t rest, const Bytes& 
   return m;
 }
 
+// The same over IPv6 (RFC 8200 §8.1 pseudo-header), and a whole packet.
+inline Bytes tcp6(const Ip6& src, const Ip6& dst, ::net::wire::TcpRepr header,
+                  const Bytes& payload = {}) {
+  header.payload_len = uint32_t(payload.size());
+  Bytes s(header.header_len());
+  s.insert(s.end(), payload.begin(), payload.end());
+  header.emit(s.data(), src, dst);
+  return s;
+}
+inline Bytes tcp6_packet(const ::net::wire::TcpRepr& header, const Bytes& payload = {},
+                         const Ip6& src = peer_ip6, const Ip6& dst = stack_ip6) {
+  return ip6(src, dst, 6, tcp6(src, dst, header, payload));
+}
+
 // A sent frame's TCP header (checked, checksum verified) and payload.
 struct SentSegment {
   ::net::wire::TcpRepr header;
@@ -76,5 +91,18 @@ inline SentSegment sent_segment(const Bytes& frame) {
   return {header, Bytes(v.payload(), v.payload() + v.payload_len())};
 }
 inline ::net::wire::TcpRepr sent_tcp(const Bytes& frame) { return sent_segment(frame).header; }
+// The same of an IPv6 frame (no extension headers: the stack sends none).
+inline SentSegment sent_segment6(const Bytes& frame) {
+  ::net::wire::Ip6Repr ip = sent_ip6(frame);
+  EXPECT_EQ(ip.next_header, 6);
+  Bytes p = sent_payload6(frame);
+  ::net::wire::TcpView<const uint8_t> v(p.data(), p.size());
+  EXPECT_EQ(v.check(ip.src, ip.dst), ::net::wire::TcpError::none);
+  if (v.check(ip.src, ip.dst, false) != ::net::wire::TcpError::none) return {};
+  ::net::wire::TcpOptionError e;
+  auto header = ::net::wire::TcpRepr::parse(v, &e);
+  EXPECT_EQ(e, ::net::wire::TcpOptionError::none);
+  return {header, Bytes(v.payload(), v.payload() + v.payload_len())};
+}
 
 }  // namespace keel::test

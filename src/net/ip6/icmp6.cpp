@@ -10,26 +10,43 @@
 namespace net {
 namespace {
 
-// Whether the packet (as received, maybe malformed) carries an ICMPv6 error
-// or redirect behind its extension headers.
-bool is_icmp6_error(const uint8_t* ip, std::size_t len) {
+enum class Chain : uint8_t { found, truncated, too_long };
+
+// The upper-layer header behind the extension headers of a packet (as
+// received or quoted, maybe malformed): its next-header value and offset,
+// found with two bytes of it there at least.
+Chain find_upper(const uint8_t* ip, std::size_t len, uint8_t& next, std::size_t& at) {
   constexpr std::size_t unit = 8;
-  uint8_t next = ip[6];
-  std::size_t at = wire::ip6_header_size;
+  next = ip[6];
+  at = wire::ip6_header_size;
   for (int i = 0; i <= Ip6::max_extension_headers; ++i) {
-    if (at + 2 > len) return false;  // no room for an ICMPv6 header: none is there
-    if (next == wire::ip6_next_icmp6) {
-      return ip[at] < wire::icmp6::first_informational || ip[at] == wire::icmp6::redirect;
-    }
+    if (at + 2 > len) return Chain::truncated;
     if (next != wire::ip6_next_hop_by_hop && next != wire::ip6_next_destination &&
         next != wire::ip6_next_routing && next != wire::ip6_next_fragment)
-      return false;
+      return Chain::found;
     std::size_t size =
         next == wire::ip6_next_fragment ? unit : (std::size_t(ip[at + 1]) + 1) * unit;
     next = ip[at];
     at += size;
   }
-  return true;  // a chain too long to follow: err on the side of silence
+  return Chain::too_long;
+}
+
+// Whether the packet (as received, maybe malformed) carries an ICMPv6 error
+// or redirect behind its extension headers.
+bool is_icmp6_error(const uint8_t* ip, std::size_t len) {
+  uint8_t next = 0;
+  std::size_t at = 0;
+  switch (find_upper(ip, len, next, at)) {
+    case Chain::found:
+      break;
+    case Chain::truncated:
+      return false;  // no room for an ICMPv6 header: none is there
+    case Chain::too_long:
+      return true;  // a chain too long to follow: err on the side of silence
+  }
+  if (next != wire::ip6_next_icmp6) return false;
+  return ip[at] < wire::icmp6::first_informational || ip[at] == wire::icmp6::redirect;
 }
 
 }  // namespace
@@ -65,10 +82,49 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
       parts_.link(info.in).ndp().receive(info, v.data(), v.size());
       return;
     default:
-      // Errors about what we sent: nothing in this slice reacts to them yet
-      // (no TCP over IPv6, no path MTU); RS, RA, redirects: no SLAAC yet.
-      ++(v.type() < wire::icmp6::first_informational ? counters_.rx_errors : counters_.rx_ignored);
+      // Errors about what we sent go to the upper layer they quote (TCP;
+      // UDP does not listen yet); RS, RA, redirects: no SLAAC yet.
+      if (v.type() < wire::icmp6::first_informational) {
+        ++counters_.rx_errors;
+        report_error(v.data(), v.size());
+      } else {
+        ++counters_.rx_ignored;
+      }
   }
+}
+
+void Icmp6::set_error_handler(uint8_t next_header, ErrorHandler handler) {
+  for (auto& [n, h] : error_handlers_) {
+    if (n == next_header) {
+      h = std::move(handler);
+      return;
+    }
+  }
+  error_handlers_.emplace_back(next_header, std::move(handler));
+}
+
+// RFC 4443 §2.4 (d): an error goes to the upper layer that sent the packet
+// it quotes; RFC 5927 §4.1: only about what we could have sent (from one of
+// our addresses), and with the upper-layer header's first 8 bytes there.
+void Icmp6::report_error(const uint8_t* message, std::size_t len) {
+  constexpr std::size_t upper_bytes = 8;
+  const uint8_t* quoted = message + wire::icmp6_header_size;
+  std::size_t quoted_len = len - wire::icmp6_header_size;
+  uint8_t next = 0;
+  std::size_t at = 0;
+  bool whole = quoted_len >= wire::ip6_header_size && (quoted[0] >> 4) == 6 &&
+               find_upper(quoted, quoted_len, next, at) == Chain::found &&
+               at + upper_bytes <= quoted_len;
+  auto handler = std::find_if(error_handlers_.begin(), error_handlers_.end(),
+                              [&](const auto& h) { return whole && h.first == next; });
+  if (!whole || handler == error_handlers_.end() ||
+      !parts_.ip6.is_local_address(wire::Ip6View<const uint8_t>(quoted, quoted_len).src())) {
+    ++counters_.rx_ignored;
+    return;
+  }
+  wire::Icmp6View<const uint8_t> m(message, len);
+  handler->second(
+      Icmp6ErrorReport{m.type(), m.code(), wire::load32(message + 4), quoted, quoted_len, at});
 }
 
 // RFC 4443 §4.2: the request's identifier, sequence and data, back to its

@@ -1,5 +1,7 @@
 // ICMPv6 (RFC 4443) for a host: echo replies, Neighbor Discovery messages
-// handed to the arriving interface's Ndp (RFC 4861), and the errors the
+// handed to the arriving interface's Ndp (RFC 4861), errors about what we
+// sent handed to the upper layer they quote (TCP: RFC 4443 §3, RFC 8201),
+// and the errors the
 // IPv6 and UDP layers send (parameter problem, port unreachable), rate
 // limited with a token bucket (RFC 4443 §2.4 (f)) and never sent about
 // ICMPv6 errors, to groups (but the exceptions of §2.4 (e.3)), or to an
@@ -9,6 +11,9 @@
 #include <net/counters.hpp>
 #include <net/packet.hpp>
 #include <net/routes.hpp>
+#include <util/delegate.hpp>
+#include <utility>
+#include <vector>
 
 #include "ip6.hpp"
 #include "net/token_bucket.hpp"
@@ -16,6 +21,17 @@
 namespace net {
 
 struct StackParts;
+
+// An ICMPv6 error about a packet we sent: `quoted` is its IPv6 header and
+// what the error carried of the rest; the upper-layer header (8 bytes of it
+// at least) is at `upper`.
+struct Icmp6ErrorReport {
+  uint8_t type = 0, code = 0;
+  uint32_t rest = 0;  // the MTU of Packet Too Big, the pointer of parameter problem
+  const uint8_t* quoted = nullptr;
+  std::size_t quoted_len = 0;
+  std::size_t upper = 0;
+};
 
 class Icmp6 {
  public:
@@ -26,7 +42,11 @@ class Icmp6 {
   // fits in the minimum MTU.
   static constexpr std::size_t error_packet_max = wire::ip6_min_mtu;
 
+  using ErrorHandler = keel::delegate<void(const Icmp6ErrorReport&)>;
+
   explicit Icmp6(StackParts& parts);
+  // Who hears errors about the packets of upper layer `next_header`.
+  void set_error_handler(uint8_t next_header, ErrorHandler handler);
 
   void receive(const Ip6Received& info, PacketPtr message);
   // An error about the packet at `ip` (its IPv6 header and what follows,
@@ -39,10 +59,12 @@ class Icmp6 {
  private:
   bool error_allowed(const uint8_t* ip, std::size_t len, bool even_to_multicast);
   void echo_reply(const Ip6Received& info, const uint8_t* request, std::size_t len);
+  void report_error(const uint8_t* message, std::size_t len);
 
   StackParts& parts_;
   Icmp6Counters& counters_;
   TokenBucket<error_burst, errors_per_second> error_tokens_;
+  std::vector<std::pair<uint8_t, ErrorHandler>> error_handlers_;
 };
 
 }  // namespace net

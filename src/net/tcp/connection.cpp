@@ -42,15 +42,15 @@ void Connection::notify(uint8_t e) {
 void Connection::set_mss_from_route() {
   auto path = layer.route(key);
   if (path_mtu_bytes == 0) path_mtu_bytes = path ? layer.mtu(*path) : fallback_mtu;
-  uint32_t by_path = path_mtu_bytes - ip4_tcp_headers;
+  uint32_t by_path = path_mtu_bytes - ip_tcp_headers(key);
   uint32_t payload = std::min<uint32_t>(peer_mss, by_path) - (ts_ok ? timestamps_overhead : 0);
   mss = std::max(payload, min_mss);
   cc.set_mss(mss);
 }
 
 void Connection::take_syn_options(const wire::TcpOptions& syn) {
-  peer_mss = syn.mss.value_or(default_mss);
-  if (peer_mss == 0) peer_mss = default_mss;
+  peer_mss = syn.mss.value_or(default_mss_for(key));
+  if (peer_mss == 0) peer_mss = default_mss_for(key);
   ws_ok = syn.window_scale.has_value();
   snd_wscale = ws_ok ? *syn.window_scale : 0;
   rcv_wscale = ws_ok ? window_shift_for(options.receive_buffer) : 0;

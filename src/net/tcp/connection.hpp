@@ -32,7 +32,19 @@ namespace net::tcp {
 inline constexpr uint64_t never = UINT64_MAX;
 // RFC 9293 §3.7.1: the MSS when the peer sends none.
 inline constexpr uint16_t default_mss = 536;
+// RFC 8200 §8.3: over IPv6 a peer without the option takes 1220 (1280 - 60).
+inline constexpr uint16_t default_mss6 =
+    uint16_t(wire::ip6_min_mtu - wire::ip6_header_size - wire::tcp_header_min);
 inline constexpr uint32_t ip4_tcp_headers = wire::ip4_header_min + wire::tcp_header_min;
+inline constexpr uint32_t ip6_tcp_headers = wire::ip6_header_size + wire::tcp_header_min;
+// What the network and TCP headers take of a packet on the key's path (an
+// MSS is the MTU less these, RFC 9293 §3.7.1, RFC 8200 §8.3).
+inline uint32_t ip_tcp_headers(const ConnectionKey& key) {
+  return key.is_ip6() ? ip6_tcp_headers : ip4_tcp_headers;
+}
+inline uint16_t default_mss_for(const ConnectionKey& key) {
+  return key.is_ip6() ? default_mss6 : default_mss;
+}
 
 // The window scale we offer (RFC 7323 §2.2) for a receive buffer.
 uint8_t window_shift_for(uint32_t receive_buffer);

@@ -16,12 +16,12 @@ TcpState TcpConnection::state() const {
 
 Endpoint TcpConnection::local() const {
   const tcp::Connection* c = layer_ ? layer_->lookup(slot_, generation_) : nullptr;
-  return c ? Endpoint{c->key.local, c->key.local_port} : Endpoint{};
+  return c ? Endpoint{c->key.local_address(), c->key.local_port} : Endpoint{};
 }
 
 Endpoint TcpConnection::remote() const {
   const tcp::Connection* c = layer_ ? layer_->lookup(slot_, generation_) : nullptr;
-  return c ? Endpoint{c->key.remote, c->key.remote_port} : Endpoint{};
+  return c ? Endpoint{c->key.remote_address(), c->key.remote_port} : Endpoint{};
 }
 
 InterfaceId TcpConnection::interface() const {

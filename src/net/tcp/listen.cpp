@@ -18,12 +18,17 @@ constexpr uint64_t ns_per_ms = 1'000'000;
 
 }  // namespace
 
-uint32_t TcpLayer::find_listener(ip4::Addr address, uint16_t port) const {
+// A listener on the address itself first, else one on the any-address of
+// either family (0.0.0.0 and :: are one, as UDP's, decision 0131).
+uint32_t TcpLayer::find_listener(const Address& address, uint16_t port) const {
   const uint32_t* first = listener_ports_.find(port);
   uint32_t any = none;
   for (uint32_t i = first ? *first : none; i != none; i = listeners_[i].next_on_port) {
-    if (listeners_[i].address == address) return i;
-    if (listeners_[i].address.is_any()) any = i;
+    const Address& a = listeners_[i].address;
+    if (a.is_any())
+      any = i;
+    else if (a == address)
+      return i;
   }
   return any;
 }
@@ -71,9 +76,10 @@ void TcpLayer::send_cookie(uint32_t index, const tcp::ConnectionKey& key, const 
     ++counters_.drop_tx_failed;
     return;
   }
-  uint16_t our_mss = uint16_t(std::min<uint32_t>(mtu(*path) - tcp::ip4_tcp_headers, UINT16_MAX));
+  uint16_t our_mss =
+      uint16_t(std::min<uint32_t>(mtu(*path) - tcp::ip_tcp_headers(key), UINT16_MAX));
   const wire::TcpOptions& offered = syn.header.options;
-  uint16_t peer_mss = std::min(offered.mss.value_or(tcp::default_mss), our_mss);
+  uint16_t peer_mss = std::min(offered.mss.value_or(tcp::default_mss_for(key)), our_mss);
   wire::TcpRepr h{key.local_port,
                   key.remote_port,
                   tcp::SynCookies::make(secrets_, key, syn.seq(), peer_mss, t),

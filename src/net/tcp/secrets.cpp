@@ -24,11 +24,12 @@ keel::util::SipKey random_key() {
 
 uint64_t hash24(const keel::util::SipKey& key, const ConnectionKey& c, uint32_t a = 0,
                 uint32_t b = 0) {
-  uint8_t buffer[20];
-  c.bytes(buffer);
-  std::memcpy(buffer + 12, &a, 4);
-  std::memcpy(buffer + 16, &b, 4);
-  return keel::util::siphash<2, 4>(key, buffer, sizeof buffer);
+  // The 4-tuple of either family (RFC 6528 §3 for IPv4 and IPv6 alike).
+  uint8_t buffer[ConnectionKey::max_bytes + 8];
+  std::size_t n = c.bytes(buffer);
+  std::memcpy(buffer + n, &a, 4);
+  std::memcpy(buffer + n + 4, &b, 4);
+  return keel::util::siphash<2, 4>(key, buffer, n + 8);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // closed handle answers Status::closed and touches nothing.
 #include <net/tcp.hpp>
 
+#include "net/ip6/addr.hpp"
 #include "net/stack_parts.hpp"
 #include "tcp_layer.hpp"
 #include "util/slots.hpp"
@@ -73,14 +74,13 @@ TcpBuffer TcpBuffer::from(std::shared_ptr<const std::vector<uint8_t>> data) {
 
 Result<TcpListener> TcpLayer::listen(const Endpoint& local, Tcp::ConnectHandler on_connect,
                                      const TcpOptions& options) {
-  if (local.address.is_ip6()) return Status::unsupported;
-  ip4::Addr address = local.address.ip4();
-  if (local.port == 0 || (!address.is_any() && !parts_.ip4.is_local_address(address))) {
-    return Status::invalid;
-  }
+  const Address& address = local.address;
+  if (local.port == 0 || !is_ours_or_any(address)) return Status::invalid;
+  // 0.0.0.0 and :: are one listener, of both families (decision 0131).
   const uint32_t* first = listener_ports_.find(local.port);
   for (uint32_t i = first ? *first : none; i != none; i = listeners_[i].next_on_port) {
-    if (listeners_[i].address == address) return Status::in_use;
+    const Address& other = listeners_[i].address;
+    if (other == address || (other.is_any() && address.is_any())) return Status::in_use;
   }
   if (free_listeners_.empty() && listener_ports_.full()) return Status::in_use;
   uint32_t index = keel::util::take_slot(listeners_, free_listeners_);
@@ -136,14 +136,16 @@ std::size_t TcpLayer::listener_pending(uint32_t slot, uint32_t generation) const
   return listener_open(slot, generation) ? listeners_[slot].pending : 0;
 }
 
-uint16_t TcpLayer::free_port(ip4::Addr local, const Endpoint& remote) {
+uint16_t TcpLayer::free_port(const Address& local, const Endpoint& remote) {
   // RFC 6056 §3.3.1-like: from a random start, the first port whose
   // 4-tuple is free.
   for (int tries = 0; tries <= Udp::ephemeral_last - Udp::ephemeral_first; ++tries) {
     uint16_t port = ephemeral_next_;
     ephemeral_next_ = port == Udp::ephemeral_last ? Udp::ephemeral_first : uint16_t(port + 1);
-    if (!in_use(tcp::ConnectionKey{local, remote.address.ip4(), port, remote.port}) &&
-        find_listener(local, port) == none) {
+    tcp::ConnectionKey key =
+        local.is_ip6() ? tcp::ConnectionKey{local.ip6(), remote.address.ip6(), port, remote.port}
+                       : tcp::ConnectionKey{local.ip4(), remote.address.ip4(), port, remote.port};
+    if (!in_use(key) && find_listener(local, port) == none) {
       return port;
     }
   }
@@ -152,27 +154,47 @@ uint16_t TcpLayer::free_port(ip4::Addr local, const Endpoint& remote) {
 
 Result<TcpConnection> TcpLayer::connect(const Endpoint& remote, Tcp::ConnectHandler on_connect,
                                         const TcpOptions& options, const Endpoint& local) {
-  if (remote.address.is_ip6() || local.address.is_ip6()) return Status::unsupported;
-  ip4::Addr to = remote.address.ip4();
-  if (remote.port == 0 || to.is_any() || to.is_broadcast() || to.is_multicast() ||
-      parts_.ip4.is_group_address(to)) {
-    return Status::invalid;
-  }
-  ip4::Addr from = local.address.ip4();
-  if (!from.is_any() && !parts_.ip4.is_local_address(from)) return Status::invalid;
-  auto path = parts_.ip4.route(to, from);
-  if (!path) return path.status;
-  from = path->source;
-  uint16_t port = local.port ? local.port : free_port(from, remote);
-  if (port == 0) return Status::in_use;
-  tcp::ConnectionKey key{from, to, port, remote.port};
-  if (in_use(key)) return Status::in_use;
-  tcp::Connection* c = create(key, options);
+  auto key = active_key(remote, local);
+  if (!key) return key.status;
+  if (in_use(*key)) return Status::in_use;
+  tcp::Connection* c = create(*key, options);
   if (!c) return Status::no_buffer;
   c->on_connect = std::move(on_connect);
   c->open_active(now());
   schedule(*c);
   return TcpConnection(this, c->slot, c->generation);
+}
+
+// The key of an active open: the remote checked, our address from the
+// route when none is given, an ephemeral port when none is.
+Result<tcp::ConnectionKey> TcpLayer::active_key(const Endpoint& remote, const Endpoint& local) {
+  const Address& to = remote.address;
+  const Address& from = local.address;
+  if (remote.port == 0 || to.is_any() || !is_ours_or_any(from)) return Status::invalid;
+  if (!from.is_any() && from.family() != to.family()) return Status::invalid;
+  Address source;
+  if (to.is_ip6()) {
+    if (ip6addr::is_multicast(to.ip6())) return Status::invalid;
+    auto path = parts_.ip6.route(to.ip6(), from.is_ip6() ? from.ip6() : ip6::Addr{});
+    if (!path) return path.status;
+    source = path->source;
+  } else {
+    ip4::Addr a = to.ip4();
+    if (a.is_broadcast() || a.is_multicast() || parts_.ip4.is_group_address(a))
+      return Status::invalid;
+    auto path = parts_.ip4.route(a, from.ip4());
+    if (!path) return path.status;
+    source = path->source;
+  }
+  uint16_t port = local.port ? local.port : free_port(source, remote);
+  if (port == 0) return Status::in_use;
+  if (to.is_ip6()) return tcp::ConnectionKey{source.ip6(), to.ip6(), port, remote.port};
+  return tcp::ConnectionKey{source.ip4(), to.ip4(), port, remote.port};
+}
+
+bool TcpLayer::is_ours_or_any(const Address& a) const {
+  if (a.is_any()) return true;
+  return a.is_ip6() ? parts_.ip6.is_local_address(a.ip6()) : parts_.ip4.is_local_address(a.ip4());
 }
 
 // Tcp.

@@ -1,6 +1,5 @@
-// The layer's bookkeeping: limits, slots and the table, deadlines, the
-// path of outgoing segments, and the service's handlers run once the
-// stack's work is done.
+// The layer's bookkeeping: limits, slots and the table, deadlines, and the
+// service's handlers run once the stack's work is done.
 #include "tcp_layer.hpp"
 
 #include <sys/random.h>
@@ -68,8 +67,8 @@ void TcpLayer::set_limits(const Tcp::Limits& limits) {
   Tcp::Limits next = with_defaults(limits, limits_.memory * buffer_share);
   next.max_connections = std::max(next.max_connections, table_.size());
   if (next.max_connections != limits_.max_connections) {
-    keel::util::FlatMap<tcp::ConnectionKey, uint32_t, tcp::ConnectionKeyHash> table(
-        next.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()});
+    tcp::ConnectionTable<uint32_t> table(next.max_connections,
+                                         tcp::ConnectionKeyHash{secrets_.table_key()});
     table_.for_each([&table](const tcp::ConnectionKey& key, uint32_t& slot) {
       *table.try_emplace(key).first = slot;
     });
@@ -201,61 +200,6 @@ bool TcpLayer::allow_challenge_ack(uint64_t t) {
   if (challenge_tokens_ == 0) return false;
   --challenge_tokens_;
   return true;
-}
-
-Result<Ip4Path> TcpLayer::route(const tcp::ConnectionKey& key) const {
-  return parts_.ip4.route(key.remote, key.local);
-}
-
-bool TcpLayer::congested(const Ip4Path& path) const {
-  return parts_.link(path.interface).congested();
-}
-
-uint32_t TcpLayer::mtu(const Ip4Path& path) const { return parts_.link(path.interface).mtu(); }
-
-bool TcpLayer::send(const Ip4Path& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
-                    const tcp::SendBuffer* data, std::size_t offset) {
-  Link& link = parts_.link(path.interface);
-  uint32_t header_len = header.header_len();
-  uint32_t total = header_len + header.payload_len;
-  auto [packet, h, offload] = link.allocate(total);
-  if (!packet) {
-    ++counters_.drop_tx_failed;
-    return false;
-  }
-  if (data && header.payload_len > 0) data->copy(offset, header.payload_len, h + header_len);
-  // The NIC completes the checksum when it can (Link::allocate).
-  if (offload) {
-    header.emit(h, key.local, key.remote, wire::TcpRepr::Checksum::pseudo_header_only);
-    packet->flags |= Packet::checksum_partial;
-    packet->csum_start = 0;
-    packet->csum_offset = wire::tcp_checksum_offset;
-  } else {
-    header.emit(h, key.local, key.remote);
-  }
-  // RFC 1191: DF on everything, so routers report a smaller path MTU.
-  Status status = parts_.ip4.send(path, key.remote, wire::ip_protocol_tcp, std::move(packet),
-                                  Ip4SendOptions{.dont_fragment = true});
-  if (status != Status::ok) {
-    ++counters_.drop_tx_failed;
-    return false;
-  }
-  ++counters_.tx;
-  return true;
-}
-
-void TcpLayer::send_reset(const tcp::ConnectionKey& key, const tcp::Segment& s) {
-  // RFC 9293 §3.10.7.1: <SEQ=SEG.ACK><CTL=RST> if it had an ACK, else
-  // <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK>.
-  wire::TcpRepr r{key.local_port, key.remote_port, 0, 0, wire::tcp_flag::rst, 0, 0, {}, 0};
-  if (s.has(wire::tcp_flag::ack)) {
-    r.seq = s.header.ack;
-  } else {
-    r.ack = s.seq() + s.len();
-    r.flags |= wire::tcp_flag::ack;
-  }
-  auto path = route(key);
-  if (path && send(*path, key, r)) ++counters_.tx_resets;
 }
 
 void TcpLayer::notify(tcp::Connection& c) {

@@ -6,15 +6,16 @@
 //
 //   tcp_layer.cpp  table, slots, deadlines, dispatch of the service's events
 //   tcp_receive.cpp  segment checks, demultiplexing, RSTs for nobody, ICMP errors
+//   tcp_ip6.cpp    IPv6's side: segments, ICMPv6 errors (RFC 8200 §8, RFC 8201)
+//   tcp_path.cpp   the path of outgoing segments, either family
 //   listen.cpp     listeners: SYNs, the backlog, SYN cookies, TIME_WAIT reuse
 //   tcp_api.cpp    the handles' calls
 //
 // Connections are found by their 4-tuple in a bounded hash table keyed with
-// a secret (FlatMap + SipHash). A connection lives in a slot with a
-// generation; handles name both, so a stale handle finds nothing. Handlers
-// never run in the middle of a connection's processing: events queue up
-// and run once the segment (or timer, or call) is done, each handler moved
-// out of its connection while it runs; connections that ended stay in a
+// a secret (FlatMaps + SipHash, one per family: connection_table.hpp). A connection lives in a slot
+// with a generation; handles name both, so a stale handle finds nothing. Handlers never run in the
+// middle of a connection's processing: events queue up and run once the segment (or timer, or call)
+// is done, each handler moved out of its connection while it runs; connections that ended stay in a
 // graveyard until then, so nothing a handler does frees what is in use.
 #pragma once
 #include <algorithm>
@@ -28,9 +29,12 @@
 
 #include "connection.hpp"
 #include "connection_key.hpp"
+#include "connection_table.hpp"
 #include "deadlines.hpp"
 #include "net/ip4/icmp4.hpp"
 #include "net/ip4/ip4.hpp"
+#include "net/ip6/icmp6.hpp"
+#include "net/ip6/ip6.hpp"
 #include "secrets.hpp"
 #include "time_wait.hpp"
 #include "util/flat_map.hpp"
@@ -39,15 +43,25 @@ namespace net {
 
 struct StackParts;
 
+// Where a connection's segments leave: what IPv4's or IPv6's routing chose,
+// by the key's family.
+struct TcpPath {
+  InterfaceId interface = no_interface;
+  Ip4Path ip4;  // an IPv4 key's
+  Ip6Path ip6;  // an IPv6 key's
+};
+
 class TcpLayer {
  public:
   TcpLayer(StackParts& parts, const StackConfig& config);
   ~TcpLayer();
 
-  // From IPv4: data() at the TCP header.
+  // From IPv4 or IPv6: data() at the TCP header.
   void receive(const Ip4Received& info, PacketPtr packet);
-  // ICMP about a segment we sent (the quoted header is a TCP one's).
+  void receive(const Ip6Received& info, PacketPtr packet);
+  // ICMP or ICMPv6 about a segment we sent (the quoted header is a TCP one's).
   void icmp_error(const Icmp4ErrorReport& report);
+  void icmp_error(const Icmp6ErrorReport& report);
   // An interface's transmit queue has room again.
   void writable();
   void poll(uint64_t now);
@@ -114,12 +128,12 @@ class TcpLayer {
   // (randomised each second).
   bool allow_challenge_ack(uint64_t now);
   // The route to the peer, or a status.
-  Result<Ip4Path> route(const tcp::ConnectionKey& key) const;
-  bool congested(const Ip4Path& path) const;
-  uint32_t mtu(const Ip4Path& path) const;
+  Result<TcpPath> route(const tcp::ConnectionKey& key) const;
+  bool congested(const TcpPath& path) const;
+  uint32_t mtu(const TcpPath& path) const;
   // Sends one segment from key.local to key.remote along `path`, its
   // payload (header.payload_len bytes) from `data` at `offset`.
-  bool send(const Ip4Path& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
+  bool send(const TcpPath& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
             const tcp::SendBuffer* data = nullptr, std::size_t offset = 0);
   // RFC 9293 §3.10.7.1: the RST answering `s` (which is no RST), from
   // key.local to key.remote.
@@ -138,7 +152,7 @@ class TcpLayer {
   struct Listener {
     uint32_t generation = 0;
     bool open = false;
-    ip4::Addr address;  // any(): every address of this host
+    Address address;  // any of either family: every address of this host, both families
     uint16_t port = 0;
     Tcp::ConnectHandler on_connect;
     TcpOptions options;
@@ -166,8 +180,13 @@ class TcpLayer {
   template <class Fn>
   bool guarded(tcp::Connection& c, Fn&& fn);
   void bury();
+  // tcp_receive.cpp: a checked segment to its connection, listener or a RST.
+  void demultiplex(const tcp::ConnectionKey& key, const wire::TcpView<uint8_t>& v);
+  // A checked error about the segment of `key` with sequence number `seq`:
+  // the connection it is about and in flight, or nullptr (counted).
+  tcp::Connection* icmp_target(const tcp::ConnectionKey& key, uint32_t seq);
   // listen.cpp
-  uint32_t find_listener(ip4::Addr address, uint16_t port) const;
+  uint32_t find_listener(const Address& address, uint16_t port) const;
   void listen_input(uint32_t listener, const tcp::ConnectionKey& key, const tcp::Segment& s,
                     uint64_t now);
   void accept_cookie(uint32_t listener, const tcp::ConnectionKey& key, const tcp::Segment& s,
@@ -179,7 +198,10 @@ class TcpLayer {
   bool time_wait_input(tcp::TimeWaitRecord& record, const tcp::Segment& s, uint64_t now);
   void time_wait_ack(const tcp::TimeWaitRecord& record, uint64_t now);
   bool in_use(const tcp::ConnectionKey& key) const;
-  uint16_t free_port(ip4::Addr local, const Endpoint& remote);
+  uint16_t free_port(const Address& local, const Endpoint& remote);
+  // tcp_api.cpp
+  Result<tcp::ConnectionKey> active_key(const Endpoint& remote, const Endpoint& local);
+  bool is_ours_or_any(const Address& a) const;
 
   StackParts& parts_;
   TcpCounters& counters_;
@@ -188,7 +210,7 @@ class TcpLayer {
   tcp::Budget budget_;
   std::vector<Slot> slots_;
   std::vector<uint32_t> free_slots_;
-  keel::util::FlatMap<tcp::ConnectionKey, uint32_t, tcp::ConnectionKeyHash> table_;
+  tcp::ConnectionTable<uint32_t> table_;
   tcp::Deadlines deadlines_;
   std::vector<Listener> listeners_;
   std::vector<uint32_t> free_listeners_;

@@ -1,6 +1,6 @@
 // A segment from IPv4 to its connection, its listener, or a RST (RFC 9293
-// §3.10.7.1); and ICMP errors to the connection whose segment they quote
-// (RFC 1191 path MTU, RFC 5927 checks, RFC 1122 §4.2.3.9 hard errors).
+// §3.10.7.1), the demultiplexing IPv6 shares (tcp_ip6.cpp); and ICMP errors to the connection whose
+// segment they quote (RFC 1191 path MTU, RFC 5927 checks, RFC 1122 §4.2.3.9 hard errors).
 #include "net/stack_parts.hpp"
 #include "seq.hpp"
 #include "tcp_layer.hpp"
@@ -43,10 +43,13 @@ void TcpLayer::receive(const Ip4Received& info, PacketPtr packet) {
       ++counters_.drop_bad_checksum;
       return;
   }
+  demultiplex(tcp::ConnectionKey{ip.dst, ip.src, v.dst_port(), v.src_port()}, v);
+}
+
+void TcpLayer::demultiplex(const tcp::ConnectionKey& key, const wire::TcpView<uint8_t>& v) {
   wire::TcpOptionError option_error;
   tcp::Segment s{wire::TcpRepr::parse(v, &option_error), {v.payload(), v.payload_len()}};
   if (option_error != wire::TcpOptionError::none) ++counters_.rx_bad_options;
-  tcp::ConnectionKey key{ip.dst, ip.src, v.dst_port(), v.src_port()};
   if (key.local_port == 0 || key.remote_port == 0) {
     ++counters_.drop_no_connection;
     return;
@@ -61,7 +64,7 @@ void TcpLayer::receive(const Ip4Received& info, PacketPtr packet) {
   if (tcp::TimeWaitRecord* record = time_waits_.find(key)) {
     if (time_wait_input(*record, s, t)) return;
   }
-  if (uint32_t listener = find_listener(ip.dst, key.local_port); listener != none) {
+  if (uint32_t listener = find_listener(key.local_address(), key.local_port); listener != none) {
     listen_input(listener, key, s, t);
     return;
   }
@@ -74,14 +77,8 @@ void TcpLayer::icmp_error(const Icmp4ErrorReport& report) {
   wire::Ip4View<const uint8_t> ip(report.quoted, report.quoted_len);
   const uint8_t* t = report.quoted + ip.header_len();  // Icmp4 checked: 8 bytes are there
   tcp::ConnectionKey key{ip.src(), ip.dst(), wire::load16(t), wire::load16(t + 2)};
-  uint32_t seq = wire::load32(t + 4);
-  uint32_t* slot = table_.find(key);
-  tcp::Connection* c = slot ? slots_[*slot].connection.get() : nullptr;
-  // RFC 5927 §4.1: act only on a sequence number in flight.
-  if (!c || !tcp::seq_in(seq, c->snd_una, c->snd_nxt)) {
-    ++counters_.drop_icmp_unmatched;
-    return;
-  }
+  tcp::Connection* c = icmp_target(key, wire::load32(t + 4));
+  if (!c) return;
   if (report.type == wire::icmp4::unreachable && report.code == wire::icmp4::fragmentation_needed) {
     uint32_t mtu = report.rest & 0xffff;
     if (mtu == 0) {
@@ -105,11 +102,22 @@ void TcpLayer::icmp_error(const Icmp4ErrorReport& report) {
   }
 }
 
+tcp::Connection* TcpLayer::icmp_target(const tcp::ConnectionKey& key, uint32_t seq) {
+  uint32_t* slot = table_.find(key);
+  tcp::Connection* c = slot ? slots_[*slot].connection.get() : nullptr;
+  // RFC 5927 §4.1: act only on a sequence number in flight.
+  if (!c || !tcp::seq_in(seq, c->snd_una, c->snd_nxt)) {
+    ++counters_.drop_icmp_unmatched;
+    return nullptr;
+  }
+  return c;
+}
+
 namespace tcp {
 
 void Connection::path_mtu(uint32_t mtu, uint64_t now) {
   // RFC 1191 §6.3: only ever lower; never below what a header needs.
-  if (mtu >= path_mtu_bytes || mtu <= ip4_tcp_headers) return;
+  if (mtu >= path_mtu_bytes || mtu <= ip_tcp_headers(key)) return;
   path_mtu_bytes = mtu;
   set_mss_from_route();
   ++layer.counters().pmtu_updates;

@@ -48,7 +48,7 @@ void TimeWaits::expire(uint64_t now) {
 
 void TimeWaits::resize(std::size_t max_records) {
   while (index_.size() > max_records) remove_at(deadlines_.earliest_slot());
-  keel::util::FlatMap<ConnectionKey, uint32_t, ConnectionKeyHash> index(max_records, hash_);
+  ConnectionTable<uint32_t> index(max_records, hash_);
   index_.for_each(
       [&index](const ConnectionKey& key, uint32_t& slot) { *index.try_emplace(key).first = slot; });
   index_ = std::move(index);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "connection_key.hpp"
+#include "connection_table.hpp"
 #include "deadlines.hpp"
 #include "util/flat_map.hpp"
 
@@ -46,7 +47,7 @@ class TimeWaits {
  private:
   void remove_at(uint32_t slot);
 
-  keel::util::FlatMap<ConnectionKey, uint32_t, ConnectionKeyHash> index_;
+  ConnectionTable<uint32_t> index_;
   std::vector<TimeWaitRecord> records_;
   std::vector<uint32_t> free_;
   Deadlines deadlines_;  // by slot in records_

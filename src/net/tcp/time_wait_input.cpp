@@ -26,7 +26,7 @@ bool TcpLayer::time_wait_input(tcp::TimeWaitRecord& r, const tcp::Segment& s, ui
   if (s.has(flag::syn) && !s.has(flag::ack)) {
     bool newer =
         r.ts_ok && ts ? tcp::seq_gt(ts->value, r.ts_recent) : tcp::seq_gt(s.seq(), r.rcv_nxt);
-    if (newer && find_listener(r.key.local, r.key.local_port) != none) {
+    if (newer && find_listener(r.key.local_address(), r.key.local_port) != none) {
       ++counters_.time_wait_reused;
       time_waits_.remove(r.key);
       return false;

@@ -11,6 +11,7 @@
 
 #include "checksum.hpp"
 #include "ip4.hpp"
+#include "ip6.hpp"
 #include "view.hpp"
 
 namespace net::wire {
@@ -60,13 +61,22 @@ class TcpView : public View<Byte> {
 
   // verify_checksum: false when the NIC vouched for it.
   TcpError check(ip4::Addr src, ip4::Addr dst, bool verify_checksum = true) const {
+    return check_with(
+        verify_checksum ? pseudo_header_sum(src, dst, ip_protocol_tcp, uint16_t(size_)) : 0,
+        verify_checksum);
+  }
+  // Over IPv6 with its pseudo-header (RFC 8200 §8.1).
+  TcpError check(const ip6::Addr& src, const ip6::Addr& dst, bool verify_checksum = true) const {
+    return check_with(
+        verify_checksum ? pseudo_header_sum(src, dst, ip_protocol_tcp, uint32_t(size_)) : 0,
+        verify_checksum);
+  }
+  // With the pseudo-header's sum given.
+  TcpError check_with(uint32_t pseudo, bool verify_checksum) const {
     if (size_ < tcp_header_min) return TcpError::truncated;
     if (header_len() < tcp_header_min || header_len() > size_) return TcpError::bad_data_offset;
-    if (verify_checksum) {
-      uint32_t pseudo = pseudo_header_sum(src, dst, ip_protocol_tcp, uint16_t(size_));
-      if (checksum_fold(checksum_add(pseudo, data_, size_)) != 0xffff)
-        return TcpError::bad_checksum;
-    }
+    if (verify_checksum && checksum_fold(checksum_add(pseudo, data_, size_)) != 0xffff)
+      return TcpError::bad_checksum;
     return TcpError::none;
   }
   uint16_t src_port() const { return load16(data_); }
@@ -302,6 +312,17 @@ struct TcpRepr {
   // offload, only the pseudo-header sum.
   enum class Checksum { full, pseudo_header_only };
   void emit(uint8_t* segment, ip4::Addr src, ip4::Addr dst, Checksum how = Checksum::full) const {
+    auto length = uint16_t(header_len() + payload_len);
+    emit_with(segment, pseudo_header_sum(src, dst, ip_protocol_tcp, length), how);
+  }
+  // Over IPv6 (RFC 8200 §8.1: the IPv6 pseudo-header).
+  void emit(uint8_t* segment, const ip6::Addr& src, const ip6::Addr& dst,
+            Checksum how = Checksum::full) const {
+    uint32_t length = header_len() + payload_len;
+    emit_with(segment, pseudo_header_sum(src, dst, ip_protocol_tcp, length), how);
+  }
+  // With the pseudo-header's sum given.
+  void emit_with(uint8_t* segment, uint32_t pseudo, Checksum how) const {
     uint32_t header = header_len();
     store16(segment, src_port);
     store16(segment + 2, dst_port);
@@ -313,8 +334,7 @@ struct TcpRepr {
     store16(segment + tcp_checksum_offset, 0);
     store16(segment + 18, urgent);
     options.emit(segment + tcp_header_min);
-    auto length = uint16_t(header + payload_len);
-    uint32_t pseudo = pseudo_header_sum(src, dst, ip_protocol_tcp, length);
+    uint32_t length = header + payload_len;
     if (how == Checksum::pseudo_header_only) {
       store16(segment + tcp_checksum_offset, checksum_fold(pseudo));
       return;

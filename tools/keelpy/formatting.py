@@ -1,5 +1,6 @@
 """keel format: clang-format (the committed .clang-format) over every C and
-C++ file git tracks; --check only reports, for CI."""
+C++ file git tracks or would track (new files not yet added, ignored ones left out); --check
+only reports, for CI."""
 import shutil
 import subprocess
 
@@ -16,7 +17,7 @@ def clang_format():
 
 
 def run(check=False):
-    files = subprocess.run(["git", "ls-files", *SUFFIXES], cwd=ROOT, capture_output=True,
+    files = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard", *SUFFIXES], cwd=ROOT, capture_output=True,
                            text=True, check=True).stdout.split()
     args = [clang_format(), "--dry-run", "-Werror"] if check else [clang_format(), "-i"]
     result = subprocess.run(args + files, cwd=ROOT, capture_output=True, text=True)

@@ -3,9 +3,10 @@
 // BADTIME, BADTRUNC, a wrong algorithm, a malformed record and a TSIG that is
 // not last answered as §5.2 and NSD say; keys read as dig -y writes them;
 // the transfer access list's keyed entries.
+#include "answer/tsig.hpp"
+
 #include <gtest/gtest.h>
 
-#include "answer/tsig.hpp"
 #include "keel/dns/server.hpp"
 #include "keel/dns/tsig.hpp"
 #include "test_support.hpp"
@@ -109,7 +110,8 @@ TEST(DnsTsig, ParsesKeysAsDigWritesThem) {
 TEST(DnsTsig, DigSignedRequestsAreAnsweredSigned) {
   clock_value = dig_time;
   for (const auto& [alg, hex] : {std::pair{"hmac-sha256", dig_sha256},
-                                 {"hmac-sha512", dig_sha512}, {"hmac-sha1", dig_sha1}}) {
+                                 {"hmac-sha512", dig_sha512},
+                                 {"hmac-sha1", dig_sha1}}) {
     auto s = server_with({key_of(std::string(alg) + ":xfr-key:" + secret)});
     const Reply r = ask(*s, from_hex(hex));
     ASSERT_GT(r.bytes.size(), header_size) << alg;
@@ -165,9 +167,9 @@ TEST(DnsTsig, TimeOutsideTheFudgeIsBadTimeSigned) {
   EXPECT_EQ(r.rcode(), rcode::notauth);
   const TsigRecord t = r.tsig();
   EXPECT_EQ(t.error, tsig_error::badtime);
-  EXPECT_EQ(t.mac.size(), 32u);         // signed (§5.2.3)
-  EXPECT_EQ(t.time_signed, dig_time);   // the request's time...
-  ASSERT_EQ(t.other.size(), 6u);        // ...and ours in Other Data
+  EXPECT_EQ(t.mac.size(), 32u);        // signed (§5.2.3)
+  EXPECT_EQ(t.time_signed, dig_time);  // the request's time...
+  ASSERT_EQ(t.other.size(), 6u);       // ...and ours in Other Data
   EXPECT_EQ(uint8_t(t.other[5]), uint8_t(dig_time + 301));
   clock_value = dig_time - 300;  // within the fudge, the other way
   EXPECT_EQ(ask(*s, from_hex(dig_sha256)).rcode(), rcode::noerror);

@@ -110,8 +110,8 @@ void add_variables(Hmac& h, std::string_view key_name, std::string_view algorith
   h.add(other);
 }
 
-std::size_t tsig_record_size(std::string_view key_name, std::string_view algorithm,
-                             std::size_t mac, std::size_t other) {
+std::size_t tsig_record_size(std::string_view key_name, std::string_view algorithm, std::size_t mac,
+                             std::size_t other) {
   // owner, fixed part, algorithm, time, fudge, MAC size, MAC, ID, error, other len, other
   return key_name.size() + rr_fixed + algorithm.size() + time_octets + 2 + 2 + mac + 2 + 2 + 2 +
          other;
@@ -140,8 +140,7 @@ std::size_t put_tsig(uint8_t* out, std::size_t size, std::size_t capacity,
   put16(0);
   put16(uint16_t(total - key_name.size() - rr_fixed));
   put(algorithm.data(), algorithm.size());
-  for (std::size_t i = 0; i < time_octets; ++i)
-    *p++ = uint8_t(time >> (8 * (time_octets - 1 - i)));
+  for (std::size_t i = 0; i < time_octets; ++i) *p++ = uint8_t(time >> (8 * (time_octets - 1 - i)));
   put16(tsig_fudge);
   put16(uint16_t(mac.size()));
   put(mac.data(), mac.size());
@@ -220,16 +219,19 @@ std::string tsig_key_name(std::string_view text) {
 std::string parse_tsig_key(std::string_view text, TsigKey& out) {
   const std::size_t first = text.find(':');
   const std::size_t second = first == std::string_view::npos ? first : text.find(':', first + 1);
-  if (second == std::string_view::npos) return "'" + std::string(text) + "' is not ALGORITHM:NAME:SECRET";
+  if (second == std::string_view::npos)
+    return "'" + std::string(text) + "' is not ALGORITHM:NAME:SECRET";
   const std::string_view algorithm = text.substr(0, first);
   const Algorithm* found = nullptr;
   for (const Algorithm& a : algorithms)
     if (a.text == algorithm) found = &a;
   if (found == nullptr)
-    return "algorithm '" + std::string(algorithm) + "' is not hmac-sha1, hmac-sha256 or hmac-sha512";
+    return "algorithm '" + std::string(algorithm) +
+           "' is not hmac-sha1, hmac-sha256 or hmac-sha512";
   out.algorithm = found->id;
   out.name = tsig_key_name(text.substr(first + 1, second - first - 1));
-  if (out.name.empty()) return "'" + std::string(text.substr(first + 1, second - first - 1)) + "' is not a key name";
+  if (out.name.empty())
+    return "'" + std::string(text.substr(first + 1, second - first - 1)) + "' is not a key name";
   if (!decode_base64(text.substr(second + 1), out.secret) || out.secret.empty())
     return "the secret of key '" + std::string(text.substr(first + 1, second - first - 1)) +
            "' is not base64";
@@ -300,7 +302,8 @@ TsigCheck check_tsig(std::string_view m, const TsigRecord& tsig, const std::vect
     return {TsigCheck::refused, tsig_error::badsig, nullptr};
   }
   // §5.2.3: within the fudge of our clock, either way.
-  const uint64_t distance = now > tsig.time_signed ? now - tsig.time_signed : tsig.time_signed - now;
+  const uint64_t distance =
+      now > tsig.time_signed ? now - tsig.time_signed : tsig.time_signed - now;
   if (distance > tsig.fudge) return {TsigCheck::refused, tsig_error::badtime, check.key};
   return check;
 }
@@ -337,9 +340,9 @@ std::size_t TsigSigner::sign(uint8_t* out, std::size_t size, std::size_t capacit
                 std::string_view(reinterpret_cast<const char*>(other), other_size), !first_);
   uint8_t mac[max_tsig_mac];
   h.finish(mac);
-  const std::size_t signed_size = put_tsig(out, size, capacity, key_->name, a.wire, time,
-                                           std::span(mac, a.mac_size), original_id_, error,
-                                           std::span(other, other_size));
+  const std::size_t signed_size =
+      put_tsig(out, size, capacity, key_->name, a.wire, time, std::span(mac, a.mac_size),
+               original_id_, error, std::span(other, other_size));
   if (signed_size == 0) return 0;
   std::memcpy(prior_.data(), mac, a.mac_size);
   prior_size_ = uint8_t(a.mac_size);

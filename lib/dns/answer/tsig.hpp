@@ -6,8 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "keel/dns/tsig.hpp"
@@ -15,14 +15,14 @@
 namespace keel::dns {
 
 inline constexpr std::size_t max_tsig_mac = 64;  // HMAC-SHA-512's output
-inline constexpr uint16_t tsig_fudge = 300;       // seconds; RFC 8945 §10 recommends 300
+inline constexpr uint16_t tsig_fudge = 300;      // seconds; RFC 8945 §10 recommends 300
 
 // A request's TSIG record, as sent (§4.2). Names point into the message,
 // uncompressed wire form.
 struct TsigRecord {
-  std::size_t start = 0;  // offset of the record: the MAC covers the octets before it
-  std::string key_name;   // lower case (owner names may be compressed in theory)
-  std::string algorithm;  // lower case
+  std::size_t start = 0;     // offset of the record: the MAC covers the octets before it
+  std::string key_name;      // lower case (owner names may be compressed in theory)
+  std::string algorithm;     // lower case
   uint64_t time_signed = 0;  // 48 bits, seconds since 1970
   uint16_t fudge = 0;
   std::string_view mac;
@@ -38,7 +38,7 @@ std::size_t read_tsig(std::string_view message, std::size_t pos, TsigRecord& out
 // The outcome of checking a request (§5.2).
 struct TsigCheck {
   enum Result : uint8_t { ok, formerr, refused } result = ok;
-  uint16_t error = 0;         // tsig_error::* when refused
+  uint16_t error = 0;            // tsig_error::* when refused
   const TsigKey* key = nullptr;  // the key named, when known (ok, and BADTIME)
 };
 
@@ -56,7 +56,9 @@ class TsigSigner {
   // `request` is the checked request's record; its MAC starts the chain.
   TsigSigner(const TsigKey& key, const TsigRecord& request);
   bool active() const { return key_ != nullptr; }
-  std::string_view key_name() const { return key_ ? std::string_view(key_->name) : std::string_view(); }
+  std::string_view key_name() const {
+    return key_ ? std::string_view(key_->name) : std::string_view();
+  }
   // Octets sign() appends: leave this much room in the message.
   std::size_t record_size(uint16_t error = 0) const;
   // Appends the TSIG record to the message of `size` octets in `out`

@@ -126,6 +126,7 @@ std::size_t put_tsig(uint8_t* out, std::size_t size, std::size_t capacity,
   if (capacity < size || capacity - size < total) return 0;
   uint8_t* p = out + size;
   auto put = [&p](const void* data, std::size_t n) {
+    if (n == 0) return;  // an empty MAC or Other Data has no pointer to copy from
     std::memcpy(p, data, n);
     p += n;
   };

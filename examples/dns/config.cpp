@@ -4,6 +4,8 @@
 #include <util/settings.hpp>
 
 #include "dns_socket.hpp"
+#include "keel/dns/name.hpp"
+#include "keel/dns/tsig.hpp"
 
 namespace dns_app {
 namespace {
@@ -59,14 +61,36 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
   } else if (key == "tcp_per_client") {
     error = parse_uint(field, value, 1'000'000, c.tcp.max_per_client);
   } else if (key == "xfr_allow") {
-    c.transfer.allow.clear();
-    for (const std::string& text : split(value)) {
+    c.transfer = {};
+    for (const std::string& entry : split(value)) {
+      // NSD's provide-xfr: ADDRESS NOKEY, or ADDRESS@KEY (that key required).
+      const std::size_t at = entry.find('@');
+      const std::string text = entry.substr(0, at);
       keel::dns::AddressPrefix prefix;
       if (!keel::dns::parse_prefix(text, prefix)) {
         error = field + ": '" + text + "' is not an IPv4 address or prefix (10.0.0.0/8)";
         break;
       }
-      c.transfer.allow.push_back(prefix);
+      if (at == std::string::npos) {
+        c.transfer.allow.push_back(prefix);
+        continue;
+      }
+      std::string name = keel::dns::tsig_key_name(std::string_view(entry).substr(at + 1));
+      if (name.empty()) {
+        error = field + ": '" + entry.substr(at + 1) + "' is not a key name";
+        break;
+      }
+      c.transfer.allow_keyed.push_back({prefix, std::move(name)});
+    }
+  } else if (key == "key") {
+    c.tsig_keys.clear();
+    for (const std::string& text : split(value)) {
+      keel::dns::TsigKey k;
+      if (std::string e = keel::dns::parse_tsig_key(text, k); !e.empty()) {
+        error = field + ": " + e;
+        break;
+      }
+      c.tsig_keys.push_back(std::move(k));
     }
   } else {
     error = field + ": unknown setting";
@@ -77,11 +101,20 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
 }  // namespace
 
 std::string load_config(Config& config) {
-  return keel::settings::apply_all(
+  std::string error = keel::settings::apply_all(
       os::args(), "dns_",
       [&config](const std::string& field, const std::string& key, const std::string& value) {
         return apply(config, field, key, value);
       });
+  if (!error.empty()) return error;
+  // A keyed access list entry names a key dns_key= gives.
+  for (const auto& entry : config.transfer.allow_keyed) {
+    bool known = false;
+    for (const auto& k : config.tsig_keys) known = known || k.name == entry.key;
+    if (!known)
+      return "dns_xfr_allow: key '" + keel::dns::name_to_text(entry.key) + "' is not in dns_key=";
+  }
+  return {};
 }
 
 }  // namespace dns_app

@@ -6,7 +6,9 @@
 //   dns_log=1 dns_stats=10 dns_prerender=0 dns_edns_payload=1232
 //   dns_rrl=20 dns_slip=2 dns_ipv4_prefix=24 dns_ipv6_prefix=56
 //   dns_tcp=1 dns_tcp_idle=10000 (ms) dns_tcp_max=1000 dns_tcp_per_client=32
-//   dns_xfr_allow=10.0.0.0/8,192.0.2.7 (AXFR out; default: nobody)
+//   dns_xfr_allow=10.0.0.0/8,192.0.2.7@xfr-key (AXFR out; default: nobody;
+//     @KEY: only requests signed with that TSIG key, as NSD's provide-xfr)
+//   dns_key=hmac-sha256:xfr-key:BASE64,... (TSIG keys, RFC 8945, as dig -y)
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -16,6 +18,7 @@
 #include "dns_socket.hpp"
 #include "keel/dns/rate_limiter.hpp"
 #include "keel/dns/transfer.hpp"
+#include "keel/dns/tsig.hpp"
 
 namespace dns_app {
 
@@ -29,7 +32,8 @@ struct Config {
   uint16_t edns_payload = 1232;
   keel::dns::RateLimitOptions rate_limit;  // UDP only: TCP is not rate limited
   TcpLimits tcp;
-  keel::dns::TransferAcl transfer;  // dns_xfr_allow=: who may AXFR; nobody by default
+  keel::dns::TransferAcl transfer;            // dns_xfr_allow=: who may AXFR; nobody by default
+  std::vector<keel::dns::TsigKey> tsig_keys;  // dns_key=
 };
 
 // Reads the command line; returns the first error ("dns_port: ..."), or an

@@ -30,6 +30,11 @@ std::unique_ptr<keel::dns::Server> server;
 dns_app::QueryLog query_log;
 
 uint64_t uptime_ms() { return uint64_t(duration_cast<milliseconds>(os::uptime()).count()); }
+// TSIG's time check (RFC 8945 §5.2.3) needs the wall clock: the guest's
+// (docs/decisions/0087 says how far off it can be).
+uint64_t unix_seconds() {
+  return uint64_t(duration_cast<seconds>(os::wall_clock().time_since_epoch()).count());
+}
 
 void fail(const std::string& message) {
   std::printf("dns: %s\n", message.c_str());
@@ -60,6 +65,8 @@ void print_stats() {
               (unsigned long long)s.transfers, (unsigned long long)s.transfers_refused,
               (unsigned long long)tcp.transfers, (unsigned long long)tcp.transfer_messages,
               (unsigned long long)tcp.transfer_waits);
+  std::printf(" | tsig signed %llu refused %llu", (unsigned long long)s.tsig_signed,
+              (unsigned long long)s.tsig_refused);
   std::printf(" |");
   for (std::size_t t = 0; t <= keel::dns::ServerStats::type_slots; ++t) {
     if (s.by_qtype[t] == 0) continue;
@@ -118,6 +125,8 @@ void Service::start() {
   options.rate_limit = config.rate_limit;
   options.clock_ms = uptime_ms;
   options.transfer = config.transfer;
+  options.tsig_keys = config.tsig_keys;
+  options.clock_unix_s = unix_seconds;
   // RFC 7828: the idle timeout dns_tcp.cpp really applies.
   if (config.tcp.enabled) options.tcp_idle_ms = config.tcp.idle_timeout_ms;
   server = std::make_unique<keel::dns::Server>(std::move(catalog), options);

@@ -12,8 +12,9 @@
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
 # No exception cleanup tables in images: lib/dns catches nothing, and an
 # exception through it (out of memory) ends in Keel's panic either way.
+# TSIG's HMACs and its constant-time comparison are lib/crypto's and mbed TLS's.
 keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS}
-             COMPILE_OPTIONS -fno-exceptions)
+             DEPENDS crypto COMPILE_OPTIONS -fno-exceptions)
 # Code that runs once, at boot (decode the blob, check and build the catalog,
 # pre-render the answers), is compiled for size: it is most of lib/dns's code
 # and none of the answer path (docs/dns.md, "Size"); so are zone transfers,
@@ -34,9 +35,17 @@ function(keel_dns_zones target folder)
   get_filename_component(folder "${folder}" ABSOLUTE)
   if(NOT TARGET keel_dns_compile)
     # A host program, whatever the service's platform: no Keel flags.
+    # The server links TSIG's HMACs: lib/crypto and mbed TLS, built for the host here too.
+    include(${KEEL_DNS_ROOT}/../crypto/sources.cmake)
+    include(${KEEL_DNS_ROOT}/../mbedtls/sources.cmake)
+    add_library(keel_dns_compile_mbedtls STATIC ${KEEL_MBEDTLS_SOURCES})
+    target_include_directories(keel_dns_compile_mbedtls PUBLIC ${KEEL_MBEDTLS_INCLUDE_DIRS})
+    target_compile_options(keel_dns_compile_mbedtls PRIVATE ${KEEL_MBEDTLS_COMPILE_OPTIONS})
     add_executable(keel_dns_compile ${KEEL_DNS_ROOT}/tool/compile_main.cpp ${KEEL_DNS_RUNTIME_SOURCES}
-                   ${KEEL_DNS_ZONEFILE_SOURCES})
-    target_include_directories(keel_dns_compile PRIVATE ${KEEL_DNS_INCLUDE_DIRS})
+                   ${KEEL_DNS_ZONEFILE_SOURCES} ${KEEL_CRYPTO_SOURCES})
+    target_include_directories(keel_dns_compile PRIVATE ${KEEL_DNS_INCLUDE_DIRS}
+                               ${KEEL_DNS_ROOT}/../crypto/include)
+    target_link_libraries(keel_dns_compile PRIVATE keel_dns_compile_mbedtls)
   endif()
   keel_link_libraries(${target} dns)
 

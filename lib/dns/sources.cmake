@@ -19,6 +19,7 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/answer/rate_limiter.cpp
   ${KEEL_DNS_ROOT}/answer/opt.cpp
   ${KEEL_DNS_ROOT}/answer/transfer.cpp
+  ${KEEL_DNS_ROOT}/answer/tsig.cpp
   ${KEEL_DNS_ROOT}/answer/server.cpp)
 # Of those, the code that runs only at load time (compiled for size in images).
 set(KEEL_DNS_LOAD_TIME_SOURCES
@@ -27,9 +28,10 @@ set(KEEL_DNS_LOAD_TIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp)
-# Of those, code off the answer path that runs rarely (zone transfers out).
+# Of those, code off the answer path that runs rarely (zone transfers out, TSIG).
 set(KEEL_DNS_COLD_SOURCES
-  ${KEEL_DNS_ROOT}/answer/transfer.cpp)
+  ${KEEL_DNS_ROOT}/answer/transfer.cpp
+  ${KEEL_DNS_ROOT}/answer/tsig.cpp)
 # Zone files (host only: the compiler and the tests; images embed blobs).
 set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp

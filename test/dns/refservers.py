@@ -54,9 +54,11 @@ zone:
 
 class Reference:
     """One reference server; `exec_args` wraps a command to run in the namespace.
-    `provide_xfr`: a prefix NSD allows zone transfers to ("10.0.0.0/8"); none by default."""
+    `provide_xfr`: a prefix NSD allows zone transfers to ("10.0.0.0/8"); none by default.
+    `tsig_key`: (algorithm, name, base64 secret): NSD's `key:` clause, and provide-xfr needs it."""
 
-    def __init__(self, kind, work, zones_dir, zones, address, port, exec_args, provide_xfr=None):
+    def __init__(self, kind, work, zones_dir, zones, address, port, exec_args, provide_xfr=None,
+                 tsig_key=None):
         self.kind, self.address, self.port = kind, address, port
         self.work = os.path.join(work, kind)
         os.makedirs(self.work, exist_ok=True)
@@ -65,10 +67,13 @@ class Reference:
         with open(conf, "w") as f:
             if kind == "nsd":
                 f.write(NSD_CONF.format(**fields))
+                if tsig_key:
+                    f.write(f"key:\n  name: {tsig_key[1]}\n  algorithm: {tsig_key[0]}\n"
+                            f"  secret: \"{tsig_key[2]}\"\n")
                 for z in zones:
                     f.write(f"zone:\n  name: {z}\n  zonefile: {z}.zone\n")
                     if provide_xfr:
-                        f.write(f"  provide-xfr: {provide_xfr} NOKEY\n")
+                        f.write(f"  provide-xfr: {provide_xfr} {tsig_key[1] if tsig_key else 'NOKEY'}\n")
                 args = ["nsd", "-d", "-c", conf]
             else:
                 f.write(KNOT_CONF.format(**fields))

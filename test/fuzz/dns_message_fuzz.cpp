@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <memory>
+#include <string>
 
 #include "keel/dns/catalog.hpp"
 #include "keel/dns/message.hpp"
 #include "keel/dns/server.hpp"
+#include "keel/dns/tsig.hpp"
 #include "keel/dns/zone_file.hpp"
 
 namespace {
@@ -42,7 +44,20 @@ keel::dns::Server& server() {
                                "example.net", zones[1], errors);
     auto catalog = keel::dns::Catalog::build(zones, errors);
     if (!catalog) std::abort();
-    return std::make_unique<keel::dns::Server>(std::move(catalog));
+    // TSIG (RFC 8945): the key of corpus/dns_message/tsig_* (requests `dig -y`
+    // signed), under each algorithm, and the clock at their Time Signed, so
+    // they check and their answers are signed.
+    keel::dns::ServerOptions o;
+    for (const char* alg : {"hmac-sha256", "hmac-sha512", "hmac-sha1"}) {
+      keel::dns::TsigKey key;
+      if (!keel::dns::parse_tsig_key(
+               std::string(alg) + ":xfr-key:a2VlbC10c2lnLXRlc3Qtc2VjcmV0LTMyLW9jdGV0cyE=", key)
+               .empty())
+        std::abort();
+      o.tsig_keys.push_back(key);
+    }
+    o.clock_unix_s = [] { return uint64_t(0x6b08faeb); };
+    return std::make_unique<keel::dns::Server>(std::move(catalog), o);
   }();
   return *s;
 }

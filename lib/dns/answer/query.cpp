@@ -148,11 +148,18 @@ Verdict parse_query(std::string_view m, Query& q) {
   if (arcount > 0) {
     const OptResult opt = read_opt(m, pos, q.edns);
     if (opt.kind == OptResult::bad) return Verdict::formerr;
-    if (opt.kind == OptResult::ok) --arcount;
+    if (opt.kind == OptResult::ok) {
+      --arcount;
+      pos = opt.end;
+    }
   }
-  // Anything else in the additional section (a second OPT, TSIG, other records) is refused:
-  // Keel has no TSIG keys.
-  if (arcount > 0) return Verdict::formerr;
+  // RFC 8945 §5.1: a TSIG must be the last record, and is the only other one
+  // Keel takes; anything else (a second OPT, other records) is refused, as NSD does.
+  if (arcount > 1) return Verdict::formerr;
+  if (arcount == 1) {
+    if (read_tsig(m, pos, q.tsig) == 0) return Verdict::formerr;
+    q.has_tsig = true;
+  }
   // Octets after the last record are ignored, as NSD does.
   if (q.edns.present && q.edns.version != 0) return Verdict::badvers;
   return Verdict::answer;

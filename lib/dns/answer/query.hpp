@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "answer/tsig.hpp"
 #include "keel/dns/constants.hpp"
 
 namespace keel::dns {
@@ -33,6 +34,11 @@ struct Query {
   // (RFC 1995 §3), if that record is one.
   bool has_ixfr_serial = false;
   uint32_t ixfr_serial = 0;
+  // RFC 8945: a TSIG record, last in the additional section; checked by
+  // Server::answer, which then sets the octets its signature needs.
+  bool has_tsig = false;
+  TsigRecord tsig;
+  uint16_t tsig_reserve = 0;
 
   std::string_view qname() const { return message.substr(header_size, qname_size); }
   std::string_view lowered_name() const {

@@ -9,6 +9,7 @@
 #include "answer/query.hpp"
 #include "answer/render.hpp"
 #include "answer/resolver.hpp"
+#include "answer/tsig.hpp"
 #include "keel/dns/name.hpp"
 #include "keel/dns/writer.hpp"
 #include "wire/bytes.hpp"
@@ -30,11 +31,28 @@ void write_header(uint8_t* out, uint16_t id, uint16_t flags, uint16_t qd, uint16
 // TCP the message length field's 65,535 is the only bound (RFC 1035 §4.2.2).
 std::size_t response_limit(const Query& q, uint16_t our_payload, std::size_t out_size,
                            Transport transport) {
-  if (transport == Transport::tcp) return std::min(out_size, max_message_size);
+  // A signed answer leaves room for its TSIG record (RFC 8945 §5.3).
+  if (transport == Transport::tcp) return std::min(out_size, max_message_size) - q.tsig_reserve;
   std::size_t limit = udp_plain_payload;
   if (q.edns.present && q.edns.payload > udp_plain_payload)
     limit = std::min<std::size_t>(q.edns.payload, our_payload);
-  return std::min(limit, std::min(out_size, max_message_size));
+  return std::min(limit, std::min(out_size, max_message_size)) - q.tsig_reserve;
+}
+
+// RFC 8945 §5.2 errors: NOTAUTH, the question, and a TSIG record whose
+// error says why (signed for BADTIME, with an empty MAC otherwise, §5.3.2).
+std::size_t tsig_error_answer(const Query& q, const TsigCheck& check, uint8_t* out,
+                              std::size_t out_size, uint64_t now) {
+  const std::size_t capacity = std::min(out_size, max_message_size);
+  std::memcpy(out, q.message.data(), q.question_end);
+  write_header(out, q.id,
+               uint16_t(flag::qr | (q.flags & (flag::rd | flag::opcode_mask)) | rcode::notauth), 1,
+               0, 0, 0);
+  if (check.error == tsig_error::badtime) {
+    TsigSigner signer(*check.key, q.tsig);
+    return signer.sign(out, q.question_end, capacity, now, check.error);
+  }
+  return append_unsigned_tsig(out, q.question_end, capacity, q.tsig, check.error);
 }
 
 // NSD's answer_chaos with hide-identity and hide-version: the names it knows
@@ -98,7 +116,31 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
   if (verdict == Verdict::answer || verdict == Verdict::badvers)
     ++stats_.by_qtype[std::min<std::size_t>(q.qtype, ServerStats::type_slots)];
   if (q.edns.present) ++stats_.edns;
-  Outcome outcome = respond(q, verdict, client, out.data(), out.size(), true, transport, transfer);
+  // RFC 8945 §5.2: a signed request is answered only once its TSIG checks.
+  TsigSigner signer;
+  const uint64_t now_s = options_.clock_unix_s ? options_.clock_unix_s() : 0;
+  Outcome outcome;
+  bool checked = false;
+  if (q.has_tsig && (verdict == Verdict::answer || verdict == Verdict::badvers)) {
+    const TsigCheck check = check_tsig(message, q.tsig, options_.tsig_keys, now_s);
+    if (check.result == TsigCheck::formerr) {
+      outcome = respond(q, Verdict::formerr, client, out.data(), out.size(), true, transport);
+      checked = true;
+    } else if (check.result == TsigCheck::refused) {
+      ++stats_.tsig_refused;
+      outcome.size = tsig_error_answer(q, check, out.data(), out.size(), now_s);
+      outcome.rcode = rcode::notauth;
+      checked = true;
+    } else {
+      ++stats_.tsig_signed;
+      signer = TsigSigner(*check.key, q.tsig);
+      q.tsig_reserve = uint16_t(signer.record_size());
+    }
+  }
+  if (!checked) {
+    outcome = respond(q, verdict, client, out.data(), out.size(), true, transport, transfer,
+                      signer.active() ? &signer : nullptr);
+  }
   if (outcome.size != 0 && limiter_.enabled() && transport == Transport::udp) {
     const uint64_t now = options_.clock_ms ? options_.clock_ms() : 0;
     switch (limiter_.check(client, now)) {
@@ -120,6 +162,13 @@ std::size_t Server::answer(std::span<const uint8_t> query, const ClientAddress& 
         break;
       }
     }
+  }
+  // A transfer signs its own messages (its first is in `out` already).
+  const bool transfer_started = transfer != nullptr && transfer->messages() != 0;
+  if (outcome.size != 0 && signer.active() && !transfer_started) {
+    const std::size_t signed_size =
+        signer.sign(out.data(), outcome.size, std::min(out.size(), max_message_size), now_s);
+    if (signed_size != 0) outcome.size = signed_size;
   }
   if (outcome.size == 0) {
     ++stats_.dropped;
@@ -159,7 +208,7 @@ const CachedAnswer* Server::find_prerendered(const Query& q, uint16_t& shift) co
 
 Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAddress& client,
                                 uint8_t* out, std::size_t out_size, bool use_cache,
-                                Transport transport, Transfer* transfer) {
+                                Transport transport, Transfer* transfer, const TsigSigner* signer) {
   Outcome result;
   const uint16_t rd = q.flags & flag::rd;
   const uint16_t opcode_bits = q.flags & flag::opcode_mask;
@@ -226,7 +275,8 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     const int zone = catalog_->zone_for(q.lowered_name());
     const bool apex =
         zone >= 0 && names_equal(catalog_->zone(uint16_t(zone)).origin, q.lowered_name());
-    const bool allowed = apex && options_.transfer.allows(client);
+    const bool allowed =
+        apex && options_.transfer.allows(client, signer ? signer->key_name() : std::string_view());
     if (!apex) {
       rcode = rcode::notauth;
     } else if (!allowed || (transport == Transport::tcp && transfer == nullptr)) {
@@ -254,6 +304,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       opt.keepalive = keepalive;
       *transfer = Transfer(*catalog_, uint16_t(zone), q.id, q.flags,
                            q.message.substr(header_size, q.question_end - header_size), opt);
+      if (signer != nullptr) transfer->sign_with(*signer, options_.clock_unix_s);
       result.size = transfer->next(std::span(out, out_size));
       return result;
     }

@@ -76,7 +76,11 @@ bool parse_prefix(std::string_view text, AddressPrefix& out) {
   return true;
 }
 
-bool TransferAcl::allows(const ClientAddress& client) const {
+bool TransferAcl::allows(const ClientAddress& client, std::string_view key) const {
+  if (!key.empty()) {
+    return std::any_of(allow_keyed.begin(), allow_keyed.end(),
+                       [&](const Keyed& k) { return k.key == key && k.prefix.contains(client); });
+  }
   return std::any_of(allow.begin(), allow.end(),
                      [&](const AddressPrefix& p) { return p.contains(client); });
 }
@@ -106,7 +110,9 @@ bool Transfer::advance_rrset() {
 std::size_t Transfer::next(std::span<uint8_t> out) {
   if (stage_ == Stage::done || out.size() < header_size + question_size_) return 0;
   const bool first = messages_ == 0;
-  const std::size_t hard = std::min(out.size(), max_message_size);
+  // Room for the TSIG record when signed (RFC 8945 §5.3.1: every message here).
+  const std::size_t tsig_bytes = signer_.active() ? signer_.record_size() : 0;
+  const std::size_t hard = std::min(out.size(), max_message_size) - tsig_bytes;
   const std::size_t opt_bytes = first && opt_.present ? opt_size(ede::none, {}, opt_.keepalive) : 0;
   const std::size_t fill = std::min(hard, fill_size) - opt_bytes;
   MessageWriter w(out.data(), fill);
@@ -173,7 +179,9 @@ std::size_t Transfer::next(std::span<uint8_t> out) {
   store16(out.data() + 8, 0);
   store16(out.data() + 10, arcount);
   ++messages_;
-  return w.position();
+  if (!signer_.active()) return w.position();
+  return signer_.sign(out.data(), w.position(), std::min(out.size(), max_message_size),
+                      clock_ ? clock_() : 0);
 }
 
 }  // namespace keel::dns

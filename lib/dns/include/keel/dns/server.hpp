@@ -9,15 +9,18 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 #include "keel/dns/catalog.hpp"
 #include "keel/dns/constants.hpp"
 #include "keel/dns/rate_limiter.hpp"
 #include "keel/dns/transfer.hpp"
+#include "keel/dns/tsig.hpp"
 
 namespace keel::dns {
 
 class AnswerCache;
+class TsigSigner;
 struct CachedAnswer;
 struct Query;
 enum class Verdict : uint8_t;
@@ -38,6 +41,11 @@ struct ServerOptions {
   RateLimitOptions rate_limit;
   // Who may transfer the zones (AXFR, and IXFR answered in full); nobody by default.
   TransferAcl transfer;
+  // TSIG keys (RFC 8945): a request signed with one is checked and answered
+  // signed; one signed with any other key gets NOTAUTH/BADKEY.
+  std::vector<TsigKey> tsig_keys;
+  // Seconds since 1970 (the wall clock), for TSIG's time check (RFC 8945 §5.2.3).
+  uint64_t (*clock_unix_s)() = nullptr;
   // The front end's TCP idle timeout, sent in edns-tcp-keepalive (RFC 7828)
   // to a TCP query that asks for it; unset: the option is never sent.
   std::optional<uint32_t> tcp_idle_ms;
@@ -59,6 +67,8 @@ struct ServerStats {
   uint64_t rate_limited_slipped = 0;
   uint64_t transfers = 0;          // AXFR/IXFR started (their first message is in by_rcode)
   uint64_t transfers_refused = 0;  // from a client the access list does not allow
+  uint64_t tsig_signed = 0;        // requests with a TSIG that checked
+  uint64_t tsig_refused = 0;       // NOTAUTH: BADKEY, BADSIG, BADTIME, BADTRUNC
 
   uint64_t qtype_count(uint16_t type) const {
     return by_qtype[type < type_slots ? type : type_slots];
@@ -120,7 +130,7 @@ class Server {
   // The response to a parsed query; `use_cache` off while the cache is built.
   Outcome respond(const Query& query, Verdict verdict, const ClientAddress& client, uint8_t* out,
                   std::size_t size, bool use_cache, Transport transport = Transport::udp,
-                  Transfer* transfer = nullptr);
+                  Transfer* transfer = nullptr, const TsigSigner* signer = nullptr);
   // The edns-tcp-keepalive TIMEOUT for the response, or no_keepalive.
   int32_t keepalive_for(const Query& query, Transport transport) const;
 

@@ -9,9 +9,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "answer/tsig.hpp"
 #include "keel/dns/catalog.hpp"
 #include "keel/dns/constants.hpp"
 #include "keel/dns/rate_limiter.hpp"
@@ -29,9 +31,18 @@ struct AddressPrefix {
 // "10.0.0.0/8", "192.0.2.1" (a /32) or "2001:db8::/32"; false if malformed.
 bool parse_prefix(std::string_view text, AddressPrefix& out);
 
+// NSD's provide-xfr: an address prefix with NOKEY (`allow`) lets unsigned
+// requests from it transfer; one with a key (`allow_keyed`) lets requests from
+// it that are signed with that key (RFC 8945) and no others.
 struct TransferAcl {
-  std::vector<AddressPrefix> allow;  // empty: nobody
-  bool allows(const ClientAddress& client) const;
+  struct Keyed {
+    AddressPrefix prefix;
+    std::string key;  // the key's name, wire form, lower case
+  };
+  std::vector<AddressPrefix> allow;  // empty (and no allow_keyed): nobody
+  std::vector<Keyed> allow_keyed;
+  // `key`: the name of the key the request was signed with, checked; empty if unsigned.
+  bool allows(const ClientAddress& client, std::string_view key = {}) const;
 };
 
 // One zone transfer in progress. Server::answer starts it (an AXFR, or an
@@ -63,6 +74,12 @@ class Transfer {
   // its size; 0 once done.
   std::size_t next(std::span<uint8_t> out);
   std::size_t messages() const { return messages_; }
+  // Signs every message (RFC 8945 §5.3.1) with `signer`'s key, at the time
+  // `clock` gives (seconds since 1970).
+  void sign_with(const TsigSigner& signer, uint64_t (*clock)()) {
+    signer_ = signer;
+    clock_ = clock;
+  }
 
  private:
   enum class Stage : uint8_t { first_soa, records, last_soa, done };
@@ -82,6 +99,8 @@ class Transfer {
   uint32_t record_ = 0;     // that RRset's next record
   std::size_t offset_ = 0;  // where that record is in the RDATA arena
   std::size_t messages_ = 0;
+  TsigSigner signer_;
+  uint64_t (*clock_)() = nullptr;
 };
 
 }  // namespace keel::dns

@@ -1,0 +1,360 @@
+// TSIG (RFC 8945): keys, reading a request's record, checking and signing.
+#include "answer/tsig.hpp"
+
+#include <mbedtls/md.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "keel/crypto/hmac_sha256.hpp"
+#include "keel/dns/constants.hpp"
+#include "keel/dns/message.hpp"
+#include "keel/dns/name.hpp"
+#include "wire/bytes.hpp"
+
+namespace keel::dns {
+namespace {
+
+constexpr uint16_t class_any = 255;
+constexpr std::size_t rr_fixed = 10;  // TYPE CLASS TTL RDLENGTH
+constexpr std::size_t time_octets = 6;
+
+struct Algorithm {
+  TsigAlgorithm id;
+  std::string_view text;  // as dig -y and NSD's `algorithm:` write it
+  std::string_view wire;  // RFC 8945 §6, lower case
+  mbedtls_md_type_t md;
+  std::size_t mac_size;
+};
+
+constexpr Algorithm algorithms[] = {
+    {TsigAlgorithm::hmac_sha1, "hmac-sha1", {"\11hmac-sha1\0", 11}, MBEDTLS_MD_SHA1, 20},
+    {TsigAlgorithm::hmac_sha256, "hmac-sha256", {"\13hmac-sha256\0", 13}, MBEDTLS_MD_SHA256, 32},
+    {TsigAlgorithm::hmac_sha512, "hmac-sha512", {"\13hmac-sha512\0", 13}, MBEDTLS_MD_SHA512, 64},
+};
+
+const Algorithm& algorithm_of(TsigAlgorithm id) {
+  for (const Algorithm& a : algorithms)
+    if (a.id == id) return a;
+  std::abort();  // every TsigAlgorithm is in the table
+}
+
+// mbed TLS fails only on bad parameters or out of memory, not on input.
+void must(int status) {
+  if (status != 0) std::abort();
+}
+
+// One HMAC computation, fed in pieces.
+class Hmac {
+ public:
+  explicit Hmac(const TsigKey& key) : size_(algorithm_of(key.algorithm).mac_size) {
+    mbedtls_md_init(&context_);
+    constexpr int with_hmac = 1;
+    must(mbedtls_md_setup(&context_, mbedtls_md_info_from_type(algorithm_of(key.algorithm).md),
+                          with_hmac));
+    must(mbedtls_md_hmac_starts(&context_, key.secret.data(), key.secret.size()));
+  }
+  ~Hmac() { mbedtls_md_free(&context_); }
+  Hmac(const Hmac&) = delete;
+  Hmac& operator=(const Hmac&) = delete;
+  void add(const void* data, std::size_t size) {
+    must(mbedtls_md_hmac_update(&context_, static_cast<const unsigned char*>(data), size));
+  }
+  void add(std::string_view s) { add(s.data(), s.size()); }
+  void add16(uint16_t v) {
+    const uint8_t b[2] = {uint8_t(v >> 8), uint8_t(v)};
+    add(b, 2);
+  }
+  void add_time(uint64_t t) {
+    uint8_t b[time_octets];
+    for (std::size_t i = 0; i < time_octets; ++i) b[i] = uint8_t(t >> (8 * (time_octets - 1 - i)));
+    add(b, time_octets);
+  }
+  std::size_t finish(uint8_t* out) {
+    must(mbedtls_md_hmac_finish(&context_, out));
+    return size_;
+  }
+
+ private:
+  mbedtls_md_context_t context_;
+  std::size_t size_;
+};
+
+// The message as it was signed (§4.3.2): its header with the original ID
+// and ARCOUNT before the TSIG was added, then the rest.
+void add_message(Hmac& h, const uint8_t* m, std::size_t size, uint16_t original_id,
+                 uint16_t arcount) {
+  uint8_t header[header_size];
+  std::memcpy(header, m, header_size);
+  store16(header, original_id);
+  store16(header + 10, arcount);
+  h.add(header, header_size);
+  h.add(m + header_size, size - header_size);
+}
+
+// The TSIG variables of §4.3.3 (all, or the timers only).
+void add_variables(Hmac& h, std::string_view key_name, std::string_view algorithm, uint64_t time,
+                   uint16_t fudge, uint16_t error, std::string_view other, bool timers_only) {
+  if (!timers_only) {
+    h.add(key_name);
+    h.add16(class_any);
+    h.add16(0);
+    h.add16(0);  // TTL 0, 32 bits
+    h.add(algorithm);
+  }
+  h.add_time(time);
+  h.add16(fudge);
+  if (timers_only) return;
+  h.add16(error);
+  h.add16(uint16_t(other.size()));
+  h.add(other);
+}
+
+std::size_t tsig_record_size(std::string_view key_name, std::string_view algorithm, std::size_t mac,
+                             std::size_t other) {
+  // owner, fixed part, algorithm, time, fudge, MAC size, MAC, ID, error, other len, other
+  return key_name.size() + rr_fixed + algorithm.size() + time_octets + 2 + 2 + mac + 2 + 2 + 2 +
+         other;
+}
+
+// Writes a TSIG record at out + size and bumps ARCOUNT; 0 if it does not fit.
+std::size_t put_tsig(uint8_t* out, std::size_t size, std::size_t capacity,
+                     std::string_view key_name, std::string_view algorithm, uint64_t time,
+                     std::span<const uint8_t> mac, uint16_t original_id, uint16_t error,
+                     std::span<const uint8_t> other) {
+  const std::size_t total = tsig_record_size(key_name, algorithm, mac.size(), other.size());
+  if (capacity < size || capacity - size < total) return 0;
+  uint8_t* p = out + size;
+  auto put = [&p](const void* data, std::size_t n) {
+    if (n == 0) return;  // an empty MAC or Other Data has no pointer to copy from
+    std::memcpy(p, data, n);
+    p += n;
+  };
+  auto put16 = [&p](uint16_t v) {
+    store16(p, v);
+    p += 2;
+  };
+  put(key_name.data(), key_name.size());
+  put16(rr_type::tsig);
+  put16(class_any);
+  put16(0);
+  put16(0);
+  put16(uint16_t(total - key_name.size() - rr_fixed));
+  put(algorithm.data(), algorithm.size());
+  for (std::size_t i = 0; i < time_octets; ++i) *p++ = uint8_t(time >> (8 * (time_octets - 1 - i)));
+  put16(tsig_fudge);
+  put16(uint16_t(mac.size()));
+  put(mac.data(), mac.size());
+  put16(original_id);
+  put16(error);
+  put16(uint16_t(other.size()));
+  put(other.data(), other.size());
+  store16(out + 10, uint16_t(load16(out + 10) + 1));
+  return size + total;
+}
+
+uint64_t load48(std::string_view m, std::size_t pos) {
+  uint64_t t = 0;
+  for (std::size_t i = 0; i < time_octets; ++i) t = t << 8 | octet(m, pos + i);
+  return t;
+}
+
+int base64_value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+// RFC 4648 §4 with its padding; false on anything else.
+bool decode_base64(std::string_view text, std::vector<uint8_t>& out) {
+  out.clear();
+  if (text.empty() || text.size() % 4 != 0) return false;
+  std::size_t pad = 0;
+  while (pad < 2 && text[text.size() - 1 - pad] == '=') ++pad;
+  uint32_t bits = 0;
+  for (std::size_t i = 0; i < text.size() - pad; ++i) {
+    const int v = base64_value(text[i]);
+    if (v < 0) return false;
+    bits = bits << 6 | uint32_t(v);
+    if (i % 4 == 3) {
+      out.push_back(uint8_t(bits >> 16));
+      out.push_back(uint8_t(bits >> 8));
+      out.push_back(uint8_t(bits));
+      bits = 0;
+    }
+  }
+  if (pad == 1) {
+    out.push_back(uint8_t(bits >> 10));
+    out.push_back(uint8_t(bits >> 2));
+  } else if (pad == 2) {
+    out.push_back(uint8_t(bits >> 4));
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string tsig_key_name(std::string_view text) {
+  if (!text.empty() && text.back() == '.') text.remove_suffix(1);
+  if (text.empty()) return {};
+  std::string wire;
+  while (true) {
+    const std::size_t dot = text.find('.');
+    const std::string_view label = text.substr(0, dot);
+    if (label.empty() || label.size() > max_label_length) return {};
+    wire.push_back(char(label.size()));
+    for (char c : label) {
+      if (c == '\\' || c <= ' ' || c > '~') return {};  // no escapes in key names
+      wire.push_back(char(ascii_lower(uint8_t(c))));
+    }
+    if (dot == std::string_view::npos) break;
+    text.remove_prefix(dot + 1);
+  }
+  wire.push_back('\0');
+  return wire.size() > max_name_length ? std::string() : wire;
+}
+
+std::string parse_tsig_key(std::string_view text, TsigKey& out) {
+  const std::size_t first = text.find(':');
+  const std::size_t second = first == std::string_view::npos ? first : text.find(':', first + 1);
+  if (second == std::string_view::npos)
+    return "'" + std::string(text) + "' is not ALGORITHM:NAME:SECRET";
+  const std::string_view algorithm = text.substr(0, first);
+  const Algorithm* found = nullptr;
+  for (const Algorithm& a : algorithms)
+    if (a.text == algorithm) found = &a;
+  if (found == nullptr)
+    return "algorithm '" + std::string(algorithm) +
+           "' is not hmac-sha1, hmac-sha256 or hmac-sha512";
+  out.algorithm = found->id;
+  out.name = tsig_key_name(text.substr(first + 1, second - first - 1));
+  if (out.name.empty())
+    return "'" + std::string(text.substr(first + 1, second - first - 1)) + "' is not a key name";
+  if (!decode_base64(text.substr(second + 1), out.secret) || out.secret.empty())
+    return "the secret of key '" + std::string(text.substr(first + 1, second - first - 1)) +
+           "' is not base64";
+  return {};
+}
+
+std::size_t read_tsig(std::string_view m, std::size_t pos, TsigRecord& out) {
+  out = TsigRecord{};
+  out.start = pos;
+  const NameRead owner = read_name(m, pos, &out.key_name);
+  if (owner.error != WireError::none || m.size() - owner.end < rr_fixed) return 0;
+  pos = owner.end;
+  if (load16(m, pos) != rr_type::tsig || load16(m, pos + 2) != class_any || load32(m, pos + 4) != 0)
+    return 0;
+  const std::size_t length = load16(m, pos + 8);
+  pos += rr_fixed;
+  if (m.size() - pos < length) return 0;
+  const std::string_view rdata = m.substr(0, pos + length);
+  // The algorithm name is never compressed (§4.2); read_name takes it as it is.
+  const NameRead algorithm = read_name(rdata, pos, &out.algorithm);
+  if (algorithm.error != WireError::none) return 0;
+  pos = algorithm.end;
+  if (rdata.size() - pos < time_octets + 4) return 0;
+  out.time_signed = load48(rdata, pos);
+  out.fudge = load16(rdata, pos + time_octets);
+  const std::size_t mac_size = load16(rdata, pos + time_octets + 2);
+  pos += time_octets + 4;
+  if (rdata.size() - pos < mac_size + 6) return 0;
+  out.mac = rdata.substr(pos, mac_size);
+  pos += mac_size;
+  out.original_id = load16(rdata, pos);
+  out.error = load16(rdata, pos + 2);
+  const std::size_t other_size = load16(rdata, pos + 4);
+  pos += 6;
+  if (rdata.size() - pos != other_size) return 0;
+  out.other = rdata.substr(pos);
+  for (char& c : out.key_name) c = char(ascii_lower(uint8_t(c)));
+  for (char& c : out.algorithm) c = char(ascii_lower(uint8_t(c)));
+  return pos + other_size;
+}
+
+TsigCheck check_tsig(std::string_view m, const TsigRecord& tsig, const std::vector<TsigKey>& keys,
+                     uint64_t now) {
+  TsigCheck check;
+  // §5.2.1: a key we hold, under the algorithm it was given with.
+  for (const TsigKey& key : keys) {
+    if (key.name == tsig.key_name && algorithm_of(key.algorithm).wire == tsig.algorithm)
+      check.key = &key;
+  }
+  if (check.key == nullptr) return {TsigCheck::refused, tsig_error::badkey, nullptr};
+  const std::size_t full = algorithm_of(check.key->algorithm).mac_size;
+  // §5.2.2.1: longer than the hash's output is malformed; shorter is
+  // truncation, which Keel's policy refuses (§5.2.4's BADTRUNC). RFC 8945
+  // lets a server do that; NSD does not truncate either.
+  if (tsig.mac.size() > full) return {TsigCheck::formerr, 0, nullptr};
+  if (tsig.mac.size() < full) return {TsigCheck::refused, tsig_error::badtrunc, nullptr};
+  // §5.2.2: the MAC of the request as it was before the TSIG was added.
+  const auto* bytes = reinterpret_cast<const uint8_t*>(m.data());
+  Hmac h(*check.key);
+  add_message(h, bytes, tsig.start, tsig.original_id, uint16_t(load16(m, 10) - 1));
+  add_variables(h, tsig.key_name, tsig.algorithm, tsig.time_signed, tsig.fudge, tsig.error,
+                tsig.other, false);
+  uint8_t mac[max_tsig_mac];
+  h.finish(mac);
+  if (!crypto::equal_in_constant_time(
+          std::span(mac, full),
+          std::span(reinterpret_cast<const uint8_t*>(tsig.mac.data()), tsig.mac.size()))) {
+    return {TsigCheck::refused, tsig_error::badsig, nullptr};
+  }
+  // §5.2.3: within the fudge of our clock, either way.
+  const uint64_t distance =
+      now > tsig.time_signed ? now - tsig.time_signed : tsig.time_signed - now;
+  if (distance > tsig.fudge) return {TsigCheck::refused, tsig_error::badtime, check.key};
+  return check;
+}
+
+TsigSigner::TsigSigner(const TsigKey& key, const TsigRecord& request)
+    : key_(&key), original_id_(request.original_id), request_time_(request.time_signed) {
+  prior_size_ = uint8_t(std::min(request.mac.size(), max_tsig_mac));
+  std::memcpy(prior_.data(), request.mac.data(), prior_size_);
+}
+
+std::size_t TsigSigner::record_size(uint16_t error) const {
+  const Algorithm& a = algorithm_of(key_->algorithm);
+  return tsig_record_size(key_->name, a.wire, a.mac_size,
+                          error == tsig_error::badtime ? time_octets : 0);
+}
+
+std::size_t TsigSigner::sign(uint8_t* out, std::size_t size, std::size_t capacity, uint64_t now,
+                             uint16_t error) {
+  const Algorithm& a = algorithm_of(key_->algorithm);
+  // §5.2.3: a BADTIME answer carries the request's time, and ours in Other Data.
+  const uint64_t time = error == tsig_error::badtime ? request_time_ : now;
+  uint8_t other[time_octets];
+  std::size_t other_size = 0;
+  if (error == tsig_error::badtime) {
+    for (std::size_t i = 0; i < time_octets; ++i)
+      other[i] = uint8_t(now >> (8 * (time_octets - 1 - i)));
+    other_size = time_octets;
+  }
+  Hmac h(*key_);
+  h.add16(prior_size_);  // §4.3.1: the prior MAC with its length
+  h.add(prior_.data(), prior_size_);
+  add_message(h, out, size, original_id_, load16(out + 10));
+  add_variables(h, key_->name, a.wire, time, tsig_fudge, error,
+                std::string_view(reinterpret_cast<const char*>(other), other_size), !first_);
+  uint8_t mac[max_tsig_mac];
+  h.finish(mac);
+  const std::size_t signed_size =
+      put_tsig(out, size, capacity, key_->name, a.wire, time, std::span(mac, a.mac_size),
+               original_id_, error, std::span(other, other_size));
+  if (signed_size == 0) return 0;
+  std::memcpy(prior_.data(), mac, a.mac_size);
+  prior_size_ = uint8_t(a.mac_size);
+  first_ = false;
+  return signed_size;
+}
+
+std::size_t append_unsigned_tsig(uint8_t* out, std::size_t size, std::size_t capacity,
+                                 const TsigRecord& request, uint16_t error) {
+  return put_tsig(out, size, capacity, request.key_name, request.algorithm, request.time_signed, {},
+                  request.original_id, error, {});
+}
+
+}  // namespace keel::dns

@@ -24,19 +24,7 @@ void TcpLayer::receive(const Ip6Received& info, PacketPtr packet) {
   }
   wire::TcpView<uint8_t> v(packet->data(), packet->size());
   bool verified = packet->flags & Packet::checksum_verified;
-  switch (v.check(ip.src, ip.dst, !verified)) {
-    case wire::TcpError::none:
-      break;
-    case wire::TcpError::truncated:
-      ++counters_.drop_truncated;
-      return;
-    case wire::TcpError::bad_data_offset:
-      ++counters_.drop_bad_data_offset;
-      return;
-    case wire::TcpError::bad_checksum:
-      ++counters_.drop_bad_checksum;
-      return;
-  }
+  if (!counted_ok(v.check(ip.src, ip.dst, !verified))) return;
   demultiplex(tcp::ConnectionKey{ip.dst, ip.src, v.dst_port(), v.src_port()}, v);
 }
 

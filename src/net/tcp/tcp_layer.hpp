@@ -181,6 +181,8 @@ class TcpLayer {
   bool guarded(tcp::Connection& c, Fn&& fn);
   void bury();
   // tcp_receive.cpp: a checked segment to its connection, listener or a RST.
+  // A segment's header check, for either family: true if it passed, else the drop counted.
+  bool counted_ok(wire::TcpError error);
   void demultiplex(const tcp::ConnectionKey& key, const wire::TcpView<uint8_t>& v);
   // A checked error about the segment of `key` with sequence number `seq`:
   // the connection it is about and in flight, or nullptr (counted).

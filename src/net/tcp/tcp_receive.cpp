@@ -30,20 +30,25 @@ void TcpLayer::receive(const Ip4Received& info, PacketPtr packet) {
   }
   wire::TcpView<uint8_t> v(packet->data(), packet->size());
   bool verified = packet->flags & Packet::checksum_verified;
-  switch (v.check(ip.src, ip.dst, !verified)) {
+  if (!counted_ok(v.check(ip.src, ip.dst, !verified))) return;
+  demultiplex(tcp::ConnectionKey{ip.dst, ip.src, v.dst_port(), v.src_port()}, v);
+}
+
+bool TcpLayer::counted_ok(wire::TcpError error) {
+  switch (error) {
     case wire::TcpError::none:
-      break;
+      return true;
     case wire::TcpError::truncated:
       ++counters_.drop_truncated;
-      return;
+      return false;
     case wire::TcpError::bad_data_offset:
       ++counters_.drop_bad_data_offset;
-      return;
+      return false;
     case wire::TcpError::bad_checksum:
       ++counters_.drop_bad_checksum;
-      return;
+      return false;
   }
-  demultiplex(tcp::ConnectionKey{ip.dst, ip.src, v.dst_port(), v.src_port()}, v);
+  return false;
 }
 
 void TcpLayer::demultiplex(const tcp::ConnectionKey& key, const wire::TcpView<uint8_t>& v) {

@@ -32,9 +32,11 @@ inline void PrintTo(const TcpRepr& t, std::ostream* os) {
 
 namespace keel::test {
 
-// The TCP segment `header` + `payload` as bytes, checksummed for src > dst
-// (header.payload_len is set from the payload).
-inline Bytes tcp(Ip src, Ip dst, ::net::wire::TcpRepr header, const Bytes& payload = {}) {
+// The TCP segment `header` + `payload` as bytes, checksummed for src > dst over either family's
+// pseudo-header (RFC 8200 §8.1 for IPv6); header.payload_len is set from the payload.
+template <class Address>
+inline Bytes tcp(const Address& src, const Address& dst, ::net::wire::TcpRepr header,
+                 const Bytes& payload = {}) {
   header.payload_len = uint32_t(payload.size());
   Bytes s(header.header_len());
   s.insert(s.end(), payload.begin(), payload.end());
@@ -60,13 +62,9 @@ inline Bytes icmp_error(uint8_t type, uint8_t code, uint32_t rest, const Bytes& 
 }
 
 // The same over IPv6 (RFC 8200 §8.1 pseudo-header), and a whole packet.
-inline Bytes tcp6(const Ip6& src, const Ip6& dst, ::net::wire::TcpRepr header,
+inline Bytes tcp6(const Ip6& src, const Ip6& dst, const ::net::wire::TcpRepr& header,
                   const Bytes& payload = {}) {
-  header.payload_len = uint32_t(payload.size());
-  Bytes s(header.header_len());
-  s.insert(s.end(), payload.begin(), payload.end());
-  header.emit(s.data(), src, dst);
-  return s;
+  return tcp(src, dst, header, payload);
 }
 inline Bytes tcp6_packet(const ::net::wire::TcpRepr& header, const Bytes& payload = {},
                          const Ip6& src = peer_ip6, const Ip6& dst = stack_ip6) {

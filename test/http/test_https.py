@@ -159,6 +159,31 @@ def test_a_client_that_does_not_read_is_held_back_then_fully_answered(web):
     assert sent == total and answers == count, result.stdout
 
 
+# Many TLS sessions open at once, each handshaken before any is used: every session holds PSA
+# keys, and a fixed key store of 32 slots once failed every handshake past about ten sessions.
+CONCURRENT_CLIENT = r"""
+import socket, ssl, sys
+host, name, cafile, count = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+ctx = ssl.create_default_context(cafile=cafile)
+sessions = []
+for _ in range(count):
+    sessions.append(ctx.wrap_socket(socket.create_connection((host, 443), timeout=60), server_hostname=name))
+for s in sessions:
+    s.sendall(f"GET /api/items HTTP/1.1\r\nHost: {name}\r\n\r\n".encode())
+answered = sum(s.recv(65536).startswith(b"HTTP/1.1 200 ") for s in sessions)
+print(len(sessions), answered)
+"""
+
+
+def test_forty_sessions_at_once_all_handshake_and_are_answered(web):
+    before = tls_counters(web)["handshake-failures"]
+    result = run(web.args([sys.executable, "-c", CONCURRENT_CLIENT, KEEL, NAME, web.cert, "40"]),
+                 timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.split() == ["40", "40"], result.stdout
+    assert tls_counters(web)["handshake-failures"] == before
+
+
 @pytest.mark.parametrize("garbage", [
     f"GET / HTTP/1.1\r\nHost: {KEEL}\r\n\r\n",              # plain HTTP to the TLS port
     "\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00" + "x" * 64,  # a handshake record that lies

@@ -22,6 +22,10 @@
 #define MBEDTLS_PSA_CRYPTO_C
 #define MBEDTLS_PSA_CRYPTO_EXTERNAL_RNG
 #define MBEDTLS_USE_PSA_CRYPTO
+// Every TLS session holds PSA keys (its record keys, the handshake's ephemeral one): the
+// fixed store's 32 slots (MBEDTLS_PSA_KEY_SLOT_COUNT) fail handshakes past a few sessions at
+// once. The dynamic store grows on the heap, which `max_sessions` bounds.
+#define MBEDTLS_PSA_KEY_STORE_DYNAMIC
 
 // Hashes and MACs: SHA-256 (lib/crypto's HMAC, TLS), SHA-384 (TLS_AES_256_GCM_SHA384), SHA-1
 // only as TLS 1.2 and certificates still name it for signatures some clients offer.

@@ -10,12 +10,14 @@ targets serving the same file:
   - nginx in the Linux VM peer: the same QEMU line with Debian's kernel (bench/linux-vm/);
   - nginx in a netns behind a veth pair (Linux netns);
   - examples/web built as a Linux process on a TAP device.
-Figures: requests/s over keep-alive connections at each concurrency, and with a new connection
-per request (`Connection: close`, one at a time), p50/p99 latency. Every round measures every
-target in turn (the order reversed each round); each figure is the median over rounds, with
-the range that decides the ratio or says "no verdict". Writes http.md, http.csv and http.png.
-Not measured yet (issue 23): HTTPS, a fixed request rate (wrk2 is not in Debian), host CPU per
-request.
+Figures, over HTTP and HTTPS (TLS 1.3, the same ECDSA P-256 certificate everywhere):
+requests/s over keep-alive connections at each concurrency, and with a new connection per
+request (`Connection: close`, one at a time: over HTTPS, full handshakes/s), p50/p99 latency,
+and the host CPU time the server (its QEMU, or nginx or the Linux process) spent per request.
+Every round measures every target in turn (the order reversed each round); each figure is the
+median over rounds, with the range that decides the ratio or says "no verdict". Then fixed
+request rates stepped up until each server fails (bench/http/fixed_rate_steps.py). Writes
+http.md, http.csv, http.png and http_rate.png.
 """
 import argparse
 import os
@@ -28,7 +30,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path[:0] = [os.path.join(ROOT, "tools"), os.path.join(ROOT, "bench", "linux-vm"),
+sys.path[:0] = [HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "bench", "linux-vm"),
                 os.path.join(ROOT, "bench", "boot"), os.path.join(ROOT, "bench", "net"),
                 os.path.join(ROOT, "bench", "tcp"), os.path.join(ROOT, "test", "integration")]
 from keelpy import bench_report, build, qemu  # noqa: E402
@@ -38,6 +40,7 @@ from bench_net import wait_answering  # noqa: E402
 from bench_tcp import Peer, Process  # noqa: E402
 from measure import tap_args  # noqa: E402
 from netguest import Namespace, run  # noqa: E402
+import fixed_rate_steps  # noqa: E402
 
 MEMORY = "128M"
 SITE = os.path.join(ROOT, "examples", "web", "site")
@@ -45,7 +48,13 @@ PAGE = "/index.html"
 KEEL_VM, LINUX_VM = "Keel guest (microvm, TCG)", "nginx, Linux VM (microvm, TCG)"
 LINUX_NETNS, KEEL_PROCESS = "nginx, Linux (netns, veth)", "Keel Linux process (TAP)"
 TARGETS = (KEEL_VM, LINUX_VM, LINUX_NETNS, KEEL_PROCESS)
-GOAL = 2  # issue 23: at least 2x nginx's requests/s in the Linux VM at every concurrency
+GOALS = {"http": 2, "https": 1.5}  # issue 23: nginx's requests/s in the Linux VM, times this
+KEEL_ARGS = "web_max_connections=2100 web_tls_max=1100"  # room for wrk's 1,000 connections
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+# wrk's window includes every connection's handshake: under TCG a guest completes about 10-20
+# full handshakes a second, so 1,000 HTTPS connections would spend the whole window (and more)
+# handshaking on either guest. HTTPS keep-alive is measured up to 100 connections.
+HTTPS_MAX_CONNECTIONS = 100
 NGINX_CONF = """daemon off;
 master_process off;
 worker_processes 1;
@@ -64,55 +73,84 @@ http {{
   scgi_temp_path {work}/scgi;
   server {{
     listen 80;
+    listen 443 ssl;
+    ssl_certificate {tls}/cert.pem;
+    ssl_certificate_key {tls}/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3;
     root {site};
   }}
 }}
 """
 
 
+def copy_credentials(binaries, folder):
+    """examples/web's throwaway pair (made by its image build), for nginx."""
+    os.makedirs(folder, exist_ok=True)
+    built = os.path.dirname(binaries["kvm"])
+    for name, built_name in (("cert.pem", "test_tls_cert.pem"), ("key.pem", "test_tls_key.pem")):
+        shutil.copy(os.path.join(built, built_name), os.path.join(folder, name))
+    return folder
+
+
 def start_servers(ns, peer, binaries, work):
-    """examples/web or nginx on every target; returns ({target: address}, processes)."""
+    """examples/web or nginx on every target; returns ({target: address}, {target: process})."""
     guest = binaries["vm"]
     vm_args = guest.command("microvm", MEMORY, f"run=nginx ip={ns.guest(1)}/24", "tcg", tap_args("tap1"))
-    # The site in /srv/www, over the guest's own index.html.
+    # The site in /srv/www and a configuration with TLS, over the guest's own.
     stage = os.path.join(work, "stage")
     shutil.copytree(SITE, os.path.join(stage, "srv", "www"))
+    copy_credentials(binaries, os.path.join(stage, "etc", "keel-peer"))
+    with open(os.path.join(stage, "etc", "keel-peer", "nginx.conf"), "w") as f:
+        f.write(NGINX_CONF.format(work="/var/lib/nginx", site="/srv/www", tls="/etc/keel-peer"))
     vm_args[vm_args.index("-initrd") + 1] = guest.initrd_with(stage, os.path.join(work, "web.initrd"))
     conf = os.path.join(work, "nginx.conf")
     with open(conf, "w") as f:
-        f.write(NGINX_CONF.format(work=work, site=SITE))
-    processes = [
-        Process(ns.exec_args(qemu.command(binaries["kvm"], "microvm", MEMORY, 1, f"ip={ns.guest(0)}/24",
-                                          "tcg", tap_args("tap0")))),
-        Process(ns.exec_args(vm_args)),
-        Process(peer.exec_args(["nginx", "-c", conf])),
-        Process(ns.exec_args([binaries["linux"], "tap=tapl", "ip=10.0.8.2/24"])),
-    ]
+        f.write(NGINX_CONF.format(work=work, site=SITE, tls=copy_credentials(binaries, os.path.join(work, "tls"))))
+    processes = {
+        KEEL_VM: Process(ns.exec_args(qemu.command(binaries["kvm"], "microvm", MEMORY, 1,
+                                                   f"ip={ns.guest(0)}/24 {KEEL_ARGS}", "tcg", tap_args("tap0")))),
+        LINUX_VM: Process(ns.exec_args(vm_args)),
+        LINUX_NETNS: Process(peer.exec_args(["nginx", "-c", conf])),
+        KEEL_PROCESS: Process(ns.exec_args([binaries["linux"], "tap=tapl", "ip=10.0.8.2/24", *KEEL_ARGS.split()])),
+    }
     targets = {KEEL_VM: ns.guest(0), LINUX_VM: ns.guest(1), LINUX_NETNS: peer.address,
                KEEL_PROCESS: "10.0.8.2"}
     page = open(os.path.join(SITE, PAGE.lstrip("/")), "rb").read()
     for label, address in targets.items():
         wait_answering(ns, address)
-        body = subprocess.run(ns.exec_args(["curl", "-sf", "--retry", "20", "--retry-connrefused",
-                                            "--retry-delay", "1", f"http://{address}{PAGE}"]),
-                              capture_output=True, timeout=120, check=False).stdout
-        if body != page:
-            raise RuntimeError(f"{label} serves a different {PAGE} ({len(body)} bytes)")
+        for scheme in ("http", "https"):
+            body = subprocess.run(ns.exec_args(["curl", "-skf", "--retry", "20", "--retry-connrefused",
+                                                "--retry-delay", "1", f"{scheme}://{address}{PAGE}"]),
+                                  capture_output=True, timeout=120, check=False).stdout
+            if body != page:
+                raise RuntimeError(f"{label} serves a different {scheme}://{PAGE} ({len(body)} bytes)")
     return targets, processes
 
 
-def wrk(ns, address, seconds, connections, close):
-    """{"rps", "p50", "p99", "errors"} from one wrk run (latencies in ms)."""
+def cpu_seconds(process):
+    """User and system time of a server so far (all its threads: QEMU's vCPU and I/O ones)."""
+    with open(f"/proc/{process.proc.pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def wrk(ns, address, seconds, connections, close, scheme, process):
+    """{"rps", "p50", "p99", "errors", "cpu_us"} from one wrk run (latencies in ms, the server's
+    host CPU time per request in µs)."""
     threads = min(2, connections)
     args = ["wrk", "--latency", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s",
-            "--timeout", "5s", *(["-H", "Connection: close"] if close else []), f"http://{address}{PAGE}"]
+            "--timeout", "5s", *(["-H", "Connection: close"] if close else []), f"{scheme}://{address}{PAGE}"]
+    cpu = cpu_seconds(process)
     out = run(ns.exec_args(args), timeout=seconds + 60).stdout
+    cpu = cpu_seconds(process) - cpu
+    requests = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     latency = {p: to_ms(re.search(rf"^\s+{p}%\s+(\S+)", out, re.M).group(1)) for p in ("50", "99")}
     errors = sum(int(n) for n in re.findall(r"(?:connect|read|write|timeout) (\d+)", out))
     non_2xx = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return {"rps": rps, "p50": latency["50"], "p99": latency["99"],
-            "errors": errors + (int(non_2xx.group(1)) if non_2xx else 0)}
+            "errors": errors + (int(non_2xx.group(1)) if non_2xx else 0),
+            "cpu_us": cpu / requests * 1e6 if requests else float("inf")}
 
 
 def to_ms(text):
@@ -122,19 +160,24 @@ def to_ms(text):
 
 
 def cases(args):
-    """(key, figure name, connections, close) of each measurement."""
-    keep = [(f"c{n}", f"keep-alive, {n} connection{'s' if n > 1 else ''}", n, False) for n in args.connections]
-    return keep + [("close", "a connection per request", 1, True)]
+    """(key, figure name, connections, close, scheme) of each measurement."""
+    found = []
+    for scheme in ("http", "https"):
+        prefix = "HTTPS " if scheme == "https" else ""
+        found += [(f"{scheme}-c{n}", f"{prefix}keep-alive, {n} connection{'s' if n > 1 else ''}", n, False, scheme)
+                  for n in args.connections if scheme == "http" or n <= HTTPS_MAX_CONNECTIONS]
+        found.append((f"{scheme}-close", f"{prefix}a connection per request", 1, True, scheme))
+    return found
 
 
-def measure(args, ns, targets, figures):
+def measure(args, ns, targets, processes, figures):
     for r in range(args.rounds):
         order = list(targets.items())
         if r % 2:
             order.reverse()  # no target always goes first
         for label, address in order:
-            for key, _, connections, close in cases(args):
-                result = wrk(ns, address, args.seconds, connections, close)
+            for key, _, connections, close, scheme in cases(args):
+                result = wrk(ns, address, args.seconds, connections, close, scheme, processes[label])
                 figures[label].setdefault(key, []).append(result)
             print(f"  round {r + 1}/{args.rounds} {label}: " + ", ".join(
                 f"{key} {figures[label][key][-1]['rps']:,.0f}/s" for key, *_ in cases(args)), flush=True)
@@ -145,12 +188,17 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seconds", type=int, default=5, help="per figure")
     parser.add_argument("--connections", default="1,10,100,1000")
+    parser.add_argument("--rates", default="100,200,400,800,1600,3200,6400,12800",
+                        help="fixed request rates, stepped up until each server fails")
+    parser.add_argument("--rate-seconds", type=int, default=5, help="per fixed rate")
     parser.add_argument("--quick", action="store_true",
-                        help="a second per figure, 1 and 10 connections (CI); writes to build/bench-quick/")
+                        help="a second per figure, 1 and 10 connections, two rates (CI); writes to build/bench-quick/")
     args = parser.parse_args()
     args.connections = [int(n) for n in args.connections.split(",")]
+    args.rates = fixed_rate_steps.parse_rates(args.rates)
     if args.quick:
         args.rounds, args.seconds, args.connections = 1, 1, [1, 10]
+        args.rates, args.rate_seconds = [50, 100], 1
     out = bench_report.results_dir(args.quick)
     args.load = os.getloadavg()
     service = os.path.join(ROOT, "examples", "web")
@@ -159,21 +207,23 @@ def main():
     figures = {label: {} for label in TARGETS}
     with tempfile.TemporaryDirectory(prefix="keel-bench-http-") as work:
         ns = Namespace(taps=2)
-        peer, processes = None, []
+        peer, processes = None, {}
         try:
             ns.sh("sysctl -qw net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=1 && "
                   "ip tuntap add tapl mode tap && ip link set tapl up && ip addr add 10.0.8.1/24 dev tapl")
             peer = Peer(ns)
             targets, processes = start_servers(ns, peer, binaries, work)
-            print("http: all four targets serve the page; measuring", flush=True)
-            measure(args, ns, targets, figures)
+            print("http: all four targets serve the page over HTTP and HTTPS; measuring", flush=True)
+            measure(args, ns, targets, processes, figures)
+            steps = fixed_rate_steps.step(ns, fixed_rate_steps.compile_tool(work), targets, PAGE,
+                                          args.rates, args.rate_seconds)
         finally:
-            for process in reversed(processes):
+            for process in reversed(list(processes.values())):
                 process.close()
             if peer:
                 peer.close()
             ns.close()
-    write_report(out, args, figures)
+    write_report(out, args, figures, steps)
 
 
 def median_of(rounds, what):
@@ -182,40 +232,48 @@ def median_of(rounds, what):
 
 def comparisons(args, figures):
     rows = []
-    for key, name, _, _ in cases(args):
-        for what, unit, lower in (("rps", "req/s", False), ("p50", "ms", True), ("p99", "ms", True)):
+    for key, name, _, close, scheme in cases(args):
+        for what, unit, lower in (("rps", "req/s", False), ("p50", "ms", True), ("p99", "ms", True),
+                                  ("cpu_us", "µs host CPU", True)):
             pick = {label: figures[label][key] for label in TARGETS}
             ranges = {slot: (min(r[what] for r in pick[label]), max(r[what] for r in pick[label]))
                       for slot, label in (("keel", KEEL_VM), ("linux_vm", LINUX_VM), ("linux_netns", LINUX_NETNS))}
-            title = f"{name}: {'requests/s' if what == 'rps' else 'latency ' + what}"
-            rows.append(Comparison(title, unit, median_of(pick[KEEL_VM], what), median_of(pick[LINUX_VM], what),
-                                   median_of(pick[LINUX_NETNS], what), lower,
-                                   GOAL if what == "rps" and key != "close" else None, ranges))
+            kind = {"rps": "requests/s", "cpu_us": "CPU per request"}.get(what, "latency " + what)
+            rows.append(Comparison(f"{name}: {kind}", unit, median_of(pick[KEEL_VM], what),
+                                   median_of(pick[LINUX_VM], what), median_of(pick[LINUX_NETNS], what), lower,
+                                   GOALS[scheme] if what == "rps" and not close else None, ranges))
     return rows
 
 
-def write_report(out, args, figures):
+def write_report(out, args, figures, steps):
     table = comparisons(args, figures)
     lines = ["# HTTP benchmark", "",
              f"`tools/keel bench http{' --quick' if args.quick else ''}` (rounds {args.rounds}, "
              f"{args.seconds} s per figure), {bench_report.machine_line('tcg')}. wrk fetches "
              f"`{PAGE}` of examples/web/site ({os.path.getsize(os.path.join(SITE, PAGE.lstrip('/')))} bytes) "
              "from the host side of each TAP or veth; every target serves the same file (checked "
-             "byte for byte before measuring). nginx: Debian's, one worker, access log off, sendfile.", "",
+             "byte for byte before measuring). nginx: Debian's, one worker, access log off, sendfile; "
+             "HTTPS with examples/web's build-made ECDSA P-256 pair, TLS 1.2 and 1.3 (wrk negotiates 1.3), "
+             f"keep-alive up to {HTTPS_MAX_CONNECTIONS} connections (each window includes the handshakes). "
+             "CPU per request: the server's host CPU time (QEMU's every thread, or the process) over "
+             "the requests wrk counted.", "",
              "## Keel beside nginx in the Linux VM and in a netns", "",
              f"Both guests run on the same QEMU line (microvm, TCG, `-m {MEMORY}`, virtio-net-device "
              "on a TAP). Medians over rounds; targets alternate within each round; a ratio is given "
              "only where every round agrees on its side (else \"no verdict\").", ""]
     lines += bench_report.comparison_table(table)
-    lines += ["", "## Every target", "", "| target | figure | requests/s (rounds) | p50 ms | p99 ms | errors |",
-              "|---|---|---|---|---|---|"]
+    lines += ["", "## Every target", "",
+              "| target | figure | requests/s (rounds) | p50 ms | p99 ms | CPU µs/request | errors |",
+              "|---|---|---|---|---|---|---|"]
     for label in TARGETS:
-        for key, name, _, _ in cases(args):
+        for key, name, *_ in cases(args):
             rounds = figures[label][key]
             rates = ", ".join(format(r["rps"], ",.0f") for r in rounds)
             lines.append(f"| {label} | {name} | {rates} | "
                          f"{median_of(rounds, 'p50'):.3f} | {median_of(rounds, 'p99'):.3f} | "
-                         f"{sum(r['errors'] for r in rounds)} |")
+                         f"{median_of(rounds, 'cpu_us'):,.0f} | {sum(r['errors'] for r in rounds)} |")
+    lines += [""] + fixed_rate_steps.report_lines(steps, args.rate_seconds) + ["![p99 against the rate](http_rate.png)"]
+    fixed_rate_steps.plot(os.path.join(out, "http_rate.png"), steps)
     lines += ["", f"Host load average (1 min) when the run began and ended: {args.load[0]:.1f}, "
               f"{os.getloadavg()[0]:.1f} (the machine is shared; ratios come from alternated "
               "measurements in this run).", ""]

@@ -1,4 +1,4 @@
-# keel_static_files(TARGET FOLDER [GZIP] [NAME function]): embeds FOLDER, a
+# keel_static_files(TARGET FOLDER [GZIP] [BROTLI] [NAME function]): embeds FOLDER, a
 # read-only file tree for lib/http's static files, into the service TARGET
 # (the image and the Linux-process build alike) and links lib/http:
 #
@@ -10,12 +10,13 @@
 # a blob (linked by .incbin, no C++ array to compile) and a C++ table with
 # each file's path, modification time and ETag. A FILE.gz beside FILE is its
 # gzip variant; GZIP makes one for every other file with `gzip -9 -n` (kept
-# when smaller). NAME is the C++ function returning the tree
+# when smaller). Likewise FILE.br and BROTLI (`brotli -q 11`, Debian's
+# brotli package) for the brotli variant. NAME is the C++ function returning the tree
 # (keel::http::static_files by default). Any change in FOLDER (a file
 # edited, touched, its time set back, added or removed) rebuilds the table;
 # no change rebuilds nothing. docs/http.md, "Static files".
 #
-# keel_static_files_sources(OUT_VAR ID FOLDER [GZIP] [NAME function]) does
+# keel_static_files_sources(OUT_VAR ID FOLDER [GZIP] [BROTLI] [NAME function]) does
 # the same into a list of sources, for host builds (test/http), made by the
 # target ID_static_files (add_dependencies on it).
 find_program(KEEL_STATIC_PYTHON python3 PATHS /usr/bin NO_DEFAULT_PATH)
@@ -23,7 +24,7 @@ find_program(KEEL_STATIC_PYTHON python3 REQUIRED)
 set(KEEL_STATIC_EMBED ${CMAKE_CURRENT_LIST_DIR}/../lib/http/static/embed_static.py)
 
 function(keel_static_files_sources out_var id folder)
-  cmake_parse_arguments(S "GZIP" "NAME" "" ${ARGN})
+  cmake_parse_arguments(S "GZIP;BROTLI" "NAME" "" ${ARGN})
   if(S_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "keel_static_files(${id}): unexpected ${S_UNPARSED_ARGUMENTS}")
   endif()
@@ -38,6 +39,10 @@ function(keel_static_files_sources out_var id folder)
   if(S_GZIP)
     find_program(KEEL_GZIP gzip REQUIRED)
     set(gzip_args --gzip ${KEEL_GZIP})
+  endif()
+  if(S_BROTLI)
+    find_program(KEEL_BROTLI brotli REQUIRED)
+    list(APPEND gzip_args --brotli ${KEEL_BROTLI})
   endif()
   string(MAKE_C_IDENTIFIER "keel_static_blob_${id}" symbol)
   # Run at every build (a custom target): the generator itself leaves its

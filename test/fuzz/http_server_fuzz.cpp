@@ -56,11 +56,12 @@ http::ServerOptions options(uint8_t setup) {
   return o;
 }
 
-// Static files under /files: a small one with a gzip variant (its bytes
-// need not be gzip: the server never looks), one past every buffer, and a
-// directory with an index.
+// Static files under /files: a small one with gzip and brotli variants
+// (their bytes need not be compressed: the server never looks), one past
+// every buffer, and a directory with an index.
 constexpr std::string_view small_text = "0123456789abcdef\n";
 constexpr std::string_view small_gzip = "\x1f\x8b fake variant";
+constexpr std::string_view small_br = "fake brotli";
 constexpr std::string_view index_text = "<h1>index</h1>\n";
 
 std::span<const uint8_t> bytes(std::string_view s) {
@@ -70,9 +71,10 @@ std::span<const uint8_t> bytes(std::string_view s) {
 const http::StaticTree& files() {
   static const std::vector<uint8_t> large(96 * 1024, 'L');
   static const http::StaticFile entries[] = {
-      {"d/index.html", bytes(index_text), {}, 784111777, "\"i\"", ""},
-      {"large.bin", large, {}, 784111777, "\"l\"", ""},
-      {"small.txt", bytes(small_text), bytes(small_gzip), 784111777, "\"s\"", "\"sg\""},
+      {"d/index.html", bytes(index_text), {}, 784111777, "\"i\"", "", {}, ""},
+      {"large.bin", large, {}, 784111777, "\"l\"", "", {}, ""},
+      {"small.txt", bytes(small_text), bytes(small_gzip), 784111777, "\"s\"", "\"sg\"",
+       bytes(small_br), "\"sb\""},
   };
   static const http::StaticTree tree{entries};
   return tree;

@@ -81,6 +81,16 @@ TEST(Router, UnknownMethodIs501) {
   EXPECT_EQ(api().match(Method::other, "/api/items").status(), 501);
 }
 
+// CONNECT's authority-form and OPTIONS's asterisk-form reach the router
+// with no path: valid requests for what no route implements (found by the
+// nginx differential, test_nginx_diff.py; it was 400).
+TEST(Router, ConnectAndServerWideOptionsAre501) {
+  const auto r = api();
+  EXPECT_EQ(r.match(Method::connect, "").status(), 501);
+  EXPECT_EQ(r.match(Method::options, "").status(), 501);
+  EXPECT_EQ(r.match(Method::connect, "/").status(), 501);
+}
+
 TEST(Router, HeadFallsBackToGet) {
   auto r = api();
   EXPECT_EQ(*r.match(Method::head, "/api/items/1").handler, "show");

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -30,12 +31,15 @@ std::string text(std::span<const uint8_t> bytes) {
   return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-// Debian's gzip, the program that made the variants, decompresses them.
-std::string gunzip(std::span<const uint8_t> in) {
-  const std::string path = ::testing::TempDir() + "static_variant.gz";
+// Debian's gzip and brotli, the programs that made the variants,
+// decompress them.
+std::string decompress(const std::string& program, std::span<const uint8_t> in) {
+  // One name per program and process: ctest runs the tests in parallel.
+  const std::string path =
+      ::testing::TempDir() + "static_variant_" + program + "_" + std::to_string(getpid());
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(in.data()), std::streamsize(in.size()));
-  FILE* p = popen(("gzip -d -c " + path).c_str(), "r");
+  FILE* p = popen((program + " -d -c " + path).c_str(), "r");
   std::string out;
   char buf[4096];
   for (std::size_t n; p != nullptr && (n = fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
@@ -68,9 +72,9 @@ TEST(StaticTree, EveryFileOfTheFolderWithItsBytesAndTime) {
   const http::StaticTree& tree = test_site_files();
   std::vector<std::string> paths;
   for (const http::StaticFile& f : tree.files) paths.emplace_back(f.path);
-  EXPECT_EQ(paths,
-            (std::vector<std::string>{"data.bin", "docs/index.html", "empty.txt", "index.html",
-                                      "pre/app.js", "pre/app.js.gz", "style.css"}));
+  EXPECT_EQ(paths, (std::vector<std::string>{"data.bin", "docs/index.html", "empty.txt",
+                                             "index.html", "pre/app.js", "pre/app.js.br",
+                                             "pre/app.js.gz", "style.css"}));
   for (const http::StaticFile& f : tree.files) {
     const std::string rel(f.path);
     EXPECT_EQ(text(f.content), source_file(rel)) << rel;
@@ -90,7 +94,7 @@ TEST(StaticTree, GzipVariantsMadeOrTaken) {
   const http::StaticFile& css = file("style.css");
   ASSERT_FALSE(css.gzip.empty());
   EXPECT_LT(css.gzip.size(), css.content.size());
-  EXPECT_EQ(gunzip(css.gzip), text(css.content));
+  EXPECT_EQ(decompress("gzip", css.gzip), text(css.content));
   EXPECT_NE(css.gzip_etag, css.etag);
   // A FILE.gz in the folder is FILE's variant as it is (and a file itself).
   EXPECT_EQ(text(file("pre/app.js").gzip), source_file("pre/app.js.gz"));
@@ -98,6 +102,28 @@ TEST(StaticTree, GzipVariantsMadeOrTaken) {
   // Not smaller (256 distinct bytes) or empty: no variant.
   EXPECT_TRUE(file("data.bin").gzip.empty());
   EXPECT_TRUE(file("empty.txt").gzip.empty());
+}
+
+TEST(StaticTree, BrotliVariantsMadeOrTaken) {
+  // BROTLI: style.css compressed at build time (brotli -q 11), smaller.
+  const http::StaticFile& css = file("style.css");
+  ASSERT_FALSE(css.br.empty());
+  EXPECT_LT(css.br.size(), css.content.size());
+  EXPECT_EQ(decompress("brotli", css.br), text(css.content));
+  EXPECT_NE(css.br_etag, css.etag);
+  EXPECT_NE(css.br_etag, css.gzip_etag);
+  // A FILE.br in the folder is FILE's variant as it is; variants get none.
+  EXPECT_EQ(text(file("pre/app.js").br), source_file("pre/app.js.br"));
+  EXPECT_TRUE(file("pre/app.js.br").br.empty());
+  EXPECT_TRUE(file("pre/app.js.br").gzip.empty());
+  EXPECT_TRUE(file("pre/app.js.gz").br.empty());
+  EXPECT_TRUE(file("empty.txt").br.empty());
+  // Bytes 0..255, which gzip cannot shrink, brotli can (213 bytes): its
+  // context modelling, so the file has a brotli variant and no gzip one.
+  const http::StaticFile& bin = file("data.bin");
+  ASSERT_FALSE(bin.br.empty());
+  EXPECT_LT(bin.br.size(), bin.content.size());
+  EXPECT_EQ(decompress("brotli", bin.br), text(bin.content));
 }
 
 TEST(StaticTree, Lookup) {
@@ -144,7 +170,7 @@ TEST(StaticAnswer, WholeFile) {
   EXPECT_EQ(field(r.head, "Accept-Ranges"), "bytes");
   EXPECT_EQ(field(r.head, "Vary"), "Accept-Encoding");  // it has a variant
   EXPECT_EQ(field(r.head, "Content-Encoding"), "(none)");
-  EXPECT_EQ(field(http::answer_static(file("data.bin"), get()).head, "Vary"), "(none)");
+  EXPECT_EQ(field(http::answer_static(file("empty.txt"), get()).head, "Vary"), "(none)");
 }
 
 TEST(StaticAnswer, HeadHasTheLengthAndIgnoresRange) {
@@ -157,7 +183,7 @@ TEST(StaticAnswer, HeadHasTheLengthAndIgnoresRange) {
 
 TEST(StaticAnswer, GzipVariantWhenAccepted) {
   const http::StaticFile& f = file("style.css");
-  const http::StaticReply gz = http::answer_static(f, get({{"Accept-Encoding", "gzip, br"}}));
+  const http::StaticReply gz = http::answer_static(f, get({{"Accept-Encoding", "gzip, deflate"}}));
   EXPECT_EQ(gz.head.status, 200);
   EXPECT_EQ(field(gz.head, "Content-Encoding"), "gzip");
   EXPECT_EQ(field(gz.head, "Content-Type"), "text/css; charset=utf-8");
@@ -176,6 +202,41 @@ TEST(StaticAnswer, GzipVariantWhenAccepted) {
             304);
   EXPECT_EQ(http::answer_static(f, get({{"If-None-Match", std::string(f.gzip_etag)}})).head.status,
             200);
+}
+
+// RFC 9110 §12.5.3: the highest q wins; at equal q, br (the smaller).
+TEST(StaticAnswer, BrotliVariantPreferredAtEqualWeight) {
+  const http::StaticFile& f = file("style.css");
+  auto coding = [&](std::string accept) {
+    return field(http::answer_static(f, get({{"Accept-Encoding", accept}})).head,
+                 "Content-Encoding");
+  };
+  EXPECT_EQ(coding("gzip, deflate, br"), "br");
+  EXPECT_EQ(coding("br"), "br");
+  EXPECT_EQ(coding("*"), "br");
+  EXPECT_EQ(coding("br;q=0.5, gzip"), "gzip");
+  EXPECT_EQ(coding("gzip;q=0.5, br;q=0.9"), "br");
+  EXPECT_EQ(coding("br;q=0, *"), "gzip");
+  EXPECT_EQ(coding("br;q=0, gzip;q=0"), "(none)");
+  const http::StaticReply br = http::answer_static(f, get({{"Accept-Encoding", "br"}}));
+  EXPECT_EQ(field(br.head, "Vary"), "Accept-Encoding");
+  EXPECT_EQ(field(br.head, "ETag"), f.br_etag);
+  EXPECT_EQ(br.head.content_length, f.br.size());
+  EXPECT_EQ(br.content.data(), f.br.data());
+  // The variant's own ETag validates it alone; a range is of its bytes.
+  EXPECT_EQ(http::answer_static(
+                f, get({{"Accept-Encoding", "br"}, {"If-None-Match", std::string(f.br_etag)}}))
+                .head.status,
+            304);
+  EXPECT_EQ(http::answer_static(
+                f, get({{"Accept-Encoding", "gzip"}, {"If-None-Match", std::string(f.br_etag)}}))
+                .head.status,
+            200);
+  const http::StaticReply r =
+      http::answer_static(f, get({{"Accept-Encoding", "br"}, {"Range", "bytes=0-1"}}));
+  EXPECT_EQ(r.head.status, 206);
+  EXPECT_EQ(field(r.head, "Content-Range"), "bytes 0-1/" + std::to_string(f.br.size()));
+  EXPECT_EQ(r.content.data(), f.br.data());
 }
 
 TEST(StaticAnswer, NotModified) {

@@ -200,6 +200,11 @@ TEST(StaticRange, MultipleRanges) {
     EXPECT_EQ(evaluate_range(v, 100).verdict, RangeVerdict::multiple) << v;
 }
 
+// A file with a gzip variant only.
+static bool accepts_gzip(const http::Request& r) {
+  return choose_coding(r, true, false) == Coding::gzip;
+}
+
 TEST(StaticAcceptEncoding, GzipWhenAcceptedWithQ) {
   auto gz = [](std::string value) { return accepts_gzip(request({{"Accept-Encoding", value}})); };
   EXPECT_FALSE(accepts_gzip(request({})));  // no field: identity (docs/http.md)
@@ -224,4 +229,27 @@ TEST(StaticAcceptEncoding, GzipWhenAcceptedWithQ) {
   EXPECT_FALSE(gz("gzip;q=0.5000"));
   EXPECT_FALSE(gz("gzip;level=9"));
   EXPECT_TRUE(accepts_gzip(request({{"Accept-Encoding", "br"}, {"Accept-Encoding", "gzip"}})));
+}
+
+// Among the variants a file has: the highest q, br when equal.
+TEST(StaticAcceptEncoding, BrotliBeforeGzipAtEqualQ) {
+  auto pick = [](std::string value, bool gzip = true, bool br = true) {
+    return choose_coding(request({{"Accept-Encoding", value}}), gzip, br);
+  };
+  EXPECT_EQ(choose_coding(request({}), true, true), Coding::identity);
+  EXPECT_EQ(pick("gzip, deflate, br"), Coding::br);
+  EXPECT_EQ(pick("BR"), Coding::br);
+  EXPECT_EQ(pick("gzip"), Coding::gzip);
+  EXPECT_EQ(pick("br"), Coding::br);
+  EXPECT_EQ(pick("br", true, false), Coding::identity);  // no brotli variant
+  EXPECT_EQ(pick("gzip", false, true), Coding::identity);
+  EXPECT_EQ(pick("gzip, br", false, true), Coding::br);
+  EXPECT_EQ(pick("*"), Coding::br);
+  EXPECT_EQ(pick("br;q=0.5, gzip"), Coding::gzip);
+  EXPECT_EQ(pick("br;q=0.9, gzip;q=0.5"), Coding::br);
+  EXPECT_EQ(pick("br;q=0, *"), Coding::gzip);
+  EXPECT_EQ(pick("*;q=0.5, br;q=0.4"), Coding::gzip);  // "*" weighs gzip here
+  EXPECT_EQ(pick("br;q=0.5, identity"), Coding::identity);
+  EXPECT_EQ(pick("br;q=0.5, gzip;q=0.7, identity;q=0.6"), Coding::gzip);
+  EXPECT_EQ(pick("br;q=2, gzip;q=0"), Coding::identity);  // malformed: dropped
 }

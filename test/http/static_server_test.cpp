@@ -40,10 +40,10 @@ const std::vector<uint8_t>& big_content() {
 
 const StaticTree& tree() {
   static const StaticFile files[] = {
-      {"big.bin", big_content(), {}, modified, "\"big\"", ""},
-      {"digits.txt", bytes(digits), {}, modified, "\"digits\"", ""},
-      {"docs/index.html", bytes(docs_page), {}, modified, "\"docs\"", ""},
-      {"index.html", bytes(index_page), {}, modified, "\"index\"", ""},
+      {"big.bin", big_content(), {}, modified, "\"big\"", "", {}, ""},
+      {"digits.txt", bytes(digits), {}, modified, "\"digits\"", "", {}, ""},
+      {"docs/index.html", bytes(docs_page), {}, modified, "\"docs\"", "", {}, ""},
+      {"index.html", bytes(index_page), {}, modified, "\"index\"", "", {}, ""},
   };
   static const StaticTree t{files};
   return t;

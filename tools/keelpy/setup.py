@@ -16,6 +16,9 @@ BUILD_PACKAGES = ["cmake", "ninja-build", "g++", "binutils", "musl-dev", "qemu-s
                   # examples/web: its throwaway TLS test pair is made at build time; test/http's
                   # HTTPS tests use s_client
                   "openssl",
+                  # keel_static_files(... BROTLI): the brotli variants of static files
+                  # (examples/web, test/http's site)
+                  "brotli",
                   # keel debug: gdb on the image (through QEMU's gdb stub) or the Linux process
                   "gdb"]
 # Running every test, fuzz target and the network peers the tests use.

@@ -107,7 +107,11 @@ bool RouteTable::matches(const Route& route, const std::vector<std::string>& pat
 
 RouteMatch RouteTable::match(Method method, std::string_view path) const {
   RouteMatch m;
-  if (method == Method::other) {
+  // RFC 9110 §9.1: a method no route knows is 501. So are CONNECT (a tunnel,
+  // §9.3.6) and a server-wide OPTIONS * (§9.3.7): their targets (authority-
+  // and asterisk-form) have no path for a route, and the request is valid,
+  // so not the client's error (400) but functionality we do not implement.
+  if (method == Method::other || method == Method::connect || path.empty()) {
     m.result = RouteResult::not_implemented;
     return m;
   }

@@ -1,5 +1,5 @@
-// Accept-Encoding (RFC 9110 §12.5.3, qvalues §12.4.2): whether to send a
-// file's gzip variant.
+// Accept-Encoding (RFC 9110 §12.5.3, qvalues §12.4.2): which of a file's
+// precompressed variants (gzip, br) to send, if any.
 #include <algorithm>
 
 #include "static/rules.hpp"
@@ -29,13 +29,14 @@ int parse_qvalue(std::string_view s) {
 
 }  // namespace
 
-bool accepts_gzip(const Request& request) {
+Coding choose_coding(const Request& request, bool has_gzip, bool has_br) {
   // Without the field any coding is acceptable (§12.5.3), but nginx and
   // every client-facing server send identity then: a client that did not
   // ask may not decode (docs/http.md).
   auto value = combined_field(request, "Accept-Encoding");
-  if (!value) return false;
+  if (!value) return Coding::identity;
   int gzip = -1;      // the q of gzip (or x-gzip), -1 if not listed
+  int br = -1;        // of br
   int identity = -1;  // of identity
   int any = -1;       // of "*"
   std::string_view rest = *value;
@@ -56,14 +57,26 @@ bool accepts_gzip(const Request& request) {
     }
     if (syntax::iequals(coding, "gzip") || syntax::iequals(coding, "x-gzip"))
       gzip = std::max(gzip, q);
+    else if (syntax::iequals(coding, "br"))
+      br = std::max(br, q);
     else if (syntax::iequals(coding, "identity"))
       identity = q;
     else if (coding == "*")
       any = q;
   }
-  if (gzip < 0) gzip = any;     // "*" stands for the codings not listed
-  if (gzip <= 0) return false;  // not listed, or q=0: "not acceptable"
-  return identity < 0 || gzip >= identity;
+  // "*" stands for the codings not listed; not listed, or q=0, is "not
+  // acceptable"; and identity listed above a coding is preferred to it.
+  auto weight = [&](bool has, int q) {
+    if (!has) return -1;
+    if (q < 0) q = any;
+    if (q <= 0 || (identity >= 0 && q < identity)) return -1;
+    return q;
+  };
+  const int g = weight(has_gzip, gzip);
+  const int b = weight(has_br, br);
+  if (g < 0 && b < 0) return Coding::identity;
+  // Equal weights: br, whose variant is the smaller (RFC 7932's reason to be).
+  return b >= g ? Coding::br : Coding::gzip;
 }
 
 }  // namespace keel::http::static_detail

@@ -1,6 +1,6 @@
-// The answer to GET or HEAD of a static file: the representation (the gzip
-// variant when accepted), the preconditions, then the range (RFC 9110
-// §13.2.2's order).
+// The answer to GET or HEAD of a static file: the representation (a gzip
+// or brotli variant when accepted), the preconditions, then the range (RFC
+// 9110 §13.2.2's order).
 #include <string>
 
 #include "keel/http/response_writer.hpp"
@@ -14,10 +14,16 @@ using namespace static_detail;
 StaticReply answer_static(const StaticFile& file, const Request& request) {
   StaticReply reply;
   Response& h = reply.head;
-  const bool has_variant = !file.gzip.empty();
-  const bool gzip = has_variant && accepts_gzip(request);
-  const std::span<const uint8_t> content = gzip ? file.gzip : file.content;
-  const Validators v{gzip ? file.gzip_etag : file.etag, file.modified};
+  const bool has_variant = !file.gzip.empty() || !file.br.empty();
+  const Coding coding =
+      has_variant ? choose_coding(request, !file.gzip.empty(), !file.br.empty()) : Coding::identity;
+  const std::span<const uint8_t> content = coding == Coding::gzip ? file.gzip
+                                           : coding == Coding::br ? file.br
+                                                                  : file.content;
+  const std::string_view etag = coding == Coding::gzip ? file.gzip_etag
+                                : coding == Coding::br ? file.br_etag
+                                                       : file.etag;
+  const Validators v{etag, file.modified};
   const std::string last_modified = format_http_date(file.modified);
 
   // RFC 9110 §12.5.5: every response of a file that has a variant says
@@ -41,7 +47,8 @@ StaticReply answer_static(const StaticFile& file, const Request& request) {
   }
 
   h.set("Content-Type", content_type_for(file.path));
-  if (gzip) h.set("Content-Encoding", "gzip");
+  if (coding == Coding::gzip) h.set("Content-Encoding", "gzip");
+  if (coding == Coding::br) h.set("Content-Encoding", "br");
   h.set("Last-Modified", last_modified);
   h.set("ETag", v.etag);
   h.set("Accept-Ranges", "bytes");

@@ -4,16 +4,19 @@ keel_static_files() in cmake/keel-static-files.cmake at build time).
 
     embed_static.py --folder DIR --name FUNCTION --blob OUT.bin --table OUT.cpp
                     [--symbol BLOB_SYMBOL] [--gzip /usr/bin/gzip]
+                    [--brotli /usr/bin/brotli]
 
-Writes OUT.bin, every file's bytes (and its gzip variant's) one after the
+Writes OUT.bin, every file's bytes (and its variants') one after the
 other, and OUT.cpp, the table of http::StaticFile entries (path, content,
-variant, modification time, ETags) that FUNCTION() returns; the blob is
+variants, modification time, ETags) that FUNCTION() returns; the blob is
 linked in by an .incbin (BLOB_SYMBOL). Each file keeps its modification
 time (Last-Modified). ETags are strong, from a SHA-256 of the bytes sent.
-A variant is FILE.gz beside FILE when the folder has one, else, with
---gzip, `gzip -9 -n` of FILE when that is smaller (-n: no name or time in
-the output, so a build is reproducible). Nothing is rewritten while every
-file keeps its name, size and time (OUT.cpp.manifest).
+The gzip variant is FILE.gz beside FILE when the folder has one, else,
+with --gzip, `gzip -9 -n` of FILE when that is smaller (-n: no name or
+time in the output, so a build is reproducible); the brotli variant
+likewise FILE.br, else with --brotli `brotli -q 11` (its format has no
+name or time). Nothing is rewritten while every file keeps its name, size
+and time (OUT.cpp.manifest).
 """
 import argparse
 import hashlib
@@ -55,6 +58,21 @@ def files_of(folder):
     return found
 
 
+VARIANT_SUFFIXES = (".gz", ".br")
+
+
+def variant(rel, full, content, names, suffix, command):
+    """FILE+suffix from the folder if it has one, else `command` FILE when
+    given and smaller; b"" for none. A variant has no variants itself."""
+    if rel + suffix in names:
+        with open(full + suffix, "rb") as f:
+            return f.read()
+    if not command or rel.endswith(VARIANT_SUFFIXES) or not content:
+        return b""
+    out = subprocess.run([*command, full], check=True, capture_output=True).stdout
+    return out if len(out) < len(content) else b""
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--folder", required=True)
@@ -63,6 +81,7 @@ def main():
     p.add_argument("--table", required=True)
     p.add_argument("--symbol", required=True)
     p.add_argument("--gzip")
+    p.add_argument("--brotli")
     a = p.parse_args()
     if not os.path.isdir(a.folder):
         sys.exit(f"embed_static: {a.folder} is not a folder")
@@ -86,21 +105,16 @@ def main():
         with open(full, "rb") as f:
             content = f.read()
         mtime = int(os.stat(full).st_mtime)
-        gz = b""
-        if rel + ".gz" in names:
-            with open(full + ".gz", "rb") as f:
-                gz = f.read()
-        elif a.gzip and not rel.endswith(".gz") and content:
-            gz = subprocess.run([a.gzip, "-9", "-n", "-c", full], check=True,
-                                capture_output=True).stdout
-            if len(gz) >= len(content):
-                gz = b""
+        gz = variant(rel, full, content, names, ".gz", a.gzip and [a.gzip, "-9", "-n", "-c"])
+        br = variant(rel, full, content, names, ".br", a.brotli and [a.brotli, "-q", "11", "-c"])
         offset = len(blob)
         blob += content
         gz_offset = len(blob)
         blob += gz
+        br_offset = len(blob)
+        blob += br
         rows.append((rel, offset, len(content), gz_offset, len(gz), mtime, etag(content),
-                     etag(gz) if gz else '""'))
+                     etag(gz) if gz else '""', br_offset, len(br), etag(br) if br else '""'))
 
     with open(a.blob, "wb") as f:
         f.write(blob)
@@ -114,9 +128,10 @@ def main():
         "using keel::http::StaticFile;",
         "const StaticFile files[] = {",
     ]
-    for rel, off, size, gz_off, gz_size, mtime, tag, gz_tag in rows:
+    for rel, off, size, gz_off, gz_size, mtime, tag, gz_tag, br_off, br_size, br_tag in rows:
         lines.append(f"    {{{c_string(rel)}, {{{a.symbol} + {off}, {size}}}, {{{a.symbol} + {gz_off}, {gz_size}}}, "
-                     f"{mtime}, {c_string(tag)}, {c_string(gz_tag)}}},")
+                     f"{mtime}, {c_string(tag)}, {c_string(gz_tag)}, "
+                     f"{{{a.symbol} + {br_off}, {br_size}}}, {c_string(br_tag)}}},")
     if not rows:
         lines.append("    {},")
     lines += [

@@ -52,8 +52,14 @@ struct RangeRequest {
 };
 RangeRequest evaluate_range(std::string_view value, uint64_t length);
 
-// RFC 9110 §12.5.3: whether the gzip coding is acceptable and not
-// less preferred than identity (no Accept-Encoding: identity only).
-bool accepts_gzip(const Request& request);
+// The content codings a file can be sent in: its own bytes or a
+// precompressed variant.
+enum class Coding : uint8_t { identity, gzip, br };
+
+// RFC 9110 §12.5.3: the coding to send, among the variants the file has:
+// the acceptable one (q > 0, not below an explicit identity) with the
+// highest q, br before gzip when equal (smaller); identity when none is,
+// or without Accept-Encoding.
+Coding choose_coding(const Request& request, bool has_gzip, bool has_br);
 
 }  // namespace keel::http::static_detail

@@ -2,7 +2,7 @@
 // build time (keel_static_files() in cmake/keel-static-files.cmake), and
 // the answer to a GET or HEAD of one of its files: content type, ETag and
 // Last-Modified, conditional requests (RFC 9110 §13), one byte range (RFC
-// 9110 §14), a precompressed gzip variant when the client accepts it
+// 9110 §14), a precompressed gzip or brotli variant when the client accepts it
 // (docs/http.md, "Static files").
 //
 //   # CMakeLists.txt
@@ -29,6 +29,8 @@ struct StaticFile {
   int64_t modified = 0;           // the file's modification time, seconds since 1970
   std::string_view etag;          // strong, from a hash of content: "\"3f1c...\""
   std::string_view gzip_etag;     // the variant's own (RFC 9110 §8.8.3: another representation)
+  std::span<const uint8_t> br;    // the brotli variant (RFC 7932); empty if none
+  std::string_view br_etag;       // its own
 };
 
 struct StaticTree {

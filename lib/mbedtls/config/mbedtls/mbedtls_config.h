@@ -56,6 +56,9 @@
 #define MBEDTLS_ECP_DP_CURVE25519_ENABLED
 #define MBEDTLS_ECP_NIST_OPTIM
 #define MBEDTLS_ECDH_C
+// X25519 by Everest's HACL* code (3rdparty/everest): the shared secret of every TLS 1.3
+// handshake with an X25519 key share, the most common one.
+#define MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED
 #define MBEDTLS_ECDSA_C
 #define MBEDTLS_ECDSA_DETERMINISTIC
 #define MBEDTLS_HMAC_DRBG_C

@@ -25,6 +25,7 @@
 
 #include "config.hpp"
 #include "items.hpp"
+#include "transfer.hpp"
 
 namespace {
 
@@ -65,7 +66,8 @@ void print_stats() {
 
 void Service::start() {
   web_app::Config config;
-  config.server.limits.max_body = 64 * 1024;  // items are small
+  config.server.max_buffered_body = 64 * 1024;         // items are small
+  config.server.limits.max_body = 1024 * 1024 * 1024;  // a streamed upload (transfer.hpp)
   // Requests are small and the page and items go out whole: a modest window
   // and send buffer per connection (the stack's defaults are 256 KiB each),
   // as examples/dns does for DNS over TCP.
@@ -81,6 +83,7 @@ void Service::start() {
   // wildcard whatever the order.
   if (!http::serve_static(*server, "/", http::static_files())) return fail("cannot mount the site");
   web_app::add_item_routes(*server, config.max_items);
+  if (config.transfer) web_app::add_transfer_routes(*server);
   if (config.access_log) {
     server->set_access_log([](const http::AccessEntry& e) {
       std::printf("web: %s \"%.*s %.*s\" %u %llu\n", e.remote.to_string().c_str(),

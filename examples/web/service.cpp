@@ -5,6 +5,8 @@
 // keel_tls_credentials). Settings in config.hpp: the ports (80 and 443 by
 // default), the timeouts, an access log that is off by default. HTTPS
 // refuses to start when the random generator is not seeded (decision 0104).
+// With web_transfer=1, transfer.hpp's routes stream a large download and
+// hash a large upload (test/http/test_web_scale.py).
 //
 //   tools/keel run examples/web -p 8080:80 -p 8443:443
 //   curl http://127.0.0.1:8080/

@@ -116,6 +116,29 @@ TEST(HttpServer, ABodyOverTheLimitGets413) {
   EXPECT_EQ(c.statuses(), std::vector<int>{413});
 }
 
+// HEAD of a streamed response: the head only, and the producer is never
+// asked for the content it would drop (it may be 1 TiB, as examples/web's
+// /api/bytes/:n can be).
+TEST(HttpServer, AHeadRequestDoesNotRunTheStreamsProducer) {
+  Harness h;
+  std::size_t calls = 0;
+  h.server.route(Method::get, "/stream", [&](Exchange ex) {
+    Response r;
+    r.content_length = uint64_t(1) << 40;
+    ex.respond_stream(r, [&](std::string& next) {
+      ++calls;
+      next.assign(16 * 1024, 'x');
+      return calls < 100;  // ends, so that a server that asks fails rather than hangs
+    });
+  });
+  Client c(h);
+  c.send("HEAD /stream HTTP/1.1\r\nHost: a\r\n\r\n" + get_home);
+  ASSERT_TRUE(c.has(2));
+  EXPECT_EQ(calls, 0u);
+  EXPECT_EQ(c.statuses(), (std::vector<int>{200, 200}));
+  EXPECT_NE(c.got.find("Content-Length: 1099511627776\r\n"), std::string::npos);
+}
+
 // Content kept whole for body() is bounded by max_buffered_body; a route
 // that streams its content (on_body) only by limits.max_body.
 TEST(HttpServer, ABufferedBodyOverItsLimitGets413AndAStreamedOneGoesThrough) {

@@ -333,6 +333,12 @@ def test_stream_is_what_the_client_expects(web):
     """A small download against the Python model (block boundaries, a tail)."""
     for size in (0, 5, 65536 + 13):
         assert download_sha256(web, size, 60) == stream_sha256(size)
+    # HEAD of the largest: its length, without the server making 1 TiB first.
+    result = run(web.args(["curl", "-sS", "-I", "--max-time", "30", f"{URL}/api/bytes/{1 << 40}"]),
+                 timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert "Content-Length: 1099511627776\r\n" in result.stdout, result.stdout
+    assert download_sha256(web, 5, 60) == stream_sha256(5)  # and it still serves
 
 
 # platform, impairment, download size, upload size (None: the whole file)

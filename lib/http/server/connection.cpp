@@ -199,6 +199,12 @@ void Connection::pump() {
         if (!send_direct()) return;
         continue;
       }
+    } else if (!producer_done && !writer->sends_content()) {
+      // HEAD (or 204, 304): the content would be dropped, so the producer
+      // is never asked for it; a stream of 1 TiB would otherwise be made
+      // whole, for nothing, before the next event.
+      producer_done = true;
+      producer = nullptr;
     } else if (!producer_done) {
       content.clear();
       content_sent = 0;

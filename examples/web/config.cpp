@@ -1,6 +1,7 @@
 #include "config.hpp"
 
 #include <chrono>
+#include <cstdint>
 #include <os>
 #include <util/settings.hpp>
 
@@ -40,6 +41,14 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
     error = parse_uint(field, value, 86400, c.stats_interval);
   } else if (key == "max_items") {
     error = parse_uint(field, value, 1'000'000, c.max_items);
+  } else if (key == "transfer") {
+    error = parse_bool(field, value, c.transfer);
+  } else if (key == "max_upload") {
+    if ((error = parse_uint(field, value, UINT32_MAX, n)).empty()) c.server.limits.max_body = n;
+  } else if (key == "send_buffer") {
+    if ((error = parse_uint(field, value, 64 << 20, n)).empty()) c.server.tcp.send_buffer = n;
+  } else if (key == "receive_buffer") {
+    if ((error = parse_uint(field, value, 64 << 20, n)).empty()) c.server.tcp.receive_buffer = n;
   } else if (key == "max_connections") {
     if ((error = parse_uint(field, value, 1'000'000, n)).empty()) c.server.max_connections = n;
   } else if (key == "header_timeout") {

@@ -5,6 +5,9 @@
 //   web_header_timeout=10000 web_body_timeout=30000 web_idle_timeout=60000
 //   web_send_timeout=60000 (ms) web_max_connections=1024
 //   web_https_port=443 (0: no HTTPS) web_tls_max=128 (TLS sessions at once)
+//   web_transfer=0 (1: the large-transfer routes of transfer.hpp)
+//   web_max_upload=1073741824 (bytes of a streamed upload; JSON items: 64 KiB)
+//   web_send_buffer=65536 web_receive_buffer=16384 (bytes per TCP connection)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -21,6 +24,7 @@ struct Config {
   bool access_log = false;      // one line per response on the console
   uint32_t stats_interval = 0;  // seconds between counter lines; 0: none
   uint32_t max_items = 1000;    // the REST store's bound
+  bool transfer = false;        // /api/bytes and /api/sha256 (transfer.hpp)
   keel::http::ServerOptions server;
 };
 

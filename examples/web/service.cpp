@@ -5,6 +5,8 @@
 // keel_tls_credentials). Settings in config.hpp: the ports (80 and 443 by
 // default), the timeouts, an access log that is off by default. HTTPS
 // refuses to start when the random generator is not seeded (decision 0104).
+// With web_transfer=1, transfer.hpp's routes stream a large download and
+// hash a large upload (test/http/test_web_scale.py).
 //
 //   tools/keel run examples/web -p 8080:80 -p 8443:443
 //   curl http://127.0.0.1:8080/
@@ -25,6 +27,7 @@
 
 #include "config.hpp"
 #include "items.hpp"
+#include "transfer.hpp"
 
 namespace {
 
@@ -65,7 +68,8 @@ void print_stats() {
 
 void Service::start() {
   web_app::Config config;
-  config.server.limits.max_body = 64 * 1024;  // items are small
+  config.server.max_buffered_body = 64 * 1024;         // items are small
+  config.server.limits.max_body = 1024 * 1024 * 1024;  // a streamed upload (transfer.hpp)
   // Requests are small and the page and items go out whole: a modest window
   // and send buffer per connection (the stack's defaults are 256 KiB each),
   // as examples/dns does for DNS over TCP.
@@ -81,6 +85,7 @@ void Service::start() {
   // wildcard whatever the order.
   if (!http::serve_static(*server, "/", http::static_files())) return fail("cannot mount the site");
   web_app::add_item_routes(*server, config.max_items);
+  if (config.transfer) web_app::add_transfer_routes(*server);
   if (config.access_log) {
     server->set_access_log([](const http::AccessEntry& e) {
       std::printf("web: %s \"%.*s %.*s\" %u %llu\n", e.remote.to_string().c_str(),

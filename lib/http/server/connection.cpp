@@ -66,6 +66,14 @@ void Connection::on_headers() {
   }
   if (route != nullptr && route->on_head) route->on_head(Exchange(weak_from_this(), seq));
   if (phase != Phase::body) return;  // answered (or ended) already
+  // Content that would be kept whole and cannot fit: refused before it
+  // comes (RFC 9110 §15.5.14), 100-continue or not.
+  if (route_error == 0 && !body_handler && req.framing == BodyFraming::content_length &&
+      req.content_length > server.options.max_buffered_body) {
+    route_error = status::content_too_large;
+    Exchange(weak_from_this(), seq).respond(route_error);
+    return;
+  }
   // RFC 9110 §10.1.1: a client waiting for 100 before its content. A route
   // error answers at once instead (and the connection closes after it).
   if (req.expect_continue && req.framing != BodyFraming::none) {
@@ -86,6 +94,8 @@ void Connection::on_body(std::span<const uint8_t> piece) {
     body_handler(piece);
     return;
   }
+  if (piece.size() > server.options.max_buffered_body - body.size())  // chunked, too long
+    return answer_and_close(status::content_too_large);
   body.append(reinterpret_cast<const char*>(piece.data()), piece.size());  // within max_body
 }
 
@@ -189,6 +199,12 @@ void Connection::pump() {
         if (!send_direct()) return;
         continue;
       }
+    } else if (!producer_done && !writer->sends_content()) {
+      // HEAD (or 204, 304): the content would be dropped, so the producer
+      // is never asked for it; a stream of 1 TiB would otherwise be made
+      // whole, for nothing, before the next event.
+      producer_done = true;
+      producer = nullptr;
     } else if (!producer_done) {
       content.clear();
       content_sent = 0;
@@ -261,6 +277,7 @@ bool Connection::refused(net::Status s) {
 }
 
 void Connection::complete() {
+  out.release();  // all went into the stream: an idle connection holds no buffer of ours
   server.count_response(head.status);
   if (server.access_log) {
     const Request& req = parser.request();
@@ -277,12 +294,12 @@ void Connection::next_request() {
   route = nullptr;
   params = {};
   route_error = 0;
-  body.clear();
+  std::string().swap(body);  // a large body's storage is not kept between requests
   body_handler = nullptr;
   responded = false;
   writer.reset();
   head = Response{};
-  content.clear();
+  std::string().swap(content);
   producer = nullptr;
   direct = {};
   direct_sent = 0;

@@ -4,6 +4,11 @@
 // costs at most that much here (plus what the transport queues), never
 // more: when it is full the writer says would_block and the producer
 // waits until the connection has taken some (TcpStream's on_drain).
+//
+// The storage is allocated at the first append and freed by release() once
+// all was taken, so an idle keep-alive connection holds none of it: 10,000
+// of them would otherwise hold 10,000 buffers of 16 KiB (docs/http.md,
+// "What a connection costs").
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +26,8 @@ class OutputBuffer {
   std::size_t size() const { return end_ - begin_; }
   std::size_t room() const { return capacity_ - size(); }
   bool empty() const { return begin_ == end_; }
+  // Whether the storage is allocated now (false when made and after release()).
+  bool allocated() const { return data_ != nullptr; }
 
   // Appends all of `bytes` if they fit in room(), else nothing.
   bool append(std::string_view bytes);
@@ -29,6 +36,9 @@ class OutputBuffer {
   // What waits to be sent, oldest first; consume() what was sent.
   std::span<const uint8_t> pending() const { return {data_.get() + begin_, size()}; }
   void consume(std::size_t count);
+  // Frees the storage if nothing is pending (the next append allocates it
+  // again); a connection calls it when a response is done.
+  void release();
 
  private:
   void make_room(std::size_t count);

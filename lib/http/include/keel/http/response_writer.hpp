@@ -69,6 +69,9 @@ class ResponseWriter {
   WriteStatus finish(const std::vector<Field>& trailers = {});
 
   bool head_written() const { return state_ != State::head; }
+  // After write_head: whether content goes out at all (not for HEAD, 1xx,
+  // 204 and 304, whose content write_body drops).
+  bool sends_content() const { return !no_content_; }
   bool finished() const { return state_ == State::finished; }
   // Whether the connection may carry another request after this response.
   bool keep_alive() const { return keep_alive_; }

@@ -48,6 +48,11 @@ namespace keel::http {
 
 struct ServerOptions {
   Limits limits;  // the parser's: request line, header, body (413 past max_body)
+  // Content kept whole in memory for body() (a route without on_body):
+  // past it, 413 and close, before the content when Content-Length says so.
+  // A route that streams its content (on_body) is bounded by limits.max_body
+  // only, so a service can take large uploads without buffering them.
+  uint64_t max_buffered_body = 1024 * 1024;
   WriterOptions writer;
   // Per connection: what a response is framed into before the stream takes it.
   std::size_t output_buffer = 16 * 1024;

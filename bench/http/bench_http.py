@@ -272,7 +272,7 @@ def write_report(out, args, figures, steps):
             lines.append(f"| {label} | {name} | {rates} | "
                          f"{median_of(rounds, 'p50'):.3f} | {median_of(rounds, 'p99'):.3f} | "
                          f"{median_of(rounds, 'cpu_us'):,.0f} | {sum(r['errors'] for r in rounds)} |")
-    lines += [""] + fixed_rate_steps.report_lines(steps, args.rate_seconds) + ["![p99 against the rate](http_rate.png)"]
+    lines += [""] + fixed_rate_steps.report_lines(steps, args.rate_seconds, KEEL_VM, LINUX_VM) + ["![p99 against the rate](http_rate.png)"]
     fixed_rate_steps.plot(os.path.join(out, "http_rate.png"), steps)
     lines += ["", f"Host load average (1 min) when the run began and ended: {args.load[0]:.1f}, "
               f"{os.getloadavg()[0]:.1f} (the machine is shared; ratios come from alternated "

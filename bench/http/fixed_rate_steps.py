@@ -53,7 +53,18 @@ def highest_sustained(results):
     return max((rate for rate, r in results if not failed(r)), default=0)
 
 
-def report_lines(steps, seconds):
+def p99_goal(steps, keel, peer):
+    """Issue 23's goal: Keel's p99 no worse than the peer's at each rate both served."""
+    theirs = {rate: r for rate, r in steps[peer] if not failed(r)}
+    both = [(rate, r["p99"], theirs[rate]["p99"]) for rate, r in steps[keel] if rate in theirs]
+    worse = [f"{rate:,}/s ({mine:.1f} vs {peer_p99:.1f} ms)" for rate, mine, peer_p99 in both if mine > peer_p99]
+    if not both:
+        return f"p99 goal (Keel no worse than {peer}): no rate that both served."
+    return (f"p99 goal (Keel no worse than {peer} at each rate both served, {len(both)} rates): "
+            + ("met." if not worse else "missed at " + ", ".join(worse) + "."))
+
+
+def report_lines(steps, seconds, keel, peer):
     labels = list(steps)
     rates = sorted({rate for results in steps.values() for rate, _ in results})
     lines = ["## Fixed request rates (the CETIC method)", "",
@@ -70,7 +81,8 @@ def report_lines(steps, seconds):
             cells.append("—" if r is None else (f"lost {r['lost']}" if r["lost"] else f"{r['p99']:.1f}"))
         lines.append(f"| {rate:,} | " + " | ".join(cells) + " |")
     lines += ["", "Highest rate served: " + "; ".join(
-        f"{label} {highest_sustained(steps[label]):,}/s" for label in labels) + ".", ""]
+        f"{label} {highest_sustained(steps[label]):,}/s" for label in labels) + ".", "",
+              p99_goal(steps, keel, peer), ""]
     return lines
 
 

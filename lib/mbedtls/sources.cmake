@@ -19,7 +19,12 @@ file(GLOB KEEL_MBEDTLS_SOURCES ${KEEL_MBEDTLS_DIR}/library/*.c)
 # a TLS 1.3 handshake, several times faster than the generic curve code (decision 0105).
 set(keel_everest ${KEEL_MBEDTLS_DIR}/3rdparty/everest)
 list(APPEND KEEL_MBEDTLS_SOURCES ${keel_everest}/library/everest.c ${keel_everest}/library/x25519.c
-     ${keel_everest}/library/Hacl_Curve25519_joined.c ${CMAKE_CURRENT_LIST_DIR}/random.c)
+     ${keel_everest}/library/Hacl_Curve25519_joined.c ${CMAKE_CURRENT_LIST_DIR}/random.c
+     ${CMAKE_CURRENT_LIST_DIR}/x25519_public.c)
+# An X25519 key's public half also by Everest: x25519_public.c takes the name of mbed TLS's
+# export function and hands every other key to it under this one (for this file only).
+set_source_files_properties(${KEEL_MBEDTLS_DIR}/library/psa_crypto_ecp.c PROPERTIES COMPILE_DEFINITIONS
+    mbedtls_psa_ecp_export_public_key=mbedtls_psa_ecp_export_public_key_builtin)
 # Keel's config folder first: it shadows the upstream mbedtls/mbedtls_config.h.
 set(KEEL_MBEDTLS_INCLUDE_DIRS ${CMAKE_CURRENT_LIST_DIR}/config ${KEEL_MBEDTLS_DIR}/include
     ${keel_everest}/include)

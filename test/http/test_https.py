@@ -184,6 +184,20 @@ def test_forty_sessions_at_once_all_handshake_and_are_answered(web):
     assert tls_counters(web)["handshake-failures"] == before
 
 
+@pytest.mark.parametrize("scheme", ["http", "https"])
+def test_h2load_in_http1_mode_gets_every_answer(web, scheme):
+    # nghttp2's load generator as HTTP/1.1 client (ALPN http/1.1 over TLS): 4 keep-alive
+    # connections, 400 requests, each answered 200.
+    result = run(web.args(["h2load", "--h1", "-n", "400", "-c", "4", f"{scheme}://{KEEL}/index.html"]),
+                 timeout=300, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    requests = re.search(r"^requests: (.*)$", result.stdout, re.M).group(1)
+    assert requests.startswith("400 total, 400 started, 400 done, 400 succeeded, 0 failed, 0 errored"), requests
+    assert re.search(r"^status codes: 400 2xx,", result.stdout, re.M), result.stdout
+    if scheme == "https":
+        assert "Application protocol: http/1.1" in result.stdout, result.stdout
+
+
 @pytest.mark.parametrize("garbage", [
     f"GET / HTTP/1.1\r\nHost: {KEEL}\r\n\r\n",              # plain HTTP to the TLS port
     "\x16\x03\x01\x00\x05\x01\x00\x00\x01\x00" + "x" * 64,  # a handshake record that lies

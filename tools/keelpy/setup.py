@@ -43,8 +43,9 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "python3-requests",
                  # test/http/test_static.py: the reference server of the differential
                  "nginx-light",
-                 # test/http/test_testssl.py: the TLS scanner run against the image
-                 "testssl.sh",
+                 # test/http/test_testssl.py: the TLS scanner run against the image;
+                 # test_https.py: h2load --h1, nghttp2's load generator as a client
+                 "testssl.sh", "nghttp2-client",
                  # keel package --format libvirt (test_keel_package.py): libvirt's daemon and
                  # QEMU driver, its sysv flavour (CI machines may run no systemd; the test
                  # starts the daemon itself), virsh, and xmllint for virt-xml-validate

@@ -10,7 +10,7 @@
 //
 //   tools/keel run examples/web -p 8080:80 -p 8443:443
 //   curl http://127.0.0.1:8080/
-//   curl --cacert examples/web/build/linux/test_tls_cert.pem https://localhost:8443/
+//   curl --cacert examples/web/build/kvm/test_tls_cert.pem https://localhost:8443/
 //   curl -H 'Content-Type: application/json' -d '{"name":"x"}' http://127.0.0.1:8080/api/items
 //
 // The access log and the counter lines go to the console, which Keel

@@ -35,6 +35,15 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
   } else if (key == "tls_max") {
     if ((error = parse_uint(field, value, 1'000'000, n)).empty()) c.tls.max_sessions = n;
     if (error.empty() && n == 0) error = field + ": no sessions";
+  } else if (key == "tls_aead") {
+    if (value == "auto")
+      c.tls.aead = keel::tls::Aead::automatic;
+    else if (value == "client")
+      c.tls.aead = keel::tls::Aead::client;
+    else if (value == "chacha20")
+      c.tls.aead = keel::tls::Aead::chacha20;
+    else
+      error = field + ": auto, client or chacha20";
   } else if (key == "log") {
     error = parse_bool(field, value, c.access_log);
   } else if (key == "stats") {

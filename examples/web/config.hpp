@@ -5,6 +5,7 @@
 //   web_header_timeout=10000 web_body_timeout=30000 web_idle_timeout=60000
 //   web_send_timeout=60000 (ms) web_max_connections=1024
 //   web_https_port=443 (0: no HTTPS) web_tls_max=128 (TLS sessions at once)
+//   web_tls_aead=auto (client: the client's order; chacha20: ChaCha20-Poly1305 when offered)
 //   web_transfer=0 (1: the large-transfer routes of transfer.hpp)
 //   web_max_upload=1073741824 (bytes of a streamed upload; JSON items: 64 KiB)
 //   web_send_buffer=65536 web_receive_buffer=16384 (bytes per TCP connection)

@@ -41,31 +41,38 @@ std::vector<uint8_t> read_file(const char* path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
-// One context for the whole run (as a service has): the throwaway pair the build made.
-std::shared_ptr<tls::ServerContext> context() {
-  static std::shared_ptr<tls::ServerContext> made = [] {
-    const std::vector<uint8_t> cert = read_file(KEEL_FUZZ_TLS_CERT);
-    const std::vector<uint8_t> key = read_file(KEEL_FUZZ_TLS_KEY);
-    tls::ServerOptions o;
-    o.max_sessions = 1;
-    auto m = tls::ServerContext::create({cert, key}, o, tls::RandomSource::seeded);
-    CHECK(m.context != nullptr);
-    return m.context;
-  }();
-  return made;
+// Two contexts for the whole run (as a service has one): the throwaway pair the build made,
+// with the AEAD left to the client or preferring ChaCha20-Poly1305 (the first bytes of a
+// session then choose its config, decision 0106). Inputs of odd length get the second.
+std::shared_ptr<tls::ServerContext> make_context(tls::Aead aead) {
+  const std::vector<uint8_t> cert = read_file(KEEL_FUZZ_TLS_CERT);
+  const std::vector<uint8_t> key = read_file(KEEL_FUZZ_TLS_KEY);
+  tls::ServerOptions o;
+  o.max_sessions = 1;
+  o.aead = aead;
+  auto m = tls::ServerContext::create({cert, key}, o, tls::RandomSource::seeded);
+  CHECK(m.context != nullptr);
+  return m.context;
+}
+
+std::shared_ptr<tls::ServerContext> context(std::size_t input_size) {
+  static std::shared_ptr<tls::ServerContext> client_order = make_context(tls::Aead::client);
+  static std::shared_ptr<tls::ServerContext> chacha20 = make_context(tls::Aead::chacha20);
+  return input_size % 2 == 0 ? client_order : chacha20;
 }
 
 http::ServerOptions options() { return keel::fuzz::small_server_options(); }
 
 class Run {
  public:
-  Run(const uint8_t* data, std::size_t size) : script_{data, data + size} {}
+  Run(const uint8_t* data, std::size_t size)
+      : script_{data, data + size}, context_(context(size)) {}
 
   void go() {
-    const tls::Counters before = context()->counters();
+    const tls::Counters before = context_->counters();
     server_.route(http::Method::get, "/",
                   [](http::Exchange ex) { ex.respond(http::Response{}, "home\n"); });
-    CHECK(server_.listen(server_side_.stack, 443, tls::https_transport(context())) ==
+    CHECK(server_.listen(server_side_.stack, 443, tls::https_transport(context_)) ==
           net::Status::ok);
     net::TcpOptions co;
     co.no_delay = true;
@@ -78,12 +85,12 @@ class Run {
     step(5);
     while (!script_.done()) {
       if (script_.play(client_, [this](int ms) { step(ms); }) != -1) break;  // no opcode of its own
-      CHECK(context()->counters().open <= 1);
+      CHECK(context_->counters().open <= 1);
     }
     step(50);
     client_.abort();
     step(3000);  // every timeout of the server's has passed
-    const tls::Counters& after = context()->counters();
+    const tls::Counters& after = context_->counters();
     CHECK(server_.counters().open == 0);
     CHECK(after.open == 0);
     // Every session that began either completed its handshake or was counted or ended.
@@ -102,6 +109,7 @@ class Run {
   }
 
   keel::fuzz::ClientScript script_;
+  std::shared_ptr<tls::ServerContext> context_;
   Side server_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 2}}, net::ip4::Addr{10, 0, 0, 2}};
   Side client_side_{net::ethernet::Addr{{2, 0, 0, 0, 0, 1}}, net::ip4::Addr{10, 0, 0, 1}};
   FollowingClock server_clock_{server_side_.clock};

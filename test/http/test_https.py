@@ -35,6 +35,7 @@ def web(request):
     try:
         net.web = net.keel(WEB, request.param, args=ARGS, ready=rf"listening on {KEEL}:80")
         net.cert = os.path.join(os.path.dirname(service(WEB, request.param)), "test_tls_cert.pem")
+        net.platform = request.param
         yield net
     finally:
         net.close()
@@ -89,6 +90,37 @@ def test_alpn_with_openssl_s_client(web):
     # RFC 7301 §3.2: a client that offers only other protocols gets no_application_protocol.
     refused = s_client(web, "-alpn", "h2")
     assert "no application protocol" in refused.stderr, refused.stdout + refused.stderr
+
+
+def aes_gcm_in_hardware(platform):
+    """What the server decides (decision 0106): the image runs under TCG here, which emulates
+    AES-NI; the Linux process runs on this CPU, whose flags say."""
+    if platform == "kvm":
+        return False
+    flags = re.search(r"^flags\s*:(.*)$", open("/proc/cpuinfo").read(), re.M)[1].split()
+    return "aes" in flags and "pclmulqdq" in flags
+
+
+def test_the_aead_is_chacha20_where_aes_is_emulated_else_the_clients_choice(web):
+    # openssl's TLS 1.3 order: AES-256-GCM, ChaCha20-Poly1305, AES-128-GCM.
+    preferred = tls_counters(web)["chacha20-preferred"]
+    chosen = s_client(web, "-tls1_3")
+    expected = "TLS_AES_256_GCM_SHA384" if aes_gcm_in_hardware(web.platform) else \
+        "TLS_CHACHA20_POLY1305_SHA256"
+    assert f"Cipher is {expected}" in chosen.stdout, chosen.stdout + chosen.stderr
+    assert PAGE in chosen.stdout
+    if expected != "TLS_AES_256_GCM_SHA384":
+        web.wait_for(web.web, rf"chacha20-preferred {preferred + 1}\b", timeout=20)
+    # A client without ChaCha20 gets AES-GCM, over TLS 1.3 and 1.2.
+    aes = s_client(web, "-tls1_3", "-ciphersuites", "TLS_AES_128_GCM_SHA256")
+    assert "Cipher is TLS_AES_128_GCM_SHA256" in aes.stdout, aes.stdout + aes.stderr
+    assert PAGE in aes.stdout
+    aes12 = s_client(web, "-tls1_2", "-cipher", "ECDHE-ECDSA-AES128-GCM-SHA256")
+    assert "Cipher is ECDHE-ECDSA-AES128-GCM-SHA256" in aes12.stdout, aes12.stdout + aes12.stderr
+    # Only ChaCha20: it, on either platform.
+    chacha = s_client(web, "-tls1_3", "-ciphersuites", "TLS_CHACHA20_POLY1305_SHA256")
+    assert "Cipher is TLS_CHACHA20_POLY1305_SHA256" in chacha.stdout, chacha.stdout
+    assert PAGE in chacha.stdout
 
 
 @pytest.mark.parametrize("version", ["-tls1_3", "-tls1_2"])

@@ -33,20 +33,12 @@ class TlsTransport final : public http::Transport,
   TlsTransport(std::shared_ptr<ServerContext> context, net::TcpStream stream)
       : context_(std::move(context)), stream_(stream), plain_(kMaxPlaintext) {
     mbedtls_ssl_init(&ssl_);
+    ++context_->counters().open;
+    ++context_->counters().sessions;
   }
   ~TlsTransport() override {
     mbedtls_ssl_free(&ssl_);
-    if (counted_) --context_->counters().open;
-  }
-
-  // False if mbed TLS cannot set the session up (out of memory).
-  bool setup() {
-    if (mbedtls_ssl_setup(&ssl_, &context_->impl().config) != 0) return false;
-    mbedtls_ssl_set_bio(&ssl_, this, &TlsTransport::send, &TlsTransport::recv, nullptr);
-    counted_ = true;
-    ++context_->counters().open;
-    ++context_->counters().sessions;
-    return true;
+    --context_->counters().open;
   }
 
   void on_data(DataHandler h) override { app_data_ = std::move(h); }
@@ -140,12 +132,29 @@ class TlsTransport final : public http::Transport,
       deliver();  // the server paused on the last record: offer it again first
       if (state_ != State::open || pending() != 0) return state_ == State::closed ? data.size() : 0;
     }
+    if (!set_up_ && !setup(data)) return data.size();
     input_ = data;
     if (state_ == State::handshake) handshake();
     if (state_ == State::open) deliver();
     const std::size_t taken = data.size() - input_.size();
     input_ = {};
     return state_ == State::closed ? data.size() : taken;
+  }
+
+  // mbed TLS's session, with the config the ClientHello's start calls for (decision 0106):
+  // made at the first bytes, so a connection that sends none holds no record buffers.
+  bool setup(std::span<const uint8_t> first_bytes) {
+    ServerContext::Impl& impl = context_->impl();
+    const mbedtls_ssl_config& config = impl.config_for(first_bytes);
+    if (mbedtls_ssl_setup(&ssl_, &config) != 0) {  // no memory for its buffers
+      ++context_->counters().refused;
+      fail(Ending::reset);
+      return false;
+    }
+    if (&config != &impl.config) ++context_->counters().chacha20_preferred;
+    mbedtls_ssl_set_bio(&ssl_, this, &TlsTransport::send, &TlsTransport::recv, nullptr);
+    set_up_ = true;
+    return true;
   }
 
   void handshake() {
@@ -280,7 +289,7 @@ class TlsTransport final : public http::Transport,
   net::TcpStream stream_;
   mbedtls_ssl_context ssl_;
   State state_ = State::handshake;
-  bool counted_ = false;
+  bool set_up_ = false;
   bool delivering_ = false;
   bool ended_ = false;
   std::span<const uint8_t> input_;  // ciphertext offered, not yet taken by mbed TLS
@@ -303,13 +312,7 @@ http::TransportFactory https_transport(std::shared_ptr<ServerContext> context) {
       (void)stream.abort();
       return nullptr;
     }
-    auto t = std::make_shared<TlsTransport>(context, stream);
-    if (!t->setup()) {
-      ++context->counters().refused;
-      (void)stream.abort();
-      return nullptr;
-    }
-    return t;
+    return std::make_shared<TlsTransport>(context, stream);
   };
 }
 

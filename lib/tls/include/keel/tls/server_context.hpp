@@ -24,6 +24,15 @@ struct Credentials {
 
 enum class Version : uint8_t { tls1_2, tls1_3 };
 
+// The AEAD a session gets when the client offers both ChaCha20-Poly1305 and AES-GCM
+// (decision 0106).
+enum class Aead : uint8_t {
+  automatic,  // ChaCha20-Poly1305 where AES-GCM does not run in hardware (QEMU's TCG, CPUs
+              // without AES-NI), else the client's order
+  client,     // the client's order (TLS 1.3: the first suite it lists that the server has)
+  chacha20,   // ChaCha20-Poly1305 whenever the client offers it
+};
+
 struct ServerOptions {
   Version min_version = Version::tls1_2;
   Version max_version = Version::tls1_3;
@@ -32,13 +41,16 @@ struct ServerOptions {
   std::size_t max_sessions = 128;
   // How long a session ticket resumes (RFC 8446 §4.6.1 allows up to 7 days).
   uint32_t ticket_lifetime_s = 86400;
+  Aead aead = Aead::automatic;
 };
 
 struct Counters {
-  uint64_t sessions = 0;    // connections that began a handshake
-  uint64_t refused = 0;     // over max_sessions
-  uint64_t handshakes = 0;  // completed
-  uint64_t tls1_3 = 0;      // of those, by version
+  uint64_t sessions = 0;            // connections that began a handshake
+  uint64_t refused = 0;             // over max_sessions, or no memory for the session
+  uint64_t chacha20_preferred = 0;  // sessions whose client offered ChaCha20-Poly1305,
+                                    // set up to prefer it (Aead)
+  uint64_t handshakes = 0;          // completed
+  uint64_t tls1_3 = 0;              // of those, by version
   uint64_t tls1_2 = 0;
   uint64_t tickets_accepted = 0;    // resumptions: a valid, current session ticket came
   uint64_t handshake_failures = 0;  // not TLS, no shared version or suite, bad messages

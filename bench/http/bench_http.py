@@ -127,6 +127,17 @@ def start_servers(ns, peer, binaries, work):
     return targets, processes
 
 
+def negotiated_suites(ns, targets):
+    """{target: the TLS 1.3 suite openssl s_client (wrk's OpenSSL, its default order) gets}."""
+    suites = {}
+    for label, address in targets.items():
+        out = subprocess.run(ns.exec_args(["openssl", "s_client", "-connect", f"{address}:443"]),
+                             input="", capture_output=True, text=True, timeout=60, check=False).stdout
+        found = re.search(r"Cipher is (\S+)", out)
+        suites[label] = found[1] if found else "none"
+    return suites
+
+
 def cpu_seconds(process):
     """User and system time of a server so far (all its threads: QEMU's vCPU and I/O ones)."""
     with open(f"/proc/{process.proc.pid}/stat") as f:
@@ -213,6 +224,7 @@ def main():
                   "ip tuntap add tapl mode tap && ip link set tapl up && ip addr add 10.0.8.1/24 dev tapl")
             peer = Peer(ns)
             targets, processes = start_servers(ns, peer, binaries, work)
+            args.suites = negotiated_suites(ns, targets)
             print("http: all four targets serve the page over HTTP and HTTPS; measuring", flush=True)
             measure(args, ns, targets, processes, figures)
             steps = fixed_rate_steps.step(ns, fixed_rate_steps.compile_tool(work), targets, PAGE,
@@ -253,7 +265,9 @@ def write_report(out, args, figures, steps):
              f"`{PAGE}` of examples/web/site ({os.path.getsize(os.path.join(SITE, PAGE.lstrip('/')))} bytes) "
              "from the host side of each TAP or veth; every target serves the same file (checked "
              "byte for byte before measuring). nginx: Debian's, one worker, access log off, sendfile; "
-             "HTTPS with examples/web's build-made ECDSA P-256 pair, TLS 1.2 and 1.3 (wrk negotiates 1.3), "
+             "HTTPS with examples/web's build-made ECDSA P-256 pair, TLS 1.2 and 1.3 (wrk negotiates 1.3: "
+             + "; ".join(f"{label} {suite}" for label, suite in args.suites.items())
+             + "; Keel prefers ChaCha20-Poly1305 where AES is emulated, decision 0106), "
              f"keep-alive up to {HTTPS_MAX_CONNECTIONS} connections (each window includes the handshakes). "
              "CPU per request: the server's host CPU time (QEMU's every thread, or the process) over "
              "the requests wrk counted.", "",

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <ctime>
+#include <random>
+
 #include "keel/http/request_parser.hpp"
 
 namespace keel::http {
@@ -36,6 +39,22 @@ TEST(HttpDate, ImfFixdate) {
   EXPECT_EQ(format_http_date(0), "Thu, 01 Jan 1970 00:00:00 GMT");
   EXPECT_EQ(format_http_date(951782400), "Tue, 29 Feb 2000 00:00:00 GMT");
   EXPECT_EQ(format_http_date(4102444799), "Thu, 31 Dec 2099 23:59:59 GMT");
+}
+
+// Against the C library's own calendar (gmtime_r, strftime in the C locale) for years 1000 to
+// 9999, where %Y gives IMF-fixdate's four digits.
+TEST(HttpDate, AgreesWithTheCLibrary) {
+  constexpr int64_t year_1000 = -30610224000, year_10000 = 253402300800;
+  std::mt19937_64 random(7);
+  for (int i = 0; i < 20000; ++i) {
+    const int64_t t = year_1000 + int64_t(random() % uint64_t(year_10000 - year_1000));
+    const std::time_t c = std::time_t(t);
+    std::tm tm{};
+    ASSERT_NE(gmtime_r(&c, &tm), nullptr);
+    char expected[64];
+    ASSERT_GT(std::strftime(expected, sizeof expected, "%a, %d %b %Y %H:%M:%S GMT", &tm), 0u);
+    ASSERT_EQ(format_http_date(t), expected) << t;
+  }
 }
 
 TEST(ResponseWriter, ContentLength) {

@@ -43,10 +43,28 @@ std::string format_http_date(int64_t unix_seconds) {
   unsigned day = 0;
   civil_from_days(days, year, month, day);
   const int64_t weekday = ((days % 7) + 7) % 7;
-  char text[64];
-  std::snprintf(text, sizeof text, "%s, %02u %s %04lld %02d:%02d:%02d GMT", day_names[weekday], day,
-                month_names[month - 1], static_cast<long long>(year), int(rest / 3600),
-                int(rest / 60 % 60), int(rest % 60));
+  if (year < 0 || year > 9999) {  // not 4DIGIT: the rare case keeps printf's form
+    char text[64];
+    std::snprintf(text, sizeof text, "%s, %02u %s %04lld %02d:%02d:%02d GMT", day_names[weekday],
+                  day, month_names[month - 1], static_cast<long long>(year), int(rest / 3600),
+                  int(rest / 60 % 60), int(rest % 60));
+    return text;
+  }
+  // Written digit by digit: every response carries a Date, and printf's cost showed in
+  // profiles (2% of an HTTPS request's CPU).
+  std::string text = "Thu, 01 Jan 1970 00:00:00 GMT";
+  auto two = [&text](std::size_t at, unsigned v) {
+    text[at] = char('0' + v / 10);
+    text[at + 1] = char('0' + v % 10);
+  };
+  text.replace(0, 3, day_names[weekday]);
+  two(5, day);
+  text.replace(8, 3, month_names[month - 1]);
+  two(12, unsigned(year / 100));
+  two(14, unsigned(year % 100));
+  two(17, unsigned(rest / 3600));
+  two(20, unsigned(rest / 60 % 60));
+  two(23, unsigned(rest % 60));
   return text;
 }
 

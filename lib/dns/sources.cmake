@@ -20,6 +20,7 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/answer/opt.cpp
   ${KEEL_DNS_ROOT}/answer/transfer.cpp
   ${KEEL_DNS_ROOT}/answer/tsig.cpp
+  ${KEEL_DNS_ROOT}/answer/tsig_key.cpp
   ${KEEL_DNS_ROOT}/answer/server.cpp)
 # Of those, the code that runs only at load time (compiled for size in images).
 set(KEEL_DNS_LOAD_TIME_SOURCES
@@ -31,7 +32,8 @@ set(KEEL_DNS_LOAD_TIME_SOURCES
 # Of those, code off the answer path that runs rarely (zone transfers out, TSIG).
 set(KEEL_DNS_COLD_SOURCES
   ${KEEL_DNS_ROOT}/answer/transfer.cpp
-  ${KEEL_DNS_ROOT}/answer/tsig.cpp)
+  ${KEEL_DNS_ROOT}/answer/tsig.cpp
+  ${KEEL_DNS_ROOT}/answer/tsig_key.cpp)
 # Zone files (host only: the compiler and the tests; images embed blobs).
 set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp

@@ -1,12 +1,12 @@
-// TSIG (RFC 8945): keys, reading a request's record, checking and signing.
+// TSIG (RFC 8945): reading a request's record, checking and signing (keys: tsig_key.cpp).
 #include "answer/tsig.hpp"
 
-#include <mbedtls/base64.h>
 #include <mbedtls/md.h>
 
 #include <cstdlib>
 #include <cstring>
 
+#include "answer/tsig_algorithms.hpp"
 #include "keel/crypto/hmac_sha256.hpp"
 #include "keel/dns/constants.hpp"
 #include "keel/dns/message.hpp"
@@ -16,29 +16,11 @@
 namespace keel::dns {
 namespace {
 
+using namespace tsig_detail;
+
 constexpr uint16_t class_any = 255;
 constexpr std::size_t rr_fixed = 10;  // TYPE CLASS TTL RDLENGTH
 constexpr std::size_t time_octets = 6;
-
-struct Algorithm {
-  TsigAlgorithm id;
-  std::string_view text;  // as dig -y and NSD's `algorithm:` write it
-  std::string_view wire;  // RFC 8945 §6, lower case
-  mbedtls_md_type_t md;
-  std::size_t mac_size;
-};
-
-constexpr Algorithm algorithms[] = {
-    {TsigAlgorithm::hmac_sha1, "hmac-sha1", {"\11hmac-sha1\0", 11}, MBEDTLS_MD_SHA1, 20},
-    {TsigAlgorithm::hmac_sha256, "hmac-sha256", {"\13hmac-sha256\0", 13}, MBEDTLS_MD_SHA256, 32},
-    {TsigAlgorithm::hmac_sha512, "hmac-sha512", {"\13hmac-sha512\0", 13}, MBEDTLS_MD_SHA512, 64},
-};
-
-const Algorithm& algorithm_of(TsigAlgorithm id) {
-  for (const Algorithm& a : algorithms)
-    if (a.id == id) return a;
-  std::abort();  // every TsigAlgorithm is in the table
-}
 
 // mbed TLS fails only on bad parameters or out of memory, not on input.
 void must(int status) {
@@ -160,62 +142,7 @@ uint64_t load48(std::string_view m, std::size_t pos) {
   return t;
 }
 
-// RFC 4648 §4 with its padding, by mbed TLS (already the image's HMACs); false on anything else.
-bool decode_base64(std::string_view text, std::vector<uint8_t>& out) {
-  out.assign(text.size() / 4 * 3 + 3, 0);
-  std::size_t written = 0;
-  const auto* in = reinterpret_cast<const unsigned char*>(text.data());
-  if (mbedtls_base64_decode(out.data(), out.size(), &written, in, text.size()) != 0) {
-    out.clear();
-    return false;
-  }
-  out.resize(written);
-  return true;
-}
-
 }  // namespace
-
-std::string tsig_key_name(std::string_view text) {
-  if (!text.empty() && text.back() == '.') text.remove_suffix(1);
-  if (text.empty()) return {};
-  std::string wire;
-  while (true) {
-    const std::size_t dot = text.find('.');
-    const std::string_view label = text.substr(0, dot);
-    if (label.empty() || label.size() > max_label_length) return {};
-    wire.push_back(char(label.size()));
-    for (char c : label) {
-      if (c == '\\' || c <= ' ' || c > '~') return {};  // no escapes in key names
-      wire.push_back(char(ascii_lower(uint8_t(c))));
-    }
-    if (dot == std::string_view::npos) break;
-    text.remove_prefix(dot + 1);
-  }
-  wire.push_back('\0');
-  return wire.size() > max_name_length ? std::string() : wire;
-}
-
-std::string parse_tsig_key(std::string_view text, TsigKey& out) {
-  const std::size_t first = text.find(':');
-  const std::size_t second = first == std::string_view::npos ? first : text.find(':', first + 1);
-  if (second == std::string_view::npos)
-    return "'" + std::string(text) + "' is not ALGORITHM:NAME:SECRET";
-  const std::string_view algorithm = text.substr(0, first);
-  const Algorithm* found = nullptr;
-  for (const Algorithm& a : algorithms)
-    if (a.text == algorithm) found = &a;
-  if (found == nullptr)
-    return "algorithm '" + std::string(algorithm) +
-           "' is not hmac-sha1, hmac-sha256 or hmac-sha512";
-  out.algorithm = found->id;
-  out.name = tsig_key_name(text.substr(first + 1, second - first - 1));
-  if (out.name.empty())
-    return "'" + std::string(text.substr(first + 1, second - first - 1)) + "' is not a key name";
-  if (!decode_base64(text.substr(second + 1), out.secret) || out.secret.empty())
-    return "the secret of key '" + std::string(text.substr(first + 1, second - first - 1)) +
-           "' is not base64";
-  return {};
-}
 
 std::size_t read_tsig(std::string_view m, std::size_t pos, TsigRecord& out) {
   out = TsigRecord{};

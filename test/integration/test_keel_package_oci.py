@@ -211,6 +211,19 @@ def test_the_vmi_has_kubevirts_fields_and_boots_the_oci_image(tmp_path):
     assert network == {"name": nic["name"], "pod": {}}
 
 
+def test_the_vmi_takes_the_pod_networks_address_by_dhcp(tmp_path):
+    # Masquerade: KubeVirt's DHCP server hands the guest its address (decision 0117).
+    path = package(tmp_path, "kubevirt", "--ref", "r/x:1", "--append", "port=7")
+    with open(path) as f:
+        assert yaml.safe_load(f)["spec"]["domain"]["firmware"]["kernelBoot"]["kernelArgs"] == \
+            "ip=dhcp port=7"
+    path = package(tmp_path, "kubevirt", "--ref", "r/x:1", "--append", "ip=10.0.2.2/24",
+                   output=tmp_path / "fixed.yaml")
+    with open(path) as f:
+        assert yaml.safe_load(f)["spec"]["domain"]["firmware"]["kernelBoot"]["kernelArgs"] == \
+            "ip=10.0.2.2/24"
+
+
 def test_the_vmi_needs_a_registry_reference(tmp_path):
     result = keel("package", image("hello"), "--format", "kubevirt", "-o",
                   str(tmp_path / "x.yaml"))

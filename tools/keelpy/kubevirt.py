@@ -6,12 +6,13 @@ KubeVirt copies the file at kernelPath out of the container image and gives it t
 <os><kernel>, which is QEMU's -kernel: QEMU loads the ELF through its PVH note, as for
 `keel boot` and `keel package --format libvirt` (decision 0112). BIOS firmware only: OVMF's
 direct kernel boot takes EFI-stub kernels, not PVH ELFs. One virtio NIC on the pod network
-(masquerade: the pod's address is NATed to the guest, which takes it with ip=dhcp) and the
-serial console (`virtctl console NAME`)."""
+(masquerade: KubeVirt's DHCP server gives the guest an address that is NATed to the pod's, so
+`ip=dhcp` is put first on the command line unless --append sets up the interface, as `keel
+run` does) and the serial console (`virtctl console NAME`)."""
 import json
 import re
 
-from . import disk
+from . import disk, run
 from .paths import KeelError
 
 API_VERSION = "kubevirt.io/v1"
@@ -38,6 +39,8 @@ def vmi_yaml(ref, name, append="", memory_mib=64, machine="q35", cpus=1):
                         "cluster pulls (push the --format oci layout there first)")
     if machine not in MACHINES:
         raise KeelError(f"kubevirt: machine '{machine}' is not one of {', '.join(MACHINES)}")
+    if not run.configures_interface(append):
+        append = f"ip=dhcp {append}".strip()
     return f"""# A Keel image as a KubeVirt VirtualMachineInstance, written by keel package
 # (docs/deploy.md): kubectl apply -f this file; virtctl console {object_name(name)}
 apiVersion: {API_VERSION}

@@ -204,6 +204,11 @@ def test_the_vmi_has_kubevirts_fields_and_boots_the_oci_image(tmp_path):
     assert boot_from["kernelArgs"] == APPEND
     assert boot_from["container"]["image"] == ref
     assert boot_from["container"]["kernelPath"] == IMAGE_PATH  # where the OCI layer has it
+    # KubeVirt's admission webhook (validateKernelBoot): an image, and an absolute path with
+    # no "..", for kernel arguments to be accepted.
+    kernel_path = boot_from["container"]["kernelPath"]
+    assert boot_from["container"]["image"] and os.path.isabs(kernel_path)
+    assert ".." not in kernel_path.split("/")
     assert boot_from["container"]["imagePullPolicy"] in ("Always", "Never", "IfNotPresent")
     assert "bootloader" not in domain["firmware"]  # BIOS: OVMF would not load a PVH ELF
     assert domain["machine"]["type"] == "q35"

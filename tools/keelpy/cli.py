@@ -80,7 +80,7 @@ def cmd_package(args):
         target = builder.build(target, "kvm")
     path = package.package(target, args.format, args.output, args.name, args.machine,
                            args.memory, args.cpus, args.append, args.accel, args.network,
-                           args.bridge, args.console_log)
+                           args.bridge, args.console_log, args.ref, args.tap)
     print(f"keel: wrote {path} ({args.format})", flush=True)
     return 0
 
@@ -234,33 +234,47 @@ def parser():
     s.set_defaults(run=cmd_run)
 
     s = sub.add_parser(
-        "package", help="write the image as a libvirt domain or a bootable disk",
+        "package", help="write the image as a libvirt domain, a bootable disk, an OCI image, "
+                        "a KubeVirt VMI or a Firecracker config",
         description="libvirt: a domain XML booting IMAGE directly (its path is written into "
                     "the XML; libvirt's QEMU user must be able to read it), with virtio-net "
                     "on --network or --bridge and the serial console on a pty, logged to "
                     "--console-log. disk: a raw disk image (GRUB 2 on BIOS and UEFI loads the "
                     "image through multiboot2, decision 0113) holding --append as the command "
-                    "line. docs/deploy.md.",
+                    "line. oci: an OCI image layout (a directory) holding the image at "
+                    "/boot/keel/image, with --append, --memory, --machine as annotations. "
+                    "kubevirt: a VirtualMachineInstance booting the OCI image --ref through "
+                    "kernelBoot. firecracker: a config for `firecracker --config-file`. "
+                    "docs/deploy.md, decisions 0112, 0113, 0117.",
         epilog="examples:\n"
                "  keel package examples/udp_echo --format libvirt --bridge br0 \\\n"
                "      --append ip=192.168.1.50/24 -o udp_echo.xml && virsh define udp_echo.xml\n"
                "  keel package examples/hello --format disk -o hello.img\n"
-               "  qemu-system-x86_64 -drive file=hello.img,format=raw -serial stdio ...",
+               "  qemu-system-x86_64 -drive file=hello.img,format=raw -serial stdio ...\n"
+               "  keel package examples/hello --format oci -o hello.oci --append ip=dhcp\n"
+               "  skopeo copy oci:hello.oci:latest docker://registry.example/hello:1\n"
+               "  keel package examples/hello --format kubevirt --ref registry.example/hello:1 \\\n"
+               "      --append ip=dhcp -o hello-vmi.yaml && kubectl apply -f hello-vmi.yaml\n"
+               "  keel package examples/hello --format firecracker --tap tap0 -o hello.json\n"
+               "  firecracker --no-api --config-file hello.json",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("--format", "-f", required=True, choices=package.FORMATS)
-    s.add_argument("--output", "-o", help="where to write it (NAME.xml or NAME.img)")
+    s.add_argument("--output", "-o",
+                   help="where to write it (NAME.xml, .img, .oci, .yaml or .json)")
     s.add_argument("--append", "-a", default="", help="the service's command line")
-    s.add_argument("--name", help="libvirt: the domain's name (the image's file name)")
-    s.add_argument("--machine", "-M", default="pc", choices=libvirt.MACHINES,
-                   help="libvirt: QEMU machine (pc)")
-    s.add_argument("--memory", "-m", default="64M", help="libvirt: guest RAM (64M)")
-    s.add_argument("--cpus", type=int, default=1, help="libvirt: virtual CPUs (1)")
+    s.add_argument("--name", help="the domain's, image's or VMI's name (the image's file name)")
+    s.add_argument("--machine", "-M", choices=libvirt.MACHINES,
+                   help="QEMU machine: libvirt pc (default) or q35; kubevirt and oci q35")
+    s.add_argument("--memory", "-m", default="64M", help="guest RAM (64M)")
+    s.add_argument("--cpus", type=int, default=1, help="virtual CPUs (1)")
     s.add_argument("--accel", default="tcg", choices=tuple(libvirt.DOMAIN_TYPES),
                    help="libvirt: domain type qemu (tcg, the default) or kvm")
     s.add_argument("--network", help="libvirt: a NIC on this libvirt network")
     s.add_argument("--bridge", help="libvirt: a NIC on this host bridge")
     s.add_argument("--console-log", help="libvirt: also write the serial console to this file")
+    s.add_argument("--ref", help="kubevirt: the OCI image in a registry, e.g. reg.example/hello:1")
+    s.add_argument("--tap", help="firecracker: a NIC on this host TAP device")
     s.set_defaults(run=cmd_package)
 
     s = sub.add_parser("test", help="build everything and run all tests")

@@ -53,7 +53,10 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "libvirt-daemon-driver-qemu", "libvirt-clients", "libxml2-utils",
                  # keel package --format disk: GRUB for BIOS and UEFI, grub-mkrescue's
                  # xorriso and mtools, and OVMF to boot the disk under UEFI
-                 "grub-common", "grub-pc-bin", "grub-efi-amd64-bin", "xorriso", "mtools", "ovmf"]
+                 "grub-common", "grub-pc-bin", "grub-efi-amd64-bin", "xorriso", "mtools", "ovmf",
+                 # keel package --format oci|kubevirt (test_keel_package_oci.py): Debian's OCI
+                 # tools read, unpack and copy the layout; PyYAML reads the KubeVirt VMI
+                 "umoci", "skopeo", "python3-yaml"]
 
 
 def missing(packages):

@@ -4,7 +4,7 @@
 # these up.
 #
 # The OS itself is built once per platform and build type, in
-# KEEL_ROOT/build/os/PLATFORM-TYPE (cmake/os/CMakeLists.txt): configured here
+# KEEL_OS_BUILD_ROOT/PLATFORM-TYPE (KEEL_ROOT/build/os unless set; cmake/os/CMakeLists.txt): configured here
 # the first time, brought up to date before every service build, and shared
 # by all services of that configuration.
 cmake_minimum_required(VERSION 3.25)
@@ -14,8 +14,11 @@ get_filename_component(KEEL_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 include(${CMAKE_CURRENT_LIST_DIR}/keel-flags.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/keel-sources.cmake)
 
-set(KEEL_OS_DIR "${KEEL_ROOT}/build/os/${KEEL_PLATFORM}-${CMAKE_BUILD_TYPE}" CACHE PATH
-    "Where the OS libraries for this platform and build type are built")
+# KEEL_OS_BUILD_ROOT moves the OS builds elsewhere (`keel build --os-dir`, KEEL_OS_DIR in the
+# environment), so a read-only Keel (installed, or a shared checkout) builds services too.
+set(KEEL_OS_BUILD_ROOT "${KEEL_ROOT}/build/os" CACHE PATH
+    "Where the OS is built: one folder per platform and build type")
+set(KEEL_OS_DIR "${KEEL_OS_BUILD_ROOT}/${KEEL_PLATFORM}-${CMAKE_BUILD_TYPE}")
 if(NOT EXISTS ${KEEL_OS_DIR}/CMakeCache.txt)
   message(STATUS "Keel: configuring the OS (${KEEL_PLATFORM}, ${CMAKE_BUILD_TYPE}) in ${KEEL_OS_DIR}")
   execute_process(

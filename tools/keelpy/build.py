@@ -4,9 +4,15 @@ import re
 import shutil
 import subprocess
 
-from .paths import CMAKE_DIR, KeelError
+from .paths import CMAKE_DIR, ROOT, KeelError
 
 PLATFORMS = ("kvm", "linux")
+
+
+def os_build_root():
+    """Where the OS is built (one folder per platform and build type): KEEL_OS_DIR from the
+    environment (`keel build --os-dir` sets it), else build/os in this Keel."""
+    return os.path.abspath(os.environ.get("KEEL_OS_DIR") or os.path.join(ROOT, "build", "os"))
 
 
 def build_dir_for(service_dir, platform):
@@ -37,7 +43,8 @@ def build(service_dir, platform="kvm", quiet=False, out=None, defines=()):
     name = target_name(service_dir)
     out = out or build_dir_for(service_dir, platform)
     configure = ["cmake", "-S", service_dir, "-B", out, "-G", "Ninja", f"-Dkeel_DIR={CMAKE_DIR}",
-                 f"-DKEEL_PLATFORM={platform}", *(f"-D{d}" for d in defines)]
+                 f"-DKEEL_PLATFORM={platform}", f"-DKEEL_OS_BUILD_ROOT={os_build_root()}",
+                 *(f"-D{d}" for d in defines)]
     if os.environ.get("KEEL_WERROR") == "1":  # CI: warnings fail the OS and service builds
         configure.append("-DKEEL_WERROR=ON")
     for step in (configure, ["cmake", "--build", out]):

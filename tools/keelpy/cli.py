@@ -14,6 +14,8 @@ def cmd_setup(args):
 
 
 def cmd_build(args):
+    if args.os_dir:
+        os.environ["KEEL_OS_DIR"] = os.path.abspath(args.os_dir)
     builder.build(args.dir, args.platform)
     return 0
 
@@ -134,6 +136,9 @@ def parser():
     s = sub.add_parser("build", help="build a service directory")
     s.add_argument("dir")
     s.add_argument("--platform", default="kvm", choices=builder.PLATFORMS)
+    s.add_argument("--os-dir", help="build the OS here, not in build/os of this Keel (also "
+                                    "KEEL_OS_DIR=DIR for every command): a read-only Keel "
+                                    "builds services too")
     s.set_defaults(run=cmd_build)
 
     s = sub.add_parser(

@@ -13,9 +13,9 @@ import socket
 import subprocess
 import time
 
-from . import accel as accelerators, linux_process, process, qemu
+from . import accel as accelerators, build, linux_process, process, qemu
 from .image import check_image
-from .paths import ROOT, KeelError
+from .paths import KeelError
 
 DEFAULT_BREAK = "Service::start"
 # How long QEMU may take to open its stub (gdb's `target remote` waits as long).
@@ -54,10 +54,10 @@ def wait_for_stub(guest, port):
 
 def source_dirs(program):
     """Where gdb finds sources by the relative names in the DWARF: the build directory of the
-    service and those of the OS (build/os/PLATFORM-TYPE). A shared ccache may have compiled an
+    service and those of the OS (build/os/PLATFORM-TYPE, or KEEL_OS_DIR's). A shared ccache may have compiled an
     object in another checkout, so DW_AT_comp_dir cannot be trusted to be this one."""
     dirs = [os.path.dirname(os.path.abspath(program))]
-    return dirs + sorted(glob.glob(os.path.join(ROOT, "build", "os", "*")))
+    return dirs + sorted(glob.glob(os.path.join(build.os_build_root(), "*")))
 
 
 def gdb_command(program, breaks, batch, setup=(), start=(), gdb_args=()):

@@ -4,6 +4,7 @@ import re
 import shutil
 import subprocess
 
+from . import build_output
 from .paths import CMAKE_DIR, ROOT, KeelError
 
 PLATFORMS = ("kvm", "linux")
@@ -48,9 +49,14 @@ def build(service_dir, platform="kvm", quiet=False, out=None, defines=()):
     if os.environ.get("KEEL_WERROR") == "1":  # CI: warnings fail the OS and service builds
         configure.append("-DKEEL_WERROR=ON")
     for step in (configure, ["cmake", "--build", out]):
-        result = subprocess.run(step, capture_output=True, text=True)
-        if result.returncode != 0:
-            print(result.stdout[-20000:] + result.stderr[-20000:], end="")
+        if quiet:  # tests and benchmarks: the output only when the step fails
+            result = subprocess.run(step, capture_output=True, text=True)
+            if result.returncode != 0:
+                print(result.stdout[-20000:] + result.stderr[-20000:], end="")
+            status = result.returncode
+        else:
+            status = build_output.run(step)
+        if status != 0:
             raise KeelError(f"building {service_dir} for {platform} failed (see above)")
     target = os.path.join(out, name)
     if not quiet:

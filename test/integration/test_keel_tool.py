@@ -37,7 +37,7 @@ def test_an_elf_that_is_not_a_keel_image():
 def test_build_error_is_reported():
     result = keel("build", os.path.join(SERVICES, "build_error"))
     assert result.returncode == 2
-    assert "this_is_not_declared" in result.stdout  # the compiler's own message
+    assert "this_is_not_declared" in result.stderr  # the compiler's own message, as it came
     assert "failed" in result.stderr
 
 

@@ -40,8 +40,18 @@ def test_timers_order_period_and_stop(machine):
     code, out = boot(image("timers"), machine)
     assert code == 7, out  # os::shutdown(7) reaches the exit status
     events = re.findall(r"^(oneshot \d+ms|periodic tick \d)", out, re.M)
-    assert events == ["oneshot 10ms", "periodic tick 1", "oneshot 30ms", "periodic tick 2",
-                      "periodic tick 3"], out
+    # Timers run in deadline order. Each deadline counts from when the service set the timer
+    # (it prints when), so a host stall between two of its calls cannot make this fail: the
+    # periodic's first tick (15 ms after it was set) comes before the 30 ms one-shot only if it
+    # was set less than 15 ms after it. Ticks 2 and 3 come later than both.
+    set_at = {m[1]: int(m[2]) for m in re.finditer(r"^registered (.*) at (\d+) us$", out, re.M)}
+    deadlines = {"oneshot 10ms": set_at["oneshot 10ms"] + 10_000,
+                 "periodic tick 1": set_at["periodic"] + 15_000,
+                 "oneshot 30ms": set_at["oneshot 30ms"] + 30_000}
+    assert sorted(events[:3]) == sorted(deadlines), out
+    # In order of deadline (equal in µs: either order, the nanoseconds decide).
+    assert all(deadlines[a] <= deadlines[b] for a, b in zip(events, events[1:3])), out
+    assert events[3:] == ["periodic tick 2", "periodic tick 3"], out
     assert "stopped timer ran" not in out
     assert "active timers: 0" in out
     times = {m.group(1): int(m.group(2)) for m in re.finditer(r"^(.*) at (\d+) ms$", out, re.M)}

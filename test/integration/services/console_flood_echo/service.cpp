@@ -1,7 +1,8 @@
 // UDP echo on port 7 that floods the console on demand: the datagram
 // "flood" starts printing 1,000 lines every 10 ms (6 MB/s, far more than a
-// serial port under TCG takes), "stop" ends it. test_console.py checks that
-// echoes keep coming back meanwhile and that the console reports its drops.
+// serial port under TCG takes), "stop" ends it. test_console_held.py checks
+// that echoes keep coming back meanwhile and that the console reports its
+// drops. "say TEXT" prints TEXT (test_syslog.py).
 #include <chrono>
 #include <cstdio>
 #include <net/stack.hpp>
@@ -39,6 +40,7 @@ void Service::start() {
   socket.on_read([socket](const net::UdpDatagram& d) mutable {
     std::string_view text(reinterpret_cast<const char*>(d.payload.data()), d.payload.size());
     if (text == "flood") start_flood();
+    if (text.starts_with("say ")) std::printf("%.*s\n", int(text.size() - 4), text.data() + 4);
     if (text == "stop" && flooding) {
       os::Timers::stop(flood);
       flooding = false;

@@ -2,7 +2,8 @@
 build and the image in QEMU (TCG), read with curl in the test's namespace and
 parsed with prometheus_client's own text parser (Debian's
 python3-prometheus-client): every family once, valid names, and counters that
-move with traffic (ping: the stack's ICMP counters; requests: the server's).
+move with traffic (ping: the stack's ICMP counters; requests: the server's;
+the access log's lines: the syslog sender's).
 
     /usr/bin/python3 -m pytest -v test/http/test_metrics.py
 """
@@ -19,6 +20,7 @@ from tcp_harness import KEEL, Net, run  # noqa: E402
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP")
 
+HOST = "10.0.0.1"  # the namespace's end of the TAP (nothing listens: the datagrams are sent)
 NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 
 
@@ -26,7 +28,7 @@ NAME = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 def web(request):
     net = Net()
     try:
-        net.keel("examples/web", request.param, args="web_metrics=1 web_https_port=0",
+        net.keel("examples/web", request.param, args=f"web_metrics=1 web_https_port=0 web_log=1 syslog={HOST}:5514",
                  ready=rf"listening on {KEEL}:80")
         yield net
     finally:
@@ -69,5 +71,9 @@ def test_metrics_parse_and_move_with_traffic(web):
     assert after[requests] == before[requests] + 1
     ok = ("keel_http_responses_total", (("class", "2xx"),))
     assert after[ok] == before[ok] + 1
-    # prometheus_client names a counter family without _total, its samples with it.
     assert after[("keel_net_tcp_passive_opens_total", ())] >= 2
+    # The syslog sender's counters (syslog=): the access log line of the
+    # first scrape went out as a message.
+    sent = ("keel_syslog_sent_total", ())
+    assert after[sent] >= before[sent] + 1
+    assert after[("keel_syslog_drops_total", (("reason", "queue_full"),))] == 0

@@ -64,8 +64,10 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/link6.cpp
   ${KEEL_ROOT}/src/net/link/interface.cpp
   ${KEEL_ROOT}/src/net/link/link.cpp
+  ${KEEL_ROOT}/src/net/metrics/exposition.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
   ${KEEL_ROOT}/src/net/stack.cpp
+  ${KEEL_ROOT}/src/net/syslog/message.cpp
   ${KEEL_ROOT}/src/net/tcp/ack.cpp
   ${KEEL_ROOT}/src/net/tcp/congestion.cpp
   ${KEEL_ROOT}/src/net/tcp/connection.cpp
@@ -97,6 +99,11 @@ set(KEEL_NET_SOURCES
 # The image's stack on the platform's NICs, with the OS's clock (net::stack()).
 set(KEEL_NET_SYSTEM_SOURCES
   ${KEEL_ROOT}/src/net/system.cpp)
+# What uses the kernel's console (metrics of its drops, the syslog sender's
+# tap): images, the Linux process, and net_system_tests on a fake console.
+set(KEEL_NET_KERNEL_SOURCES
+  ${KEEL_ROOT}/src/net/metrics/system_metrics.cpp
+  ${KEEL_ROOT}/src/net/syslog/sender.cpp)
 # The Linux process's NICs: a TAP device, and the in-memory link of tests.
 set(KEEL_NET_LINUX_SOURCES
   ${KEEL_ROOT}/src/platform/linux/memory_nic.cpp

@@ -52,6 +52,8 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
     error = parse_uint(field, value, 1'000'000, c.max_items);
   } else if (key == "transfer") {
     error = parse_bool(field, value, c.transfer);
+  } else if (key == "metrics") {
+    error = parse_bool(field, value, c.metrics);
   } else if (key == "max_upload") {
     if ((error = parse_uint(field, value, UINT32_MAX, n)).empty()) c.server.limits.max_body = n;
   } else if (key == "send_buffer") {

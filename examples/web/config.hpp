@@ -9,6 +9,7 @@
 //   web_transfer=0 (1: the large-transfer routes of transfer.hpp)
 //   web_max_upload=1073741824 (bytes of a streamed upload; JSON items: 64 KiB)
 //   web_send_buffer=65536 web_receive_buffer=16384 (bytes per TCP connection)
+//   web_metrics=0 (1: the image's counters at /metrics, Prometheus text format)
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,6 +27,7 @@ struct Config {
   uint32_t stats_interval = 0;  // seconds between counter lines; 0: none
   uint32_t max_items = 1000;    // the REST store's bound
   bool transfer = false;        // /api/bytes and /api/sha256 (transfer.hpp)
+  bool metrics = false;         // GET /metrics (keel/http/metrics.hpp, decision 0115)
   keel::http::ServerOptions server;
 };
 

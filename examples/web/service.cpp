@@ -6,7 +6,8 @@
 // default), the timeouts, an access log that is off by default. HTTPS
 // refuses to start when the random generator is not seeded (decision 0104).
 // With web_transfer=1, transfer.hpp's routes stream a large download and
-// hash a large upload (test/http/test_web_scale.py).
+// hash a large upload (test/http/test_web_scale.py); with web_metrics=1,
+// /metrics serves the image's counters (docs/observability.md).
 //
 //   tools/keel run examples/web -p 8080:80 -p 8443:443
 //   curl http://127.0.0.1:8080/
@@ -18,6 +19,7 @@
 // costs a formatted copy, never a wait on the serial port.
 #include <chrono>
 #include <cstdio>
+#include <keel/http/metrics.hpp>
 #include <keel/http/static_files.hpp>
 #include <keel/tls/embedded.hpp>
 #include <keel/tls/https.hpp>
@@ -86,6 +88,7 @@ void Service::start() {
   if (!http::serve_static(*server, "/", http::static_files())) return fail("cannot mount the site");
   web_app::add_item_routes(*server, config.max_items);
   if (config.transfer) web_app::add_transfer_routes(*server);
+  if (config.metrics && !http::serve_metrics(*server)) return fail("cannot serve /metrics");
   if (config.access_log) {
     server->set_access_log([](const http::AccessEntry& e) {
       std::printf("web: %s \"%.*s %.*s\" %u %llu\n", e.remote.to_string().c_str(),

@@ -23,12 +23,12 @@ set(KEEL_HTTP_SOURCES
   ${KEEL_HTTP_ROOT}/static/tree.cpp
   ${KEEL_HTTP_ROOT}/static/answer.cpp)
 # The server on net::TcpStream (needs the network stack: keel_net on the
-# host); os_time.cpp (the kernel's timers) is for images and the Linux
-# process only.
+# host); os_time.cpp (the kernel's timers) and metrics.cpp (the image's
+# metrics page) are for images and the Linux process only.
 set(KEEL_HTTP_SERVER_SOURCES
   ${KEEL_HTTP_ROOT}/server/connection.cpp
   ${KEEL_HTTP_ROOT}/server/server.cpp
   ${KEEL_HTTP_ROOT}/server/plain_transport.cpp
   ${KEEL_HTTP_ROOT}/server/static_routes.cpp)
-set(KEEL_HTTP_OS_SOURCES ${KEEL_HTTP_ROOT}/server/os_time.cpp)
+set(KEEL_HTTP_OS_SOURCES ${KEEL_HTTP_ROOT}/server/os_time.cpp ${KEEL_HTTP_ROOT}/server/metrics.cpp)
 set(KEEL_HTTP_INCLUDE_DIRS ${KEEL_HTTP_ROOT}/include ${KEEL_HTTP_ROOT})

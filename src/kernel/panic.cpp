@@ -108,6 +108,7 @@ void print_unwound_backtrace() {
 }  // namespace
 
 void panic(std::string_view why, const CpuState* state) {
+  console::wait_when_full();  // the last words arrive whole
   if (panicking) {
     // A fault while panicking: report nothing more, just end.
     console::flush();
@@ -136,6 +137,7 @@ void panic(std::string_view why, const CpuState* state) {
 }
 
 void stop_unconfigured(std::string_view why) {
+  console::wait_when_full();
   emit("\nKeel: ");
   emit(why);
   emit("\n");

@@ -129,6 +129,7 @@ int run_service(std::string_view cmdline) {
   platform::before_service_start();
   Service::start();
   int code = run_event_loop();
+  console::wait_when_full();  // what exit prints arrives whole
   std::fflush(nullptr);
   console::flush();
   return code;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <net/nics.hpp>
 #include <net/stack.hpp>
+#include <net/syslog.hpp>
 #include <os>
 #include <string>
 
@@ -143,6 +144,7 @@ Stack& stack() {
     s.stack->interface(InterfaceId(i)).apply(config.interfaces[i]);
   }
   for (const RouteConfig& route : config.routes) add_route(*s.stack, route);
+  if (std::string e = syslog::start(*s.stack, os::args()); !e.empty()) config_panic(e);
   return *s.stack;
 }
 

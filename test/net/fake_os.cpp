@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernel/console.hpp"
 #include "kernel/kernel.hpp"
 
 namespace {
@@ -22,6 +23,8 @@ uint64_t now = 0;
 os::Timers::id_t next_id = 1;
 std::map<os::Timers::id_t, Timer> timers;
 std::vector<std::string> args;
+std::vector<os::Events::handler_t> events;
+keel::console::Counters console_counters;
 
 }  // namespace
 
@@ -95,11 +98,35 @@ void Timers::stop(id_t id) { timers.erase(id); }
 std::size_t Timers::active() { return timers.size(); }
 
 std::chrono::nanoseconds uptime() { return std::chrono::nanoseconds(now); }
+std::chrono::system_clock::time_point wall_clock() {
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::nanoseconds(keel::test::wall_clock_base + now)));
+}
+
+// Events run at once: the fake has no event loop.
+int Events::allocate(handler_t handler) {
+  events.push_back(std::move(handler));
+  return int(events.size()) - 1;
+}
+void Events::trigger(int event) { events.at(std::size_t(event))(); }
 const std::vector<std::string>& args() { return ::args; }
 std::size_t total_memory() { return std::size_t(64) << 20; }
 std::string_view platform() { return "test"; }
 
 }  // namespace os
+
+namespace keel::console {
+Tap tap = nullptr;
+void set_tap(Tap t) { tap = t; }
+const Counters& counters() { return console_counters; }
+}  // namespace keel::console
+
+namespace keel::test {
+void print(std::string_view text) {
+  if (keel::console::tap) keel::console::tap(text.data(), text.size());
+}
+}  // namespace keel::test
 
 namespace keel::kernel {
 // Tests expect panics as exceptions.

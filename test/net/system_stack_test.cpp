@@ -4,8 +4,10 @@
 // platform's NICs are two in-memory ones. One process holds one image
 // stack, so this is one test, in steps.
 #include <memory>
+#include <net/metrics.hpp>
 #include <net/nics.hpp>
 #include <net/stack.hpp>
+#include <net/syslog.hpp>
 #include <stdexcept>
 
 #include "fake_os.hpp"
@@ -44,7 +46,7 @@ TEST(SystemStack, BuiltFromTheCommandLineOnTheOsClock) {
   EXPECT_TRUE(platform_nics.empty());  // stopped before looking for NICs
 
   set_args({"ip=10.0.0.2/24", "ip1=10.1.0.2/16", "gw1=10.1.0.1", "route=192.168.0.0/16,10.1.0.254",
-            "forward=on", "console=ttyS0"});
+            "forward=on", "console=ttyS0", "syslog=10.1.0.2:5514"});
   ::net::Stack& stack = ::net::stack();
   EXPECT_EQ(&::net::stack(), &stack);  // built once
   ASSERT_EQ(stack.interface_count(), 2u);
@@ -84,6 +86,27 @@ TEST(SystemStack, BuiltFromTheCommandLineOnTheOsClock) {
   EXPECT_EQ(got, "");
   advance_os(0ns);
   EXPECT_EQ(got, "hi");
+
+  // syslog=: each console line is an RFC 5424 message to the collector
+  // (here this host's own port 5514), time from os::wall_clock().
+  std::vector<std::string> messages;
+  auto collector = *stack.udp().bind(5514);
+  collector.on_read(
+      [&](const ::net::UdpDatagram& d) { messages.emplace_back(d.data(), d.size()); });
+  print("first line\nsecond ");
+  print("line\n");
+  advance_os(0ns);
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[0], "<30>1 2026-11-27T10:00:11.000000Z 10.0.0.2 keel - - - first line");
+  EXPECT_EQ(messages[1], "<30>1 2026-11-27T10:00:11.000000Z 10.0.0.2 keel - - - second line");
+  EXPECT_EQ(::net::syslog::counters().sent, 2u);
+  // The metrics page has the stack's, the console's and the sender's counters.
+  std::string page = ::net::metrics::render();
+  EXPECT_NE(page.find("\nkeel_syslog_sent_total 2\n"), std::string::npos);
+  EXPECT_NE(page.find("\nkeel_console_dropped_bytes_total 0\n"), std::string::npos);
+  EXPECT_NE(page.find("\nkeel_net_link_arp_tx_requests_total{interface=\"0\"} 3\n"),
+            std::string::npos)
+      << page;
 }
 
 }  // namespace

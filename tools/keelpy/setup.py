@@ -41,6 +41,8 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "bind9-dnsutils",
                  # test/http/test_web.py: a REST client
                  "python3-requests",
+                 # test/http/test_metrics.py: Prometheus' own text format parser
+                 "python3-prometheus-client",
                  # test/http/test_static.py: the reference server of the differential
                  "nginx-light",
                  # test/http/test_testssl.py: the TLS scanner run against the image;

@@ -40,6 +40,20 @@ int64_t write_console(int fd, const char* data, uint64_t size) {
 }
 
 int64_t write_vector(int fd, const iovec* iov, int count) {
+  // musl's stdio hands a line over as two pieces (what it buffered, the
+  // rest): join them, so the console keeps or drops the line whole.
+  constexpr std::size_t joined_max = 2048;  // on the caller's stack
+  char joined[joined_max];
+  std::size_t size = 0;
+  for (int i = 0; i < count && size <= joined_max; ++i) size += iov[i].iov_len;
+  if (count > 1 && size <= joined_max) {
+    size = 0;
+    for (int i = 0; i < count; ++i) {
+      std::memcpy(joined + size, iov[i].iov_base, iov[i].iov_len);
+      size += iov[i].iov_len;
+    }
+    return write_console(fd, joined, size);
+  }
   int64_t total = 0;
   for (int i = 0; i < count; ++i) {
     int64_t n = write_console(fd, static_cast<const char*>(iov[i].iov_base), iov[i].iov_len);
@@ -172,6 +186,7 @@ extern "C" int64_t syscall_dispatch(SyscallFrame* f) {
     }
     case SYS_exit:
     case SYS_exit_group:
+      keel::console::wait_when_full();
       keel::console::flush();
       keel::platform::exit(int(f->a1));
     default:

@@ -2,6 +2,8 @@
 // kernel command line.
 #include <csignal>
 #include <cstdio>
+#include <ext/stdio_sync_filebuf.h>
+#include <iostream>
 #include <string>
 
 #include "kernel/console.hpp"
@@ -16,11 +18,29 @@ void on_fatal_signal(int signal) {
                                          : "SIGILL (illegal instruction)");
 }
 
+ssize_t write_to_console(void*, const char* data, size_t size) {
+  keel::console::write(data, size);
+  return ssize_t(size);
+}
+
+FILE* console_stream() {
+  cookie_io_functions_t io{};
+  io.write = write_to_console;
+  FILE* f = fopencookie(nullptr, "w", io);
+  std::setvbuf(f, nullptr, _IOLBF, BUFSIZ);  // a line is one console write
+  return f;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // Console output goes through the same buffer as on the VM.
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  // Console output goes through the same ring as on the VM (drops, the
+  // syslog tap): stdout and stderr become streams that write into it.
+  stdout = console_stream();
+  stderr = console_stream();
+  static __gnu_cxx::stdio_sync_filebuf<char> out(stdout), err(stderr);
+  std::cout.rdbuf(&out);  // iostreams were bound to the old streams
+  std::cerr.rdbuf(&err);
   // The handler runs on its own stack, so a stack overflow still panics.
   static char signal_stack[64 * 1024];
   stack_t alternate{};

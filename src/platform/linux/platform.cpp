@@ -2,6 +2,7 @@
 // event loop sleeps in epoll_wait instead of hlt (see watch.hpp for devices).
 #include "kernel/platform.hpp"
 
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -43,8 +44,13 @@ void wait_for_events(uint64_t deadline_ns) {
   linux_platform::wait_for_watched_fds(timeout_ms);
 }
 
+// stdout stays a blocking descriptor (it may be shared with a shell), so
+// ask poll() first; a pipe that polls writable takes PIPE_BUF bytes without
+// blocking, a file or terminal any amount.
 std::size_t console_try_write(const char* data, std::size_t size) {
-  ssize_t n = ::write(STDOUT_FILENO, data, size);
+  pollfd p{STDOUT_FILENO, POLLOUT, 0};
+  if (::poll(&p, 1, 0) != 1 || !(p.revents & POLLOUT)) return 0;
+  ssize_t n = ::write(STDOUT_FILENO, data, size < PIPE_BUF ? size : PIPE_BUF);
   return n > 0 ? std::size_t(n) : 0;
 }
 

@@ -55,6 +55,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip4/routes.cpp
   ${KEEL_ROOT}/src/net/ip4_addr.cpp
   ${KEEL_ROOT}/src/net/ip6/extensions.cpp
+  ${KEEL_ROOT}/src/net/ip6/fragments.cpp
   ${KEEL_ROOT}/src/net/ip6/icmp6.cpp
   ${KEEL_ROOT}/src/net/ip6/input.cpp
   ${KEEL_ROOT}/src/net/ip6/output.cpp

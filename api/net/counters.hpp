@@ -118,7 +118,6 @@ struct Ip6Counters {
   uint64_t drop_too_many_extensions = 0;
   uint64_t drop_unknown_option = 0;  // an option whose action bits say discard
   uint64_t drop_routing_header = 0;  // segments left (type 0 included, RFC 5095)
-  uint64_t drop_fragment = 0;        // non-atomic fragment: no reassembly yet
   uint64_t rx_atomic_fragments = 0;  // RFC 6946: taken whole
   // Reassembly (RFC 8200 §4.5) and source fragmentation, named as IPv4's.
   uint64_t rx_fragments = 0, reassembled = 0, tx_fragments = 0;

@@ -124,7 +124,6 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ip6, drop_too_many_extensions);
   KEEL_C(ip6, drop_unknown_option);
   KEEL_C(ip6, drop_routing_header);
-  KEEL_C(ip6, drop_fragment);
   KEEL_C(ip6, rx_fragments);
   KEEL_C(ip6, reassembled);
   KEEL_C(ip6, tx_fragments);

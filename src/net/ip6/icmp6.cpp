@@ -193,6 +193,7 @@ void Icmp6::send_error(uint8_t type, uint8_t code, uint32_t rest, const uint8_t*
   if (parts_.ip6.send(*path, v.src(), wire::ip6_next_icmp6, std::move(packet)) != Status::ok)
     return;
   ++(type == wire::icmp6::parameter_problem ? counters_.tx_parameter_problem
+     : type == wire::icmp6::time_exceeded   ? counters_.tx_time_exceeded
                                             : counters_.tx_unreachable);
 }
 

@@ -23,13 +23,17 @@ constexpr uint16_t offset_mask = 0xfff8, more_flag = 1;
 // Whether the fragmentable part of fragment zero (`p`, `size` bytes, from
 // `at` on, the first header named `next`) holds every extension header and
 // the upper-layer header (RFC 7112 §5): as Linux checks it, 20 bytes of
-// TCP, 8 of UDP and ICMPv6, nothing of other protocols.
+// TCP, 8 of UDP and ICMPv6, nothing of other protocols; behind a later
+// fragment of a fragment none is due (a nested fragment is refused after
+// reassembly).
 bool holds_header_chain(const uint8_t* p, uint32_t size, uint32_t at, uint8_t next) {
   for (int i = 0; i <= Ip6::max_extension_headers; ++i) {
     bool extension = next == wire::ip6_next_hop_by_hop || next == wire::ip6_next_destination ||
                      next == wire::ip6_next_routing || next == wire::ip6_next_fragment;
     if (!extension) break;
     if (at + fragment_unit > size) return false;
+    if (next == wire::ip6_next_fragment && (wire::load16(p + at + 2) & offset_mask) != 0)
+      return true;
     uint32_t len =
         next == wire::ip6_next_fragment ? fragment_header_size : (uint32_t(p[at + 1]) + 1) * 8;
     next = p[at];

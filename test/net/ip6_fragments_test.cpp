@@ -147,6 +147,17 @@ TEST_F(Ip6FragmentsTest, UdpInFragmentsReachesTheSocketAndBigSendsGoInFragments)
   EXPECT_EQ(echoes[0].fragments, 3u);
 }
 
+TEST_F(Ip6FragmentsTest, LargestUdpDatagramGoesOut) {
+  auto socket = *stack.udp().bind(0);
+  std::string largest(::net::Udp::max_payload6, 'y');
+  ASSERT_EQ(socket.send_to({peer_ip6, 9}, largest.data(), largest.size()), ::net::Status::ok);
+  EXPECT_EQ(socket.send_to({peer_ip6, 9}, largest.data(), largest.size() + 1),
+            ::net::Status::too_big);
+  auto all = sent();
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all[0].upper.size(), 65535u);  // the largest payload length
+}
+
 TEST_F(Ip6FragmentsTest, IdentificationsDifferBetweenDatagrams) {
   std::string big(3000, 'x');
   auto socket = *stack.udp().bind(0);

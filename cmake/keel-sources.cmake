@@ -51,10 +51,11 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip4/input.cpp
   ${KEEL_ROOT}/src/net/ip4/ip4.cpp
   ${KEEL_ROOT}/src/net/ip4/output.cpp
-  ${KEEL_ROOT}/src/net/ip4/reassembly.cpp
+  ${KEEL_ROOT}/src/net/fragments/reassembly.cpp
   ${KEEL_ROOT}/src/net/ip4/routes.cpp
   ${KEEL_ROOT}/src/net/ip4_addr.cpp
   ${KEEL_ROOT}/src/net/ip6/extensions.cpp
+  ${KEEL_ROOT}/src/net/ip6/fragments.cpp
   ${KEEL_ROOT}/src/net/ip6/icmp6.cpp
   ${KEEL_ROOT}/src/net/ip6/input.cpp
   ${KEEL_ROOT}/src/net/ip6/output.cpp

@@ -30,7 +30,8 @@ struct InterfaceConfig {
   bool has_static_address() const { return !address.is_any(); }
 };
 
-// IPv4 fragment reassembly, for the whole stack (src/net/ip4/reassembly.hpp).
+// Fragment reassembly, for the whole stack (src/net/fragments/reassembly.hpp):
+// IPv4 and IPv6 each get these limits (decision 0132).
 struct ReassemblyConfig {
   // Memory for datagrams in progress; 0: a sixteenth of the image's memory,
   // within [256 KiB, 8 MiB].
@@ -39,6 +40,8 @@ struct ReassemblyConfig {
   std::size_t max_bytes_per_source = 0;
   // RFC 791 §3.2 suggests 15 s as the reassembly timer's lower bound.
   std::chrono::seconds timeout{15};
+  // RFC 8200 §4.5: 60 s for IPv6. Setting `reassembly_timeout` sets both.
+  std::chrono::seconds timeout6{60};
 };
 
 // A static route: destination/prefix through a gateway, or on a link.

@@ -116,14 +116,23 @@ struct Ip6Counters {
   uint64_t drop_not_for_us = 0;          // not ours (a host: no forwarding)
   uint64_t drop_bad_extension = 0;       // truncated or misplaced extension header
   uint64_t drop_too_many_extensions = 0;
-  uint64_t drop_unknown_option = 0;       // an option whose action bits say discard
-  uint64_t drop_routing_header = 0;       // segments left (type 0 included, RFC 5095)
-  uint64_t drop_fragment = 0;             // non-atomic fragment: no reassembly yet
-  uint64_t rx_atomic_fragments = 0;       // RFC 6946: taken whole
-  uint64_t drop_no_next_header = 0;       // next header 59
-  uint64_t drop_unknown_next_header = 0;  // answered with parameter problem
+  uint64_t drop_unknown_option = 0;  // an option whose action bits say discard
+  uint64_t drop_routing_header = 0;  // segments left (type 0 included, RFC 5095)
+  uint64_t rx_atomic_fragments = 0;  // RFC 6946: taken whole
+  // Reassembly (RFC 8200 §4.5) and source fragmentation, named as IPv4's.
+  uint64_t rx_fragments = 0, reassembled = 0, tx_fragments = 0;
+  uint64_t drop_fragment_overlap = 0;       // any overlap but a duplicate: datagram discarded
+  uint64_t drop_fragment_too_big = 0;       // reassembled payload past 65535 (parameter problem)
+  uint64_t drop_fragment_evicted = 0;       // datagrams given up: reassembly memory full
+  uint64_t drop_fragment_source_limit = 0;  // datagrams given up: their source's share full
+  uint64_t drop_fragment_timeout = 0;       // incomplete when the timer ran out (datagrams)
+  uint64_t drop_fragment_bad = 0;           // length not a multiple of 8 with M set, empty, nested
+  uint64_t drop_fragment_incomplete_chain = 0;  // first fragment without the upper-layer
+                                                // header (RFC 7112, parameter problem code 3)
+  uint64_t drop_no_next_header = 0;             // next header 59
+  uint64_t drop_unknown_next_header = 0;        // answered with parameter problem
   uint64_t drop_no_route = 0;
-  uint64_t drop_too_big = 0;  // a send over the link MTU (no fragmentation yet)
+  uint64_t drop_too_big = 0;  // a send over 65535 bytes, or TCP over the link MTU
   uint64_t drop_no_buffer = 0;
   // In or out while hooks are registered: they see IPv4 only, so IPv6 would pass the
   // firewall unseen (docs/net/ipv6.md).
@@ -135,6 +144,7 @@ struct Icmp6Counters {
   uint64_t rx_echo_requests = 0, tx_echo_replies = 0;
   uint64_t rx_errors = 0;  // errors about what we sent (nothing reacts yet)
   uint64_t tx_parameter_problem = 0, tx_unreachable = 0;
+  uint64_t tx_time_exceeded = 0;  // reassembly timed out (RFC 8200 §4.5)
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_bad_nd = 0;        // ND with hop limit != 255 or code != 0 (RFC 4861 §7.1)

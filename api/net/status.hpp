@@ -8,7 +8,7 @@ enum class Status {
   ok,              // sent, or queued while the next hop's MAC is resolved
   not_configured,  // no interface has an address (yet) to send from
   no_route,        // no route to the destination
-  too_big,         // larger than the stack sends (65507 bytes of UDP payload)
+  too_big,         // larger than the stack sends (UDP payload: 65507 bytes, 65527 over IPv6)
   no_buffer,       // packet pool exhausted: dropped and counted
   queue_full,      // too many packets already wait for ARP resolution
   would_block,     // the interface's transmit queue is full: on_writable says when to retry

@@ -88,7 +88,8 @@ class Udp {
   // RFC 6335 §6: the dynamic (ephemeral) port range.
   static constexpr uint16_t ephemeral_first = 49152;
   static constexpr uint16_t ephemeral_last = 65535;
-  static constexpr std::size_t max_payload = 65507;
+  static constexpr std::size_t max_payload = 65507;   // IPv4: 65535 less both headers
+  static constexpr std::size_t max_payload6 = 65527;  // IPv6: the 40-byte header is not counted
   static constexpr std::size_t max_sockets = 4096;
 
   // Binds `local`: its address any() (every address of this host) or one of

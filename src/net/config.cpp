@@ -49,6 +49,7 @@ bool apply_stack_word(std::string_view name, std::string_view value, Config& con
     e = parse_seconds(name, value, r.timeout);
     if (e.empty() && (r.timeout.count() == 0 || r.timeout.count() > 3600))
       e = std::string(name) + ": expected 1 to 3600 seconds";
+    r.timeout6 = r.timeout;
   } else if (name == "forward") {
     if (value == "1" || value == "on")
       config.stack.forwarding = true;

@@ -50,7 +50,7 @@ ConfigError parse_reassembly(const json& j, ReassemblyConfig& r) {
     uint64_t n = value.get<uint64_t>();
     if (item.key() == "timeout") {
       if (n == 0 || n > 3600) return field + ": expected 1 to 3600 seconds";
-      r.timeout = std::chrono::seconds(n);
+      r.timeout = r.timeout6 = std::chrono::seconds(n);
     } else if (item.key() == "max_bytes" || item.key() == "max_bytes_per_source") {
       if (auto e = parse_bytes(field, std::to_string(n),
                                item.key() == "max_bytes" ? r.max_bytes : r.max_bytes_per_source);

@@ -124,7 +124,16 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ip6, drop_too_many_extensions);
   KEEL_C(ip6, drop_unknown_option);
   KEEL_C(ip6, drop_routing_header);
-  KEEL_C(ip6, drop_fragment);
+  KEEL_C(ip6, rx_fragments);
+  KEEL_C(ip6, reassembled);
+  KEEL_C(ip6, tx_fragments);
+  KEEL_C(ip6, drop_fragment_overlap);
+  KEEL_C(ip6, drop_fragment_too_big);
+  KEEL_C(ip6, drop_fragment_evicted);
+  KEEL_C(ip6, drop_fragment_source_limit);
+  KEEL_C(ip6, drop_fragment_timeout);
+  KEEL_C(ip6, drop_fragment_bad);
+  KEEL_C(ip6, drop_fragment_incomplete_chain);
   KEEL_C(ip6, rx_atomic_fragments);
   KEEL_C(ip6, drop_no_next_header);
   KEEL_C(ip6, drop_unknown_next_header);
@@ -138,6 +147,7 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(icmp6, rx_errors);
   KEEL_C(icmp6, tx_parameter_problem);
   KEEL_C(icmp6, tx_unreachable);
+  KEEL_C(icmp6, tx_time_exceeded);
   KEEL_C(icmp6, drop_truncated);
   KEEL_C(icmp6, drop_bad_checksum);
   KEEL_C(icmp6, drop_bad_nd);

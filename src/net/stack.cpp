@@ -21,6 +21,7 @@
 #include <string>
 
 #include "stack_parts.hpp"
+#include "wire/icmp6.hpp"
 
 namespace net {
 
@@ -29,7 +30,7 @@ StackParts::StackParts(Stack& s, Clock& clock, const StackConfig& config)
       time(clock),
       ip4(*this, config),
       icmp(*this),
-      ip6(*this),
+      ip6(*this, config),
       icmp6(*this),
       udp_layer(*this),
       tcp_layer(*this, config) {}
@@ -87,6 +88,11 @@ Stack::Stack(Clock& clock, const StackConfig& config)
   });
   p.ip4.reassembly().set_time_exceeded([&p](const uint8_t* ip, std::size_t len) {
     p.icmp.send_error(wire::icmp4::time_exceeded, wire::icmp4::reassembly_time_exceeded, ip, len);
+  });
+  // RFC 8200 §4.5: time exceeded, code 1, quoting the first fragment.
+  p.ip6.reassembly().set_time_exceeded([&p](const uint8_t* ip, std::size_t len) {
+    p.icmp6.send_error(wire::icmp6::time_exceeded, wire::icmp6::reassembly_time_exceeded, 0, ip,
+                       len, no_interface);
   });
   clock.set_wakeup([this] { poll(); });
 }

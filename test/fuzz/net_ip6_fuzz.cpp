@@ -1,6 +1,7 @@
 // libFuzzer target: IPv6 input of a host stack (the fixed header, the
-// extension-header chain, ICMPv6 echo and errors, Neighbor Discovery and its
-// cache, UDP over IPv6) on an in-memory NIC, with a clock the input moves.
+// extension-header chain, fragment reassembly, ICMPv6 echo and errors,
+// Neighbor Discovery and its cache, UDP over IPv6, source fragmentation) on
+// an in-memory NIC, with a clock the input moves.
 // Build with -DKEEL_FUZZ=ON (clang); run test/fuzz/run_ip6.sh.
 //
 //   net0  10.0.0.2/24, fd00::2/64 (gateway fd00::1), 02:00:00:00:00:01
@@ -17,9 +18,10 @@
 //                           ICMPv6/UDP checksum when nh is 58 or 17
 //   0x02 n_hi n_lo ...      a raw frame of n bytes
 //   0x03 d                  a UDP datagram from the stack to destination d % 4
+//   0x04 d s_hi s_lo        the same with s bytes (sent in fragments past the MTU)
 //   other                   the rest as one raw frame, and stop
 // Invariants (abort): no crash, leak or undefined behaviour (ASan/UBSan);
-// every transmitted IPv6 frame has a valid header whose payload length
+// every transmitted IPv6 frame fits the MTU and has a valid header whose payload length
 // matches; every pool buffer comes back once the timers have run out.
 #include <array>
 #include <chrono>
@@ -96,8 +98,9 @@ class Harness {
     nic_.inject(data, n, 0);
     check_transmitted();
   }
-  void send(uint8_t d) {
-    sender_.send_to({destinations[d % destinations.size()], 9}, "x", 1);
+  void send(uint8_t d, std::size_t n = 1) {
+    std::vector<uint8_t> payload(n, 'x');
+    sender_.send_to({destinations[d % destinations.size()], 9}, payload.data(), payload.size());
     check_transmitted();
   }
   void advance(uint8_t t) {
@@ -112,6 +115,7 @@ class Harness {
       net::wire::Ip6View<const uint8_t> v(f.data() + 14, f.size() - 14);
       check(v.check() == net::wire::Ip6Error::none);
       check(40 + v.payload_length() == f.size() - 14);
+      check(f.size() - 14 <= 1500);  // fragments, too, fit the MTU
     }
     nic_.transmitted.clear();
   }
@@ -156,6 +160,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       i += n;
     } else if (op == 0x03 && i < size) {
       h.send(data[i++]);
+    } else if (op == 0x04 && i + 3 <= size) {
+      h.send(data[i], std::size_t(data[i + 1]) << 8 | data[i + 2]);
+      i += 3;
     } else {
       h.frame(data + i - 1, std::min(size - i + 1, max_frame));
       break;

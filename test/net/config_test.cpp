@@ -85,6 +85,7 @@ TEST(Config, StackWideSettingsAndRoutes) {
   EXPECT_TRUE(c.stack.forwarding);
   EXPECT_EQ(c.stack.reassembly.max_bytes, 4194304u);
   EXPECT_EQ(c.stack.reassembly.timeout, std::chrono::seconds(30));
+  EXPECT_EQ(c.stack.reassembly.timeout6, std::chrono::seconds(30));  // both families
   ASSERT_EQ(c.routes.size(), 2u);
   EXPECT_EQ(c.routes[0].destination, (Ip{10, 2, 0, 0}));
   EXPECT_EQ(c.routes[0].prefix_len, 16);
@@ -104,6 +105,8 @@ TEST(Config, StackWideSettingsAndRoutes) {
   EXPECT_EQ(c.routes[2].interface, 1);
   EXPECT_EQ(c.stack.reassembly.max_bytes, std::size_t(1) << 20);
   EXPECT_EQ(c.stack.reassembly.timeout, std::chrono::seconds(20));
+  EXPECT_EQ(c.stack.reassembly.timeout6, std::chrono::seconds(20));         // both families
+  EXPECT_EQ(::net::ReassemblyConfig{}.timeout6, std::chrono::seconds(60));  // RFC 8200 §4.5
   EXPECT_EQ(::net::apply_cmdline({"route=10.0.0.0/8"}, c),
             "route: '10.0.0.0/8' is not DEST/LEN,GATEWAY[,INTERFACE]");
   EXPECT_EQ(::net::apply_cmdline({"route=10.0.0.0/8,"}, c),

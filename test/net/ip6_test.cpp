@@ -153,16 +153,6 @@ TEST_F(Ip6Test, HopByHopOnlyFirst) {  // RFC 8200 §4.1
   EXPECT_EQ(ip6_counters().drop_bad_extension, 1u);
 }
 
-TEST_F(Ip6Test, FragmentsAreDroppedUntilReassemblyComes) {
-  Bytes first =
-      ip6(peer_ip6, stack_ip6, 44, concat(Bytes{58, 0, 0, 1, 0, 0, 0, 7}, echo6(stack_ip6)));
-  Bytes later = ip6(peer_ip6, stack_ip6, 44, concat(Bytes{58, 0, 0, 8, 0, 0, 0, 7}, Bytes(8)));
-  inject6(first);
-  inject6(later);
-  EXPECT_TRUE(nic.transmitted.empty());
-  EXPECT_EQ(ip6_counters().drop_fragment, 2u);
-}
-
 TEST_F(Ip6Test, LongChainsAndTruncatedHeadersAreDropped) {
   Bytes chain = echo6(stack_ip6);
   for (int i = 0; i < ::net::Ip6::max_extension_headers + 1; ++i)

@@ -1,6 +1,6 @@
 // Reassembly on its own, with its explicit clock: memory bounds, fairness
 // between sources, eviction order, timeouts.
-#include "net/ip4/reassembly.hpp"
+#include "net/fragments/reassembly.hpp"
 
 #include <gtest/gtest.h>
 

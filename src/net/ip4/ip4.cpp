@@ -6,23 +6,10 @@
 #include "net/stack_parts.hpp"
 
 namespace net {
-namespace {
-
-ReassemblyLimits limits_of(const StackConfig& c) {
-  constexpr std::size_t floor = std::size_t(256) << 10, ceiling = std::size_t(8) << 20;
-  constexpr std::size_t share_of_memory = 16, share_per_source = 4;
-  const ReassemblyConfig& r = c.reassembly;
-  std::size_t bytes =
-      r.max_bytes ? r.max_bytes : std::clamp(c.total_memory / share_of_memory, floor, ceiling);
-  std::size_t per_source =
-      r.max_bytes_per_source ? r.max_bytes_per_source : bytes / share_per_source;
-  return {bytes, per_source, r.timeout};
-}
-
-}  // namespace
-
 Ip4::Ip4(StackParts& parts, const StackConfig& config)
-    : parts_(parts), hooks_(parts.hooks), reassembly_(parts.counters.ip4, limits_of(config)) {}
+    : parts_(parts),
+      hooks_(parts.hooks),
+      reassembly_(parts.counters.ip4, reassembly_limits(config, config.reassembly.timeout)) {}
 
 void Ip4::set_protocol(uint8_t protocol, Upper handler) {
   if (protocols_[protocol] == no_protocol) {

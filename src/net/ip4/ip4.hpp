@@ -16,9 +16,9 @@
 #include <utility>
 #include <vector>
 
+#include "net/fragments/reassembly.hpp"
 #include "net/link/link.hpp"
 #include "net/wire/ip4.hpp"
-#include "reassembly.hpp"
 
 namespace net {
 

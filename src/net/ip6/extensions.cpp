@@ -3,7 +3,7 @@
 // their action bits (§4.2), routing headers with segments left refused
 // (a host forwards nothing; type 0 is deprecated, RFC 5095 §3), fragments:
 // atomic ones (offset 0, no more) taken as the datagram itself (RFC 6946),
-// others dropped until reassembly comes (docs/net/ipv6.md).
+// at others the walk stops: what follows is reassembly's (fragments.cpp).
 #include "ip6.hpp"
 #include "net/ip6/addr.hpp"
 #include "net/stack_parts.hpp"
@@ -117,8 +117,8 @@ bool Ip6::walk_extensions(Packet& packet, InterfaceId in, bool to_multicast, Cha
       constexpr uint16_t offset_mask = 0xfff8, more_flag = 1;
       uint16_t field = wire::load16(p + at + 2);
       if ((field & offset_mask) != 0 || (field & more_flag)) {
-        ++c.drop_fragment;  // reassembly is not in this slice (docs/net/ipv6.md)
-        return false;
+        chain.fragment_at = at;  // the rest is the fragmentable part
+        return true;
       }
       ++c.rx_atomic_fragments;  // RFC 6946 §4: the whole datagram
     }

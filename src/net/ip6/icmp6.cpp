@@ -10,11 +10,12 @@
 namespace net {
 namespace {
 
-enum class Chain : uint8_t { found, truncated, too_long };
+enum class Chain : uint8_t { found, truncated, too_long, later_fragment };
 
 // The upper-layer header behind the extension headers of a packet (as
 // received or quoted, maybe malformed): its next-header value and offset,
-// found with two bytes of it there at least.
+// found with two bytes of it there at least. A fragment but the first holds
+// no upper-layer header at all (RFC 8200 §4.5).
 Chain find_upper(const uint8_t* ip, std::size_t len, uint8_t& next, std::size_t& at) {
   constexpr std::size_t unit = 8;
   next = ip[6];
@@ -24,6 +25,10 @@ Chain find_upper(const uint8_t* ip, std::size_t len, uint8_t& next, std::size_t&
     if (next != wire::ip6_next_hop_by_hop && next != wire::ip6_next_destination &&
         next != wire::ip6_next_routing && next != wire::ip6_next_fragment)
       return Chain::found;
+    constexpr uint16_t offset_mask = 0xfff8;
+    if (next == wire::ip6_next_fragment && at + 4 <= len &&
+        (wire::load16(ip + at + 2) & offset_mask) != 0)
+      return Chain::later_fragment;
     std::size_t size =
         next == wire::ip6_next_fragment ? unit : (std::size_t(ip[at + 1]) + 1) * unit;
     next = ip[at];
@@ -42,6 +47,8 @@ bool is_icmp6_error(const uint8_t* ip, std::size_t len) {
       break;
     case Chain::truncated:
       return false;  // no room for an ICMPv6 header: none is there
+    case Chain::later_fragment:
+      return false;  // no upper-layer header in it (as Linux's is_ineligible)
     case Chain::too_long:
       return true;  // a chain too long to follow: err on the side of silence
   }
@@ -193,6 +200,7 @@ void Icmp6::send_error(uint8_t type, uint8_t code, uint32_t rest, const uint8_t*
   if (parts_.ip6.send(*path, v.src(), wire::ip6_next_icmp6, std::move(packet)) != Status::ok)
     return;
   ++(type == wire::icmp6::parameter_problem ? counters_.tx_parameter_problem
+     : type == wire::icmp6::time_exceeded   ? counters_.tx_time_exceeded
                                             : counters_.tx_unreachable);
 }
 

@@ -62,10 +62,20 @@ void Ip6::receive(InterfaceId in, PacketPtr packet, LinkCast cast) {
   deliver(in, std::move(packet), cast != LinkCast::unicast || ip6addr::is_multicast(dst));
 }
 
-void Ip6::deliver(InterfaceId in, PacketPtr packet, bool to_multicast) {
+void Ip6::deliver(InterfaceId in, PacketPtr packet, bool to_multicast, bool reassembled) {
   Ip6Counters& c = parts_.counters.ip6;
   Chain chain;
   if (!walk_extensions(*packet, in, to_multicast, chain)) return;
+  if (chain.fragment_at) {
+    if (reassembled) {
+      ++c.drop_fragment_bad;  // a fragment inside a fragment: one reassembly per datagram
+      return;
+    }
+    PacketPtr whole = reassemble(in, std::move(packet), to_multicast, chain);
+    // The whole datagram: its header chain walked again, the Fragment header gone.
+    if (whole) deliver(in, std::move(whole), to_multicast, true);
+    return;
+  }
   wire::Ip6View<uint8_t> v(packet->data(), packet->size());
   Ip6Received info;
   info.header = wire::Ip6Repr::parse(v);

@@ -1,12 +1,13 @@
 // IPv6 for the host stack (RFC 8200): the input path (header checks, the
-// extension-header walk with limits, local delivery; no forwarding) and the
-// output path (on-link prefix or gateway, no source fragmentation). The
-// first slice of issue 22: docs/net/ipv6.md says what is there and what is
-// not (hooks, reassembly, forwarding, SLAAC).
+// extension-header walk with limits, fragment reassembly, local delivery;
+// no forwarding) and the output path (on-link prefix or gateway, source
+// fragmentation). Issue 22: docs/net/ipv6.md says what is there and what
+// is not (hooks, forwarding, SLAAC).
 #pragma once
 #include <array>
 #include <cstdint>
 #include <net/address.hpp>
+#include <net/config.hpp>
 #include <net/packet.hpp>
 #include <net/routes.hpp>
 #include <net/status.hpp>
@@ -14,8 +15,10 @@
 #include <utility>
 #include <vector>
 
+#include "net/fragments/reassembly.hpp"
 #include "net/link/link.hpp"
 #include "net/wire/ip6.hpp"
+#include "util/siphash.hpp"
 
 namespace net {
 
@@ -46,7 +49,7 @@ class Ip6 {
   // chains it will not walk. Eight covers every sensible combination.
   static constexpr int max_extension_headers = 8;
 
-  explicit Ip6(StackParts& parts);
+  Ip6(StackParts& parts, const StackConfig& config);
 
   // From interface `in`: data() at the IPv6 header.
   void receive(InterfaceId in, PacketPtr packet, LinkCast cast);
@@ -58,7 +61,9 @@ class Ip6 {
   // given, else the interface's address of the destination's scope.
   Result<Ip6Path> route(const ip6::Addr& destination, const ip6::Addr& source = {},
                         InterfaceId via = no_interface) const;
-  // Sends `payload` (data() at the upper-layer header) along `path`.
+  // Sends `payload` (data() at the upper-layer header) along `path`, in
+  // fragments when it is larger than the link MTU (RFC 8200 §4.5); TCP is
+  // never fragmented (it sizes its segments by the MSS): too_big.
   Status send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next_header,
               PacketPtr payload, uint8_t hop_limit = wire::ip6_default_hop_limit);
 
@@ -68,7 +73,8 @@ class Ip6 {
   InterfaceId owner(const ip6::Addr& a) const;
 
   void poll(uint64_t now);
-  uint64_t next_deadline() const { return loopback_.empty() ? UINT64_MAX : 0; }
+  uint64_t next_deadline() const { return loopback_.empty() ? reassembly_.next_deadline() : 0; }
+  Reassembly& reassembly() { return reassembly_; }
 
  private:
   bool is_for_us(const ip6::Addr& dst, InterfaceId in) const;
@@ -80,12 +86,22 @@ class Ip6 {
     uint8_t next_header = 0;
     uint32_t offset = 0;          // of the upper-layer header
     uint32_t next_header_at = 6;  // where the field naming it lies (the pointer of errors)
+    uint32_t fragment_at = 0;     // a non-atomic Fragment header's offset: the walk stops there
   };
   bool walk_extensions(Packet& packet, InterfaceId in, bool to_multicast, Chain& chain);
   bool walk_options(Packet& packet, InterfaceId in, bool to_multicast, uint32_t at, uint32_t len);
   void parameter_problem(Packet& packet, InterfaceId in, uint8_t code, uint32_t pointer,
                          bool even_to_multicast = false);
-  void deliver(InterfaceId in, PacketPtr packet, bool to_multicast);
+  // `reassembled`: a datagram reassembly made, which may hold no further
+  // non-atomic Fragment header (nested fragments are refused).
+  void deliver(InterfaceId in, PacketPtr packet, bool to_multicast, bool reassembled = false);
+  // fragments.cpp: the checks of RFC 8200 §4.5 that answer with ICMPv6, then
+  // reassembly; the whole datagram, or nullptr.
+  PacketPtr reassemble(InterfaceId in, PacketPtr packet, bool to_multicast, const Chain& chain);
+  // fragments.cpp: `packet` (data() at its IPv6 header, payload over the MTU)
+  // in fragments to `next_hop`.
+  Status fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet);
+  uint32_t next_identification(const ip6::Addr& src, const ip6::Addr& dst);
 
   static constexpr uint8_t no_protocol = 0;
   StackParts& parts_;
@@ -94,6 +110,12 @@ class Ip6 {
   // Packets this host sent to one of its own addresses, delivered on the
   // next poll (not from inside the sender's call).
   std::vector<std::pair<InterfaceId, PacketPtr>> loopback_;
+  Reassembly reassembly_;
+  // Fragment identifications: a keyed hash of the addresses and a counter,
+  // not predictable from outside (RFC 7739 §5.3); keyed on first use.
+  bool identification_keyed_ = false;
+  keel::util::SipKey identification_key_{};
+  uint64_t identification_counter_ = 0;
 };
 
 }  // namespace net

@@ -1,6 +1,6 @@
 // IPv6 output: the path (interface, source, next hop) and the header, then
-// the link's neighbour discovery. No source fragmentation and no hooks in
-// this slice (docs/net/ipv6.md): a packet over the link MTU is refused.
+// source fragmentation over the link MTU (fragments.cpp) and the link's
+// neighbour discovery. No hooks yet (docs/net/ipv6.md).
 #include <cstring>
 
 #include "ip6.hpp"
@@ -9,7 +9,9 @@
 
 namespace net {
 
-Ip6::Ip6(StackParts& parts) : parts_(parts) {}
+Ip6::Ip6(StackParts& parts, const StackConfig& config)
+    : parts_(parts),
+      reassembly_(parts.counters.ip6, reassembly_limits(config, config.reassembly.timeout6)) {}
 
 void Ip6::set_protocol(uint8_t next_header, Upper handler) {
   if (protocols_[next_header] == no_protocol) {
@@ -84,7 +86,12 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   }
   uint32_t len = payload->size();
   Link& link = parts_.link(path.interface);
-  if (len > wire::ip6_max_payload || wire::ip6_header_size + len > link.mtu()) {
+  bool local = is_local_address(destination);
+  bool fits = local || wire::ip6_header_size + len <= link.mtu();
+  // TCP sizes its segments by the MSS and path MTU (RFC 8201) and is never
+  // fragmented; nor is a partial checksum, which cannot span fragments.
+  if (len > wire::ip6_max_payload || (!fits && (next_header == wire::ip_protocol_tcp ||
+                                                (payload->flags & Packet::checksum_partial)))) {
     ++c.drop_too_big;
     return Status::too_big;
   }
@@ -102,16 +109,18 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   header.payload_len = uint16_t(len);
   header.emit(payload->push(wire::ip6_header_size));
   ++c.tx;
-  if (is_local_address(destination)) {
+  if (local) {
     loopback_.emplace_back(path.interface, std::move(payload));
     parts_.time.wake_by(0);
     return Status::ok;
   }
+  if (!fits) return fragment(link, path.next_hop, std::move(payload));
   link.transmit_ip6(std::move(payload), path.next_hop);
   return Status::ok;
 }
 
-void Ip6::poll(uint64_t) {
+void Ip6::poll(uint64_t now) {
+  reassembly_.expire(now);
   std::vector<std::pair<InterfaceId, PacketPtr>> due;
   due.swap(loopback_);
   for (auto& [in, packet] : due) {

@@ -42,8 +42,9 @@ Status UdpLayer::send6(Slot& s, const Endpoint& destination, std::span<const uin
     return Status::would_block;
   }
   auto total = uint32_t(wire::udp_header_size + payload.size());
-  // No fragmentation in this slice (docs/net/ipv6.md): over the MTU is too big.
-  if (wire::ip6_header_size + total > link.mtu()) {
+  // Over the link MTU, IPv6 sends it in fragments (RFC 8200 §4.5); the UDP
+  // length field is 16 bits (no jumbograms, RFC 2675).
+  if (total > wire::ip6_max_payload) {
     ++counters_.drop_tx_failed;
     return Status::too_big;
   }

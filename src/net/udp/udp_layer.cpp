@@ -227,8 +227,9 @@ Status UdpLayer::send(uint32_t slot, uint32_t generation, const Endpoint& destin
   Slot* s = find(slot, generation);
   if (!s) return Status::closed;
   if (destination.port == 0 || destination.address.is_any()) return Status::invalid;
-  if (payload.size() > Udp::max_payload) return Status::too_big;
-  if (destination.address.is_ip6()) return send6(*s, destination, payload, from);
+  bool ip6 = destination.address.is_ip6();
+  if (payload.size() > (ip6 ? Udp::max_payload6 : Udp::max_payload)) return Status::too_big;
+  if (ip6) return send6(*s, destination, payload, from);
   if (from.is_ip6() || (s->address.is_ip6() && !s->address.is_any())) return Status::invalid;
   ip4::Addr dst = destination.address.ip4();
   // A socket bound to a group or broadcast address sends from the route's.

@@ -35,7 +35,10 @@ enum ParameterProblemCode : uint8_t {
   erroneous_header = 0,
   unrecognized_next_header = 1,
   unrecognized_option = 2,
+  incomplete_header_chain = 3,  // RFC 7112 §5: the first fragment lacks the upper-layer header
 };
+// Time exceeded codes (§3.3).
+enum TimeExceededCode : uint8_t { hop_limit_exceeded = 0, reassembly_time_exceeded = 1 };
 }  // namespace icmp6
 
 // Neighbor Discovery (RFC 4861).

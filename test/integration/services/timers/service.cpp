@@ -12,10 +12,10 @@ static long long ms_since(std::chrono::nanoseconds start) {
 // When each timer was set, so the test knows every deadline: a host that stalls the guest
 // between two of these calls moves the later timers' deadlines (and so their order) with it.
 static void registered(const char* name, std::chrono::nanoseconds start) {
-  std::printf("registered %s at %lld us\n", name,
-              static_cast<long long>(
-                  std::chrono::duration_cast<std::chrono::microseconds>(os::uptime() - start)
-                      .count()));
+  std::printf(
+      "registered %s at %lld us\n", name,
+      static_cast<long long>(
+          std::chrono::duration_cast<std::chrono::microseconds>(os::uptime() - start).count()));
 }
 
 void Service::start() {

@@ -63,18 +63,10 @@ std::size_t Reassembly::SourceHash::operator()(const Source& source) const {
 }
 
 Reassembly::Reassembly(Ip4Counters& c, ReassemblyLimits limits)
-    : Reassembly(Family::ip4,
-                 {c.rx_fragments, c.reassembled, c.drop_fragment_overlap, c.drop_fragment_too_big,
-                  c.drop_fragment_evicted, c.drop_fragment_source_limit, c.drop_fragment_timeout,
-                  c.drop_fragment_bad, c.drop_no_buffer},
-                 limits) {}
+    : Reassembly(Family::ip4, counters_of(c), limits) {}
 
 Reassembly::Reassembly(Ip6Counters& c, ReassemblyLimits limits)
-    : Reassembly(Family::ip6,
-                 {c.rx_fragments, c.reassembled, c.drop_fragment_overlap, c.drop_fragment_too_big,
-                  c.drop_fragment_evicted, c.drop_fragment_source_limit, c.drop_fragment_timeout,
-                  c.drop_fragment_bad, c.drop_no_buffer},
-                 limits) {}
+    : Reassembly(Family::ip6, counters_of(c), limits) {}
 
 Reassembly::Reassembly(Family family, Counters counters, ReassemblyLimits limits)
     : family_(family),

@@ -114,6 +114,13 @@ class Reassembly {
     uint64_t &rx_fragments, &reassembled, &overlap, &too_big, &evicted, &source_limit, &timeout,
         &bad, &no_buffer;
   };
+  // Either family's (Ip4Counters and Ip6Counters name them alike).
+  template <class FamilyCounters>
+  static Counters counters_of(FamilyCounters& c) {
+    return {c.rx_fragments,          c.reassembled,           c.drop_fragment_overlap,
+            c.drop_fragment_too_big, c.drop_fragment_evicted, c.drop_fragment_source_limit,
+            c.drop_fragment_timeout, c.drop_fragment_bad,     c.drop_no_buffer};
+  }
   struct Chunk {
     std::array<uint64_t, blocks_per_chunk / 64> received{};  // one bit per 8-byte block
     std::array<uint8_t, chunk_size> data;

@@ -12,8 +12,7 @@ import re
 
 import pytest
 
-from netguest import Guest, Namespace
-from test_net_ipv6 import GUEST6, HOST6, UDP6_CLIENT, wait_linux_dad
+from test_net_ipv6 import GUEST6, HOST6, UDP6_CLIENT, ipv6_guest, mac_of
 
 # Short enough to watch a timeout; set for both families (docs/net/README.md).
 REASSEMBLY_TIMEOUT = 5
@@ -21,20 +20,10 @@ REASSEMBLY_TIMEOUT = 5
 
 @pytest.fixture(scope="module", params=["microvm", "linux"])
 def guest(request):
-    ns = Namespace(taps=1)
-    g = None
-    try:
-        ns.sh(f"ip addr add {HOST6}/64 dev tap0")
-        g = Guest(ns, machine=request.param,
-                  append=f"ip={ns.guest()}/24,{GUEST6}/64 reassembly_timeout={REASSEMBLY_TIMEOUT}",
-                  ready=r"listening on \[fd00::2\]:7")
-        wait_linux_dad(ns)
-        g.mac = re.search(r"udp_echo: \S+ ([0-9a-f:]{17}) listening", g.output()).group(1)
+    with ipv6_guest(request.param, f"reassembly_timeout={REASSEMBLY_TIMEOUT}",
+                    ready=r"listening on \[fd00::2\]:7") as g:
+        g.mac = mac_of(g)
         yield g
-    finally:
-        if g:
-            g.close()
-        ns.close()
 
 
 def ping6(ns, size, count=3):

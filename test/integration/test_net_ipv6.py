@@ -2,6 +2,7 @@
 and the link-local address, the guest's MAC in Linux's neighbour table (Linux
 resolved it by Neighbor Discovery), UDP echo with a Linux socket; on the image
 under TCG (microvm) and as a Linux process on the TAP."""
+import contextlib
 import re
 import time
 
@@ -40,22 +41,36 @@ def wait_linux_dad(ns):
         time.sleep(0.1)
 
 
-@pytest.fixture(scope="module", params=["microvm", "linux"])
-def guest(request):
+@contextlib.contextmanager
+def ipv6_guest(machine, settings="", **guest_args):
+    """A guest at 10.x and GUEST6 on tap0, whose host side is HOST6 (its duplicate address
+    detection over); `settings` go on the guest's command line after the addresses. The IPv6
+    suites (this one, test_ip6_fragments, test_tcp_ipv6) share it."""
     ns = Namespace(taps=1)
     g = None
     try:
         ns.sh(f"ip addr add {HOST6}/64 dev tap0")
-        g = Guest(ns, machine=request.param, append=f"ip={ns.guest()}/24,{GUEST6}/64",
-                  ready=r"listening on \[fd00::2\]:7")
+        g = Guest(ns, machine=machine, append=f"ip={ns.guest()}/24,{GUEST6}/64 {settings}".strip(),
+                  **guest_args)
         wait_linux_dad(ns)
-        g.link_local = re.search(r"and \[(fe80::[0-9a-f:]+)\]:7", g.output()).group(1)
-        g.mac = re.search(r"udp_echo: \S+ ([0-9a-f:]{17}) listening", g.output()).group(1)
         yield g
     finally:
         if g:
             g.close()
         ns.close()
+
+
+def mac_of(g):
+    """The MAC the udp_echo service prints at start."""
+    return re.search(r"udp_echo: \S+ ([0-9a-f:]{17}) listening", g.output()).group(1)
+
+
+@pytest.fixture(scope="module", params=["microvm", "linux"])
+def guest(request):
+    with ipv6_guest(request.param, ready=r"listening on \[fd00::2\]:7") as g:
+        g.link_local = re.search(r"and \[(fe80::[0-9a-f:]+)\]:7", g.output()).group(1)
+        g.mac = mac_of(g)
+        yield g
 
 
 def ping6(ns, address, extra=""):

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from netguest import ROOT, Guest, Namespace
-from test_net_ipv6 import GUEST6, HOST6, wait_linux_dad
+from netguest import ROOT
+from test_net_ipv6 import GUEST6, ipv6_guest
 
 TCP_ECHO = os.path.join(ROOT, "examples", "tcp_echo")
 MB = 1 << 20
@@ -65,18 +65,8 @@ except Exception as e:
 
 @pytest.fixture(scope="module", params=["microvm", "linux"])
 def guest(request):
-    ns = Namespace(taps=1)
-    g = None
-    try:
-        ns.sh(f"ip addr add {HOST6}/64 dev tap0")
-        g = Guest(ns, machine=request.param, service=TCP_ECHO,
-                  append=f"ip={ns.guest()}/24,{GUEST6}/64", ready=r"net0: fd00::2/64 link-local")
-        wait_linux_dad(ns)
+    with ipv6_guest(request.param, service=TCP_ECHO, ready=r"net0: fd00::2/64 link-local") as g:
         yield g
-    finally:
-        if g:
-            g.close()
-        ns.close()
 
 
 def test_nc6_echo(guest):

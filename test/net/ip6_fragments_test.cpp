@@ -49,6 +49,16 @@ Bytes fragment6(uint32_t id, uint32_t offset, bool more, const Bytes& data,
 
 class Ip6FragmentsTest : public Ip6StackTest {
  protected:
+  // The one frame sent is an ICMPv6 parameter problem (RFC 4443 §3.4) with this code and
+  // pointer; `message` gets its ICMPv6 message. Call inside ASSERT_NO_FATAL_FAILURE.
+  void expect_parameter_problem(uint8_t code, uint32_t pointer, Bytes& message) {
+    ASSERT_EQ(nic.transmitted.size(), 1u);
+    message = sent_icmp6(nic.pop());
+    EXPECT_EQ(message[0], 4);
+    EXPECT_EQ(message[1], code);
+    EXPECT_EQ(::net::wire::load32(&message[4]), pointer);
+  }
+
   // The frames the stack sent, as one IPv6 datagram each: fragments (all
   // checked: at most the MTU, multiples of 8 but the last, one
   // identification per datagram) reassembled by the test.
@@ -225,11 +235,8 @@ TEST_F(Ip6FragmentsTest, TimeoutAfterSixtySecondsSendsTimeExceededOnlyWithFragme
 TEST_F(Ip6FragmentsTest, LengthNotAMultipleOfEightWithMoreIsAParameterProblem) {
   Bytes packet = fragment6(10, 0, true, Bytes(13, 0x80));
   inject6(packet);
-  ASSERT_EQ(nic.transmitted.size(), 1u);
-  Bytes m = sent_icmp6(nic.pop());
-  EXPECT_EQ(m[0], 4);
-  EXPECT_EQ(m[1], 0);
-  EXPECT_EQ(::net::wire::load32(&m[4]), 4u);  // the payload length field
+  Bytes m;
+  ASSERT_NO_FATAL_FAILURE(expect_parameter_problem(0, 4, m));  // the payload length field
   EXPECT_EQ(Bytes(m.begin() + 8, m.end()), packet);
   EXPECT_EQ(ip6_counters().drop_fragment_bad, 1u);
 }
@@ -238,11 +245,8 @@ TEST_F(Ip6FragmentsTest, PingOfDeathIsAParameterProblemAtTheOffset) {
   // Offset 65528 and 16 bytes: the whole would be 65544 + 8 bytes long.
   Bytes packet = fragment6(11, 65528, false, Bytes(16, 2));
   inject6(packet);
-  ASSERT_EQ(nic.transmitted.size(), 1u);
-  Bytes m = sent_icmp6(nic.pop());
-  EXPECT_EQ(m[0], 4);
-  EXPECT_EQ(m[1], 0);
-  EXPECT_EQ(::net::wire::load32(&m[4]), 42u);  // the Fragment header's offset field
+  Bytes m;
+  ASSERT_NO_FATAL_FAILURE(expect_parameter_problem(0, 42, m));  // the Fragment header's offset
   EXPECT_EQ(ip6_counters().drop_fragment_too_big, 1u);
   EXPECT_EQ(stack.counters().ip6.drop_fragment_timeout, 0u);
   EXPECT_EQ(ip6_counters().reassembled, 0u);
@@ -253,11 +257,8 @@ TEST_F(Ip6FragmentsTest, FirstFragmentWithoutTheUpperLayerHeaderIsRefused) {  //
   Bytes options{next_udp, 1, 1, 12, 0, 0, 0, 0};
   Bytes packet = fragment6(12, 0, true, options, next_destination);
   inject6(packet);
-  ASSERT_EQ(nic.transmitted.size(), 1u);
-  Bytes m = sent_icmp6(nic.pop());
-  EXPECT_EQ(m[0], 4);
-  EXPECT_EQ(m[1], 3);
-  EXPECT_EQ(::net::wire::load32(&m[4]), 0u);
+  Bytes m;
+  ASSERT_NO_FATAL_FAILURE(expect_parameter_problem(3, 0, m));
   // The whole 16 bytes, but none of the UDP header behind: the same.
   Bytes whole_options{next_udp, 1, 1, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   inject6(fragment6(13, 0, true, whole_options, next_destination));

@@ -4,6 +4,8 @@
 
 #include <cstddef>
 
+#include "util/big_endian.hpp"
+
 namespace keel::tls {
 namespace {
 
@@ -20,9 +22,8 @@ class Reader {
   bool has(std::size_t n) const { return bytes_.size() - at_ >= n; }
   uint8_t u8() { return bytes_[at_++]; }
   uint16_t u16() {
-    const uint16_t v = uint16_t(bytes_[at_] << 8 | bytes_[at_ + 1]);
     at_ += 2;
-    return v;
+    return keel::util::load16(&bytes_[at_ - 2]);
   }
   void skip(std::size_t n) { at_ += n; }
   // The bytes from here on, no further than `n`.

@@ -147,6 +147,11 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
                 for script in fuzz_scripts():
                     results[f"fuzz {os.path.basename(script)}"] = step(
                         fuzz_title(script), ["bash", script, FUZZ_SECONDS], tail=15)
+    if integration and not unit and not quick:
+        # --integration-only: the quick benchmarks run host tools (dns_answer_bench, the
+        # firewall's), which the unit step would otherwise have built.
+        results.update(build_and_test("host", HOST_BUILD, [
+            "-DCMAKE_BUILD_TYPE=RelWithDebInfo", "-DKEEL_UNIT_TESTS_IN_ALL=OFF"], unit_tests=False))
     fuzzing = FuzzInBackground() if unit and integration and not quick else None
     if integration and not quick:
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]

@@ -75,6 +75,21 @@ def goals(results):
             f"({keel['guest_mib']} MiB)."]
 
 
+READING = [
+    "## Reading these figures", "",
+    "- A Keel instance's PSS is mostly QEMU's: its guest is 3 MiB, the rest is QEMU's own "
+    "heap, translation cache and device state under TCG, and its share of the binary and "
+    "libraries (decision 0119). The Linux VM pays the same QEMU costs plus its 80 MiB guest.",
+    "- The container's memory is the service's own: its stack scales its tables to the "
+    "memory the platform reports, on Linux the host's (the TCP layer allows a connection "
+    "per 4 KiB, up to a million, on this 24 GiB host); its 84 MiB was not broken down "
+    "further. Its start CPU counts the service and conmon, not the `podman run` that "
+    "started them; the time column includes podman.",
+    "- The Linux VMs' idle CPU is their kernels' timers under TCG; Keel's is close to nothing "
+    "per instance (tickless: an idle guest halts until a packet or a timer wakes it).",
+    "- The load average after a run includes the run's own VMs."]
+
+
 def write(out, results, notes, before, after, arguments):
     table = comparisons(results)
     lines = ["# Density benchmark", "",
@@ -107,5 +122,6 @@ def write(out, results, notes, before, after, arguments):
     lines += ["", *[f"- {n}" for n in notes], "", "## Issue 21's goals", "", *goals(results),
               "", "## Keel beside the Linux VM", ""]
     lines += bench_report.comparison_table(table) if table else ["No comparison: no run."]
+    lines += ["", *READING]
     bench_report.write_results(out, "density", lines + [""], table,
                                "Density: udp_echo appliances, Keel beside Linux VMs")

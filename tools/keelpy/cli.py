@@ -78,8 +78,8 @@ def cmd_run(args):
 
 def cmd_package(args):
     target = args.image
-    if os.path.isdir(target):
-        target = builder.build(target, "kvm")
+    if os.path.isdir(target):  # a container holds the Linux-process build, the rest the image
+        target = builder.build(target, "linux" if args.format == "container" else "kvm")
     path = package.package(target, args.format, args.output, args.name, args.machine,
                            args.memory, args.cpus, args.append, args.accel, args.network,
                            args.bridge, args.console_log, args.ref, args.tap)
@@ -250,7 +250,10 @@ def parser():
                     "/boot/keel/image, with --append, --memory, --machine as annotations. "
                     "kubevirt: a VirtualMachineInstance booting the OCI image --ref through "
                     "kernelBoot. firecracker: a config for `firecracker --config-file`. "
-                    "docs/deploy.md, decisions 0112, 0113, 0117.",
+                    "container: the service's Linux-process build (IMAGE is that program, "
+                    "or DIR) as an OCI container image for podman; it opens --tap (tap0) "
+                    "in the container's network namespace. "
+                    "docs/deploy.md, decisions 0112, 0113, 0117, 0118.",
         epilog="examples:\n"
                "  keel package examples/udp_echo --format libvirt --bridge br0 \\\n"
                "      --append ip=192.168.1.50/24 -o udp_echo.xml && virsh define udp_echo.xml\n"
@@ -261,12 +264,14 @@ def parser():
                "  keel package examples/hello --format kubevirt --ref registry.example/hello:1 \\\n"
                "      --append ip=dhcp -o hello-vmi.yaml && kubectl apply -f hello-vmi.yaml\n"
                "  keel package examples/hello --format firecracker --tap tap0 -o hello.json\n"
-               "  firecracker --no-api --config-file hello.json",
+               "  firecracker --no-api --config-file hello.json\n"
+               "  keel package examples/udp_echo --format container --append ip=10.0.0.2/24 \\\n"
+               "      -o udp_echo.container && podman pull oci:udp_echo.container",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("--format", "-f", required=True, choices=package.FORMATS)
     s.add_argument("--output", "-o",
-                   help="where to write it (NAME.xml, .img, .oci, .yaml or .json)")
+                   help="where to write it (NAME.xml, .img, .oci, .yaml, .json or .container)")
     s.add_argument("--append", "-a", default="", help="the service's command line")
     s.add_argument("--name", help="the domain's, image's or VMI's name (the image's file name)")
     s.add_argument("--machine", "-M", choices=libvirt.MACHINES,
@@ -279,7 +284,8 @@ def parser():
     s.add_argument("--bridge", help="libvirt: a NIC on this host bridge")
     s.add_argument("--console-log", help="libvirt: also write the serial console to this file")
     s.add_argument("--ref", help="kubevirt: the OCI image in a registry, e.g. reg.example/hello:1")
-    s.add_argument("--tap", help="firecracker: a NIC on this host TAP device")
+    s.add_argument("--tap", help="firecracker: a NIC on this host TAP device; container: the "
+                                 "TAP the service opens (tap0)")
     s.set_defaults(run=cmd_package)
 
     s = sub.add_parser("test", help="build everything and run all tests")

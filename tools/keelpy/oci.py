@@ -37,23 +37,32 @@ PLATFORM = {"architecture": "amd64", "os": "linux"}
 
 def layer_tar(image):
     """The uncompressed layer: every directory of IMAGE_PATH, then the image."""
-    out = io.BytesIO()
+    with open(image, "rb") as f:
+        return tar_of([(disk.IMAGE_PATH, f.read(), FILE_MODE)], OWNER)
+
+
+def tar_of(files, owner):
+    """A reproducible tar of `files` ((absolute path, bytes, mode)), each after its
+    directories, all owned by uid and gid `owner`."""
+    out, made = io.BytesIO(), set()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
-        parts = disk.IMAGE_PATH.strip("/").split("/")
-        for depth in range(1, len(parts)):
-            tar.addfile(entry("/".join(parts[:depth]), tarfile.DIRTYPE, DIR_MODE))
-        with open(image, "rb") as f:
-            data = f.read()
-        info = entry("/".join(parts), tarfile.REGTYPE, FILE_MODE)
-        info.size = len(data)
-        tar.addfile(info, io.BytesIO(data))
+        for path, data, mode in files:
+            parts = path.strip("/").split("/")
+            for depth in range(1, len(parts)):
+                directory = "/".join(parts[:depth])
+                if directory not in made:
+                    made.add(directory)
+                    tar.addfile(entry(directory, tarfile.DIRTYPE, DIR_MODE, owner))
+            info = entry("/".join(parts), tarfile.REGTYPE, mode, owner)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
     return out.getvalue()
 
 
-def entry(name, kind, mode):
+def entry(name, kind, mode, owner):
     info = tarfile.TarInfo(name)
     info.type, info.mode, info.mtime = kind, mode, 0
-    info.uid = info.gid = OWNER
+    info.uid = info.gid = owner
     info.uname = info.gname = ""
     return info
 
@@ -85,12 +94,17 @@ def annotations(name, append, memory_mib, machine, cpus):
 
 def write(image, output, name, append, memory_mib, machine, cpus):
     notes = annotations(name, append, memory_mib, machine, cpus)
-    tar = layer_tar(image)
+    return write_layout(output, layer_tar(image), {"Labels": notes}, notes,
+                        "keel package --format oci", f"the Keel image at {disk.IMAGE_PATH}")
+
+
+def write_layout(output, tar, container_config, notes, created_by, comment):
+    """An image layout of one layer (`tar`, uncompressed) whose config's "config" is
+    `container_config`, with `notes` as the manifest's annotations."""
     layer = gzipped(tar)
-    config = canonical({**PLATFORM, "config": {"Labels": notes},
+    config = canonical({**PLATFORM, "config": container_config,
                         # No "created": a time would change the digest at every run.
-                        "history": [{"created_by": "keel package --format oci",
-                                     "comment": f"the Keel image at {disk.IMAGE_PATH}"}],
+                        "history": [{"created_by": created_by, "comment": comment}],
                         "rootfs": {"type": "layers",
                                    "diff_ids": ["sha256:" + hashlib.sha256(tar).hexdigest()]}})
     manifest = canonical({"schemaVersion": 2, "mediaType": MEDIA["manifest"],

@@ -58,7 +58,11 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "grub-common", "grub-pc-bin", "grub-efi-amd64-bin", "xorriso", "mtools", "ovmf",
                  # keel package --format oci|kubevirt (test_keel_package_oci.py): Debian's OCI
                  # tools read, unpack and copy the layout; PyYAML reads the KubeVirt VMI
-                 "umoci", "skopeo", "python3-yaml"]
+                 "umoci", "skopeo", "python3-yaml",
+                 # keel package --format container and keel bench density's container side:
+                 # podman, with runc (Debian's crun 1.8 refuses hosts whose cgroup v2
+                 # hierarchy holds a controller beside v1's, decision 0118)
+                 "podman", "runc"]
 
 
 def missing(packages):

@@ -15,7 +15,9 @@ uint64_t total_memory();
 // Sleeps until an event is pending or the monotonic `deadline_ns` passes
 // (no_deadline: no timer); returns at once if either already holds. Arming
 // the wake-up and checking happen with interrupts off, so a timer that
-// fires in between still wakes the sleep. The kvm platform halts the CPU.
+// fires in between still wakes the sleep. The kvm platform halts the CPU; the
+// Linux process, with an event already pending, still polls its descriptors
+// (without waiting), as interrupts would have marked them in an image.
 void wait_for_events(uint64_t deadline_ns);
 // Writes what the console device takes now without waiting; returns bytes taken.
 std::size_t console_try_write(const char* data, std::size_t size);

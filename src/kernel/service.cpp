@@ -62,7 +62,8 @@ int run_event_loop() {
     kernel::run_pending_events();
     bool console_idle = console::drain();
     if (shutdown_requested) break;
-    if (kernel::events_pending()) continue;
+    // With events pending this only looks (the Linux process polls its descriptors), so an
+    // event that triggers itself again (a queue worked one item per pass) never starves I/O.
     uint64_t deadline = timers.next_deadline();
     if (!console_idle) {
       // The UART is busy and its interrupt is not used: look again soon.

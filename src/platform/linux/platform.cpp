@@ -32,7 +32,10 @@ uint64_t total_memory() {
   return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
 }
 void wait_for_events(uint64_t deadline_ns) {
-  if (kernel::events_pending()) return;
+  if (kernel::events_pending()) {
+    linux_platform::wait_for_watched_fds(0);  // only look: ready descriptors join the pass
+    return;
+  }
   int timeout_ms = -1;
   if (deadline_ns != no_deadline) {
     uint64_t now = monotonic_ns();

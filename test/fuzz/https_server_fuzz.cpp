@@ -20,6 +20,7 @@
 #include <keel/tls/https.hpp>
 #include <net/stack.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client_script.hpp"
@@ -43,7 +44,10 @@ std::vector<uint8_t> read_file(const char* path) {
 
 // Two contexts for the whole run (as a service has one): the throwaway pair the build made,
 // with the AEAD left to the client or preferring ChaCha20-Poly1305 (the first bytes of a
-// session then choose its config, decision 0106). Inputs of odd length get the second.
+// session then choose its config, decision 0106). Inputs of odd length get the second, whose
+// handshakes take turns (decision 0107): a turn asked for runs after the next millisecond.
+bool turn_wanted = false;
+
 std::shared_ptr<tls::ServerContext> make_context(tls::Aead aead) {
   const std::vector<uint8_t> cert = read_file(KEEL_FUZZ_TLS_CERT);
   const std::vector<uint8_t> key = read_file(KEEL_FUZZ_TLS_KEY);
@@ -52,6 +56,7 @@ std::shared_ptr<tls::ServerContext> make_context(tls::Aead aead) {
   o.aead = aead;
   auto m = tls::ServerContext::create({cert, key}, o, tls::RandomSource::seeded);
   CHECK(m.context != nullptr);
+  if (aead == tls::Aead::chacha20) m.context->pace_handshakes([] { turn_wanted = true; });
   return m.context;
 }
 
@@ -105,6 +110,7 @@ class Run {
   void step(int ms) {
     for (int i = 0; i < ms; ++i) {
       keel::fuzz::one_millisecond(server_side_, client_side_, [this] { server_clock_.run_due(); });
+      if (std::exchange(turn_wanted, false)) (void)context_->run_handshake_turn();
     }
   }
 

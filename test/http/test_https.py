@@ -216,6 +216,81 @@ def test_forty_sessions_at_once_all_handshake_and_are_answered(web):
     assert tls_counters(web)["handshake-failures"] == before
 
 
+# Handshakes take turns (decision 0107). An open session A, then N new connections whose
+# ClientHellos (made beforehand) and then A's next request are sent while Keel is stopped
+# (SIGSTOP), so they wait for it together: A must be answered after at most a few of their
+# server flights, not behind all of them. The order is read on the wire (scapy on the TAP),
+# not from when the client got round to reading. Prints the flights that left before A's
+# answer, and how many left in all.
+TURNS_CLIENT = r"""
+import os, signal, socket, ssl, sys, time
+from scapy.all import AsyncSniffer, TCP
+host, name, cafile, count, keel = (sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                                   int(sys.argv[5]))
+ctx = ssl.create_default_context(cafile=cafile)
+a = ctx.wrap_socket(socket.create_connection((host, 443), timeout=60), server_hostname=name)
+request = f"GET /api/items HTTP/1.1\r\nHost: {name}\r\n\r\n".encode()
+a.sendall(request)
+assert a.recv(65536).startswith(b"HTTP/1.1 200 ")
+hellos = []
+for _ in range(count):
+    out = ssl.MemoryBIO()
+    session = ctx.wrap_bio(ssl.MemoryBIO(), out, server_hostname=name)
+    try:
+        session.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hellos.append(out.read())
+raws = [socket.create_connection((host, 443), timeout=60) for _ in range(count)]
+sniffer = AsyncSniffer(iface="keel0", filter="tcp src port 443", store=True)
+sniffer.start()
+time.sleep(1)  # every connection accepted, A quiet, the capture running
+os.kill(keel, signal.SIGSTOP)
+try:
+    for raw, hello in zip(raws, hellos):
+        raw.sendall(hello)
+    a.sendall(request)
+    time.sleep(0.2)
+finally:
+    os.kill(keel, signal.SIGCONT)
+assert a.recv(65536).startswith(b"HTTP/1.1 200 ")
+for raw in raws:
+    raw.recv(65536)  # its flight (or the start of it) came
+time.sleep(0.5)
+packets = sniffer.stop()
+a_port = a.getsockname()[1]
+ports = {raw.getsockname()[1] for raw in raws}
+flights, before_a = set(), None
+for p in packets:
+    if TCP not in p or not bytes(p[TCP].payload):
+        continue
+    if p[TCP].dport == a_port and before_a is None:
+        before_a = len(flights)
+    elif p[TCP].dport in ports:
+        flights.add(p[TCP].dport)
+print(before_a, len(flights))
+"""
+
+
+def test_an_open_session_is_answered_between_handshakes(web):
+    count = 16
+    before = tls_counters(web)["handshake-waits"]
+    keel = web.processes[web.web].pid  # `ip netns exec` execs it: the same pid
+    result = run(web.args([sys.executable, "-c", TURNS_CLIENT, KEEL, NAME, web.cert, str(count),
+                           str(keel)]), timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    before_a, flights = result.stdout.split()
+    assert flights == str(count), result.stdout  # every handshake went on
+    assert before_a != "None" and int(before_a) <= 3, result.stdout
+    waits = before
+    for _ in range(30):  # the stats line comes once a second
+        waits = tls_counters(web)["handshake-waits"]
+        if waits >= before + count:
+            break
+        time.sleep(0.2)
+    assert waits >= before + count
+
+
 @pytest.mark.parametrize("scheme", ["http", "https"])
 def test_h2load_in_http1_mode_gets_every_answer(web, scheme):
     # nghttp2's load generator as HTTP/1.1 client (ALPN http/1.1 over TLS): 4 keep-alive

@@ -123,6 +123,12 @@ ServerContext::ServerContext(ServerOptions options, std::unique_ptr<Impl> impl)
 
 ServerContext::~ServerContext() = default;
 
+void ServerContext::pace_handshakes(std::function<void()> wake) {
+  impl_->turns.pace(std::move(wake));
+}
+
+bool ServerContext::run_handshake_turn() { return impl_->turns.run_one(); }
+
 ServerContext::Made ServerContext::create(const Credentials& credentials,
                                           const ServerOptions& options, RandomSource random) {
   if (random != RandomSource::seeded) {

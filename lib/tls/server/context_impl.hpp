@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "handshake_turns.hpp"
 #include "keel/tls/server_context.hpp"
 
 #if !KEEL_MBEDTLS_CONFIG
@@ -37,6 +38,7 @@ struct ServerContext::Impl {
   mbedtls_pk_context key;
   mbedtls_ssl_ticket_context tickets;
   Counters* counters = nullptr;  // the context's, for the ticket callback
+  HandshakeTurns turns;          // sessions waiting for their handshake turn, when paced
 };
 
 // mbed TLS's error text, where it has one, with the code.

@@ -7,6 +7,8 @@
 // Output: mbed TLS pushes records through send() into `cipher_`, which goes to the stream in
 // one write. write() is refused while the stream is not writable, so `cipher_` holds at most
 // one server write's records (or one handshake flight): never unbounded.
+// Handshakes: where the context paces them, handshake input waits (paused in the stream) for
+// the session's turn (handshake_turns.hpp).
 #include <mbedtls/ssl.h>
 
 #include <algorithm>
@@ -132,6 +134,7 @@ class TlsTransport final : public http::Transport,
       deliver();  // the server paused on the last record: offer it again first
       if (state_ != State::open || pending() != 0) return state_ == State::closed ? data.size() : 0;
     }
+    if (state_ == State::handshake && !my_turn()) return 0;  // the stream pauses till then
     if (!set_up_ && !setup(data)) return data.size();
     input_ = data;
     if (state_ == State::handshake) handshake();
@@ -139,6 +142,32 @@ class TlsTransport final : public http::Transport,
     const std::size_t taken = data.size() - input_.size();
     input_ = {};
     return state_ == State::closed ? data.size() : taken;
+  }
+
+  // Whether handshake input may be handled now: always unless the context paces handshakes
+  // (decision 0107); then only in this session's turn, which it queues for once.
+  bool my_turn() {
+    HandshakeTurns& turns = context_->impl().turns;
+    if (!turns.paced() || in_turn_) return true;
+    if (!waiting_) {
+      waiting_ = true;
+      ++context_->counters().handshake_waits;
+      turns.wait([weak = weak_from_this()] {
+        auto self = weak.lock();
+        return self && self->take_turn();
+      });
+    }
+    return false;
+  }
+
+  // The turn came: the stream offers the input it kept again, handled now.
+  bool take_turn() {
+    waiting_ = false;
+    if (state_ != State::handshake) return false;  // ended while it waited
+    in_turn_ = true;
+    (void)stream_.resume();
+    in_turn_ = false;
+    return true;
   }
 
   // mbed TLS's session, with the config the ClientHello's start calls for (decision 0106):
@@ -292,6 +321,8 @@ class TlsTransport final : public http::Transport,
   bool set_up_ = false;
   bool delivering_ = false;
   bool ended_ = false;
+  bool waiting_ = false;  // for a handshake turn
+  bool in_turn_ = false;
   std::span<const uint8_t> input_;  // ciphertext offered, not yet taken by mbed TLS
   std::vector<uint8_t> cipher_;     // records mbed TLS wrote, not yet in the stream
   std::vector<uint8_t> plain_;      // the last record's plaintext

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -55,6 +56,7 @@ struct Counters {
   uint64_t tickets_accepted = 0;    // resumptions: a valid, current session ticket came
   uint64_t handshake_failures = 0;  // not TLS, no shared version or suite, bad messages
   uint64_t record_errors = 0;       // after the handshake: bad MAC, bad record, alerts
+  uint64_t handshake_waits = 0;     // handshake input that waited for its turn (paced)
   uint64_t open = 0;
 };
 
@@ -81,6 +83,15 @@ class ServerContext {
   const Counters& counters() const { return counters_; }
   Counters& counters() { return counters_; }
   const ServerOptions& options() const { return options_; }
+
+  // Handshakes take turns (decision 0107). Once paced, a session's handshake input waits in a
+  // queue, and run_handshake_turn() runs the first waiting session's; `wake` asks for that
+  // call soon (the OS: an event, so the loop serves open connections between two handshake
+  // flights; create() without RandomSource paces so). Unpaced (host tests), a handshake runs
+  // as its input comes.
+  void pace_handshakes(std::function<void()> wake);
+  // The first waiting session's handshake input, handled; true while others wait.
+  bool run_handshake_turn();
 
   struct Impl;  // mbed TLS's config, certificate, key and ticket keys
   Impl& impl() { return *impl_; }

@@ -34,6 +34,7 @@ set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/platform/kvm/syscalls.cpp)
 set(KEEL_LINUX_SOURCES
   ${KEEL_ROOT}/src/platform/linux/main.cpp
+  ${KEEL_ROOT}/src/platform/linux/memory_limit.cpp
   ${KEEL_ROOT}/src/platform/linux/platform.cpp
   ${KEEL_ROOT}/src/platform/linux/symbols.cpp
   ${KEEL_ROOT}/src/platform/linux/watch.cpp)

@@ -7,7 +7,7 @@ Builds examples/udp_echo for the linux platform (UDP echo on port 7 of every
 interface), runs it inside the namespace with `tap=keel0 ip=10.0.0.2/24`, and
 checks ping (0..8000 bytes, fragmented both ways), flood ping, arping, UDP
 echo of 1..1472 bytes and fragmented datagrams, DHCP lease and renewal from
-dnsmasq, and two NICs on two subnets.
+dnsmasq, two NICs on two subnets, and a memory-limited cgroup.
 """
 import os
 import shutil
@@ -288,3 +288,67 @@ def test_embedded_config_and_command_line_override(ns):
     r = ns.exec(binary, "tap=keel0", "gw=10.0.0", timeout=10, check=False)
     assert r.returncode == 78  # EX_CONFIG: how it was started, not a bug (decision 0111)
     assert "net config: gw: '10.0.0' is not an IPv4 address" in r.stdout + r.stderr
+
+
+def memory_cgroup(name, limit):
+    """A child of this process's own memory cgroup (v1's memory controller, or v2 where it is
+    enabled for children) limited to `limit` bytes: (its folder, the file that takes a pid).
+    Skips, saying why, where neither can be made."""
+    lines = open("/proc/self/cgroup").read().splitlines()
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            folder = f"/sys/fs/cgroup/memory{path.rstrip('/')}/{name}"
+            limit_file = "memory.limit_in_bytes"
+            break
+    else:
+        path = next(l.split(":", 2)[2] for l in lines if l.startswith("0::"))
+        parent = f"/sys/fs/cgroup{path.rstrip('/')}"
+        try:
+            enabled = open(f"{parent}/cgroup.subtree_control").read().split()
+        except OSError:
+            enabled = []
+        if "memory" not in enabled:
+            pytest.skip("no memory cgroup controller available to this test's process")
+        folder, limit_file = f"{parent}/{name}", "memory.max"
+    try:
+        os.mkdir(folder)
+        with open(f"{folder}/{limit_file}", "w") as f:
+            f.write(str(limit))
+    except OSError as e:
+        pytest.skip(f"cannot make a memory cgroup here: {e}")
+    return folder
+
+
+class InCgroup:
+    """Starts a command in `ns`'s network namespace and in the cgroup `folder`. nsenter, not
+    `ip netns exec`: that mounts a fresh /sys, without the cgroup filesystems the process reads
+    its limit from (a container keeps its /sys/fs/cgroup)."""
+
+    def __init__(self, ns, folder):
+        self.name, self.folder = ns.name, folder
+
+    def popen(self, *args, **kw):
+        return subprocess.Popen(["sh", "-c", f'echo $$ > {self.folder}/cgroup.procs && exec "$@"',
+                                 "sh", "nsenter", f"--net=/run/netns/{self.name}", *args], **kw)
+
+
+def test_in_a_memory_limited_cgroup_it_sizes_itself_to_the_limit(ns, echo_binary):
+    # A container's memory limit (podman --memory, a pod's limit) is the process's memory:
+    # sized to this 24 GiB host instead, its TCP tables alone held ~80 MB and the kernel killed
+    # it under a 40 MiB limit.
+    limit = 40 << 20
+    folder = memory_cgroup(f"keel-memtest-{os.getpid()}", limit)
+    service = None
+    try:
+        ns.add_tap("keel0", f"{HOST_IP}/24")
+        service = Service(InCgroup(ns, folder), echo_binary, "tap=keel0", f"ip={KEEL_IP}/24",
+                          f"gw={HOST_IP}")
+        udp_echo_sizes(ns, [1, 1000, 1472, 8000])
+        with open(f"/proc/{service.proc.pid}/status") as f:
+            peak = int(next(l for l in f if l.startswith("VmHWM:")).split()[1]) * 1024
+        assert peak < limit // 2, f"peak resident {peak} bytes under a {limit} byte limit"
+    finally:
+        if service:
+            service.stop()
+        os.rmdir(folder)

@@ -5,12 +5,14 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
 #include <ctime>
 
 #include "kernel/kernel.hpp"
+#include "memory_limit.hpp"
 #include "watch.hpp"
 
 namespace keel::platform {
@@ -28,8 +30,12 @@ uint64_t boot_ns = clock_ns(CLOCK_MONOTONIC);
 std::string_view name() { return "linux"; }
 uint64_t monotonic_ns() { return clock_ns(CLOCK_MONOTONIC) - boot_ns; }
 uint64_t wall_clock_ns() { return clock_ns(CLOCK_REALTIME); }
+// The machine's memory, or the cgroup's limit where that is less (memory_limit.hpp); read once.
 uint64_t total_memory() {
-  return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE));
+  static const uint64_t memory =
+      std::min(uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)),
+               linux_platform::cgroup_memory_limit());
+  return memory;
 }
 void wait_for_events(uint64_t deadline_ns) {
   if (kernel::events_pending()) {

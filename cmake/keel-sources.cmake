@@ -10,6 +10,7 @@ set(KEEL_KERNEL_SOURCES
   ${KEEL_ROOT}/src/kernel/random/chacha20.cpp
   ${KEEL_ROOT}/src/kernel/random/generator.cpp
   ${KEEL_ROOT}/src/kernel/service.cpp
+  ${KEEL_ROOT}/src/kernel/terminate.cpp
   ${KEEL_ROOT}/src/kernel/timer_queue.cpp)
 set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/arch/x86_64/apic.cpp

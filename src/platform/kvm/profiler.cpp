@@ -12,6 +12,7 @@
 #include "arch/x86_64/cpu.hpp"
 #include "arch/x86_64/interrupts.hpp"
 #include "kernel/platform.hpp"
+#include "symbols.hpp"
 
 namespace keel::kvm::profiler {
 namespace {
@@ -45,13 +46,10 @@ void report() {
   sample_count = 0;
   arch::enable_interrupts();
   uint64_t now = platform::monotonic_ns();
-  // Counted by function start (0: unknown); named when printed, as a name
-  // lasts only until the next symbolize().
+  // Counted by function start (0: unknown), named only when printed:
+  // decoding a name costs far more than the lookup.
   std::unordered_map<uint64_t, std::size_t> per_function;
-  for (uint64_t rip : taken) {
-    platform::Symbol s = platform::symbolize(rip);
-    ++per_function[s.name ? rip - s.offset : 0];
-  }
+  for (uint64_t rip : taken) ++per_function[kvm::function_start(rip)];
   std::vector<std::pair<std::size_t, uint64_t>> ranked;
   for (auto& [start, count] : per_function) ranked.emplace_back(count, start);
   std::sort(ranked.rbegin(), ranked.rend());

@@ -156,4 +156,11 @@ bool is_crash_trap(uint64_t address) {
   return i != t.trap_count && offset_at(t.traps, i) == address - t.base;
 }
 
+uint64_t function_start(uint64_t address) {
+  Tables t = tables();
+  if (address < t.base) return 0;
+  std::size_t i = last_at_or_below(t.functions, t.function_count, address - t.base);
+  return i == t.function_count ? 0 : t.base + offset_at(t.functions, i);
+}
+
 }  // namespace keel::kvm

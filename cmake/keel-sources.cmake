@@ -10,6 +10,7 @@ set(KEEL_KERNEL_SOURCES
   ${KEEL_ROOT}/src/kernel/random/chacha20.cpp
   ${KEEL_ROOT}/src/kernel/random/generator.cpp
   ${KEEL_ROOT}/src/kernel/service.cpp
+  ${KEEL_ROOT}/src/kernel/terminate.cpp
   ${KEEL_ROOT}/src/kernel/timer_queue.cpp)
 set(KEEL_KVM_SOURCES
   ${KEEL_ROOT}/src/arch/x86_64/apic.cpp
@@ -125,3 +126,21 @@ set(KEEL_DRIVER_SOURCES
   ${KEEL_ROOT}/src/drivers/virtio/transport_pci.cpp
   ${KEEL_ROOT}/src/drivers/virtio/virtqueue.cpp)
 set(KEEL_INCLUDE_DIRS ${KEEL_ROOT}/api ${KEEL_ROOT}/src)
+# Of those, code that runs at boot or now and then, never per packet:
+# settings, device discovery, DHCP, metrics and syslog formatting. The OS
+# build compiles it for size (decision 0089); the host build keeps -O2.
+set(KEEL_OS_COLD_SOURCES
+  ${KEEL_ROOT}/src/kernel/cmdline.cpp
+  ${KEEL_ROOT}/src/arch/x86_64/descriptors.cpp
+  ${KEEL_ROOT}/src/platform/kvm/entropy.cpp
+  ${KEEL_ROOT}/src/net/config.cpp
+  ${KEEL_ROOT}/src/net/config_json.cpp
+  ${KEEL_ROOT}/src/net/config_values.cpp
+  ${KEEL_ROOT}/src/net/dhcp/dhcp.cpp
+  ${KEEL_ROOT}/src/net/metrics/exposition.cpp
+  ${KEEL_ROOT}/src/net/metrics/system_metrics.cpp
+  ${KEEL_ROOT}/src/net/syslog/message.cpp
+  ${KEEL_ROOT}/src/net/syslog/sender.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/discovery.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/mmio_arguments.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/rng_discovery.cpp)

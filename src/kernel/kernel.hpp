@@ -30,6 +30,10 @@ uint64_t stack_pointer_of(const CpuState& state);
 bool events_pending();
 std::size_t run_pending_events();
 
+// The std::terminate handler: names the uncaught exception and panics. The
+// platform installs it before any constructor runs.
+[[noreturn]] void on_uncaught_exception();
+
 // Runs Service::start() and then the event loop; returns the shutdown code.
 int run_service(std::string_view cmdline);
 

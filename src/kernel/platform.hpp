@@ -35,7 +35,11 @@ struct Symbol {
   const char* name;  // nullptr when unknown
   uint64_t offset;
 };
+// The name is valid until the next call.
 Symbol symbolize(uint64_t address);
+// The readable name of a type from its std::type_info::name(), or nullptr
+// when unknown; valid until the next call.
+const char* type_name(const char* mangled);
 // Whether `address` lies inside the boot stack, or the image's code (both
 // safe to read in a panic). The linux platform answers false.
 bool stack_contains(uint64_t address);

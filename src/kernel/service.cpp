@@ -1,11 +1,7 @@
 // The portable part of an image's life: os:: API, Service::start(), the
 // event loop, shutdown.
-#include <cxxabi.h>
-
 #include <cstdio>
-#include <exception>
 #include <os>
-#include <typeinfo>
 
 #include "cmdline.hpp"
 #include "console.hpp"
@@ -28,30 +24,6 @@ std::vector<std::string> boot_args;
 uint64_t deadline_after(std::chrono::nanoseconds d) {
   int64_t ns = d.count() < 0 ? 0 : d.count();
   return keel::platform::monotonic_ns() + uint64_t(ns);
-}
-
-// An exception nobody caught is a bug in the service: say which, and panic
-// with a backtrace instead of a bare abort().
-[[noreturn]] void on_terminate() {
-  static char message[256];
-  const char* what = "unknown";
-  std::snprintf(message, sizeof message, "std::terminate: uncaught exception");
-  if (std::type_info* type = abi::__cxa_current_exception_type()) {
-    what = type->name();
-    // The demangled name comes from the heap; after an out-of-memory there is
-    // none and the raw name stays. (Never leaked: panic ends the image.)
-    int status = -1;
-    char* demangled = abi::__cxa_demangle(what, nullptr, nullptr, &status);
-    if (status == 0 && demangled) what = demangled;
-    try {
-      std::rethrow_exception(std::current_exception());
-    } catch (const std::exception& e) {
-      std::snprintf(message, sizeof message, "std::terminate: uncaught %s: %s", what, e.what());
-    } catch (...) {
-      std::snprintf(message, sizeof message, "std::terminate: uncaught %s", what);
-    }
-  }
-  keel::kernel::panic(message);
 }
 
 int run_event_loop() {
@@ -124,7 +96,6 @@ bool random_seeded() { return keel::platform::random_seeded(); }
 namespace keel::kernel {
 
 int run_service(std::string_view cmdline) {
-  std::set_terminate(on_terminate);
   boot_cmdline = cmdline;
   boot_args = split_cmdline(cmdline);
   platform::before_service_start();

@@ -1,6 +1,7 @@
 """Faults end in a panic with registers and a symbolized backtrace, a
 non-zero status, and never a hang."""
 import re
+import subprocess
 
 import pytest
 
@@ -39,6 +40,21 @@ def test_uncaught_exception_names_the_exception():
     assert "*** Keel panic: std::terminate: uncaught std::logic_error: nobody catches this" in out, out
     assert "Service::start" in out.split("Backtrace:")[1], out
     assert code == PANIC_STATUS
+
+
+def test_exception_from_a_global_constructor_is_named():
+    # Keel's handler is std::terminate's from the first instruction, not from Service::start().
+    code, out = boot(image("constructor_throws"), timeout=60)
+    assert ("*** Keel panic: std::terminate: uncaught std::runtime_error: "
+            "thrown by a global's constructor") in out, out
+    assert code == PANIC_STATUS
+
+
+def test_images_link_no_demangler():
+    # The type names come from the image's symbol table (decision 0088): 46 KiB less.
+    symbols = subprocess.run(["nm", image("uncaught")], capture_output=True, text=True,
+                             check=True).stdout
+    assert "__cxa_demangle" not in symbols
 
 
 def test_overflow_by_frames_larger_than_a_page_is_caught():

@@ -12,6 +12,7 @@
 #include "arch/x86_64/cpu.hpp"
 #include "arch/x86_64/interrupts.hpp"
 #include "kernel/platform.hpp"
+#include "symbols.hpp"
 
 namespace keel::kvm::profiler {
 namespace {
@@ -45,18 +46,18 @@ void report() {
   sample_count = 0;
   arch::enable_interrupts();
   uint64_t now = platform::monotonic_ns();
-  std::unordered_map<std::string_view, std::size_t> per_function;
-  for (uint64_t rip : taken) {
-    platform::Symbol s = platform::symbolize(rip);
-    ++per_function[s.name ? std::string_view(s.name) : std::string_view("?")];
-  }
-  std::vector<std::pair<std::size_t, std::string_view>> ranked;
-  for (auto& [name, count] : per_function) ranked.emplace_back(count, name);
+  // Counted by function start (0: unknown), named only when printed:
+  // decoding a name costs far more than the lookup.
+  std::unordered_map<uint64_t, std::size_t> per_function;
+  for (uint64_t rip : taken) ++per_function[kvm::function_start(rip)];
+  std::vector<std::pair<std::size_t, uint64_t>> ranked;
+  for (auto& [start, count] : per_function) ranked.emplace_back(count, start);
   std::sort(ranked.rbegin(), ranked.rend());
   std::printf("profile: %zu samples in %.1f s\n", n, double(now - window_start_ns) / 1e9);
   for (std::size_t i = 0; i < ranked.size() && i < shown_functions; ++i) {
-    std::printf("  %5.1f%%  %.*s\n", 100.0 * double(ranked[i].first) / double(n ? n : 1),
-                int(ranked[i].second.size()), ranked[i].second.data());
+    const char* name = ranked[i].second ? platform::symbolize(ranked[i].second).name : nullptr;
+    std::printf("  %5.1f%%  %s\n", 100.0 * double(ranked[i].first) / double(n ? n : 1),
+                name ? name : "?");
   }
   window_start_ns = now;
 }

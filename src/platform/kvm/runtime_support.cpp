@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <exception>
+
+#include "kernel/kernel.hpp"
 
 extern "C" {
 
@@ -36,6 +39,16 @@ uint32_t arc4random() {
   return value;
 }
 }
+
+// std::terminate's handler from the first instruction (global constructors
+// included). libstdc++ keeps its default in a file of its own,
+// eh_term_handler.o, so that it can be replaced: defined here, that file
+// and the verbose handler it names stay out of the image, and with them the
+// demangler (~46 KiB, decision 0088).
+namespace __cxxabiv1 {
+extern std::terminate_handler __terminate_handler;
+std::terminate_handler __terminate_handler = keel::kernel::on_uncaught_exception;
+}  // namespace __cxxabiv1
 
 // libstdc++'s locale set-up references iconv, which would pull in musl's
 // ~100 KiB of CJK conversion tables. Keel images have only the C locale,

@@ -2,6 +2,7 @@
 // kernel command line.
 #include <csignal>
 #include <cstdio>
+#include <exception>
 #include <ext/stdio_sync_filebuf.h>
 #include <iostream>
 #include <string>
@@ -34,6 +35,7 @@ FILE* console_stream() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::set_terminate(keel::kernel::on_uncaught_exception);
   // Console output goes through the same ring as on the VM (drops, the
   // syslog tap): stdout and stderr become streams that write into it.
   stdout = console_stream();

@@ -95,4 +95,14 @@ Symbol symbolize(uint64_t address) {
   return {name, address - found.start};
 }
 
+const char* type_name(const char* mangled) {
+  static char name[max_name];
+  int status = 0;
+  char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
+  if (status != 0 || !demangled) return nullptr;
+  std::snprintf(name, sizeof name, "%s", demangled);
+  std::free(demangled);
+  return name;
+}
+
 }  // namespace keel::platform

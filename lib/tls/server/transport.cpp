@@ -7,8 +7,8 @@
 // Output: mbed TLS pushes records through send() into `cipher_`, which goes to the stream in
 // one write. write() is refused while the stream is not writable, so `cipher_` holds at most
 // one server write's records (or one handshake flight): never unbounded.
-// Handshakes: where the context paces them, handshake input waits (paused in the stream) for
-// the session's turn (handshake_turns.hpp).
+// Handshakes: where the context paces them, a ClientHello waits (paused in the stream) for the
+// session's turn (handshake_turns.hpp).
 #include <mbedtls/ssl.h>
 
 #include <algorithm>
@@ -145,10 +145,13 @@ class TlsTransport final : public http::Transport,
   }
 
   // Whether handshake input may be handled now: always unless the context paces handshakes
-  // (decision 0107); then only in this session's turn, which it queues for once.
+  // (decision 0107); then the first input (the ClientHello, whose answer is the expensive
+  // flight) only in this session's turn, which it queues for once. What follows it (the
+  // client's Finished and often its first request with it) goes as it comes: a session is
+  // finished before others are begun.
   bool my_turn() {
     HandshakeTurns& turns = context_->impl().turns;
-    if (!turns.paced() || in_turn_) return true;
+    if (!turns.paced() || in_turn_ || answered_hello_) return true;
     if (!waiting_) {
       waiting_ = true;
       ++context_->counters().handshake_waits;
@@ -188,6 +191,7 @@ class TlsTransport final : public http::Transport,
 
   void handshake() {
     const int e = mbedtls_ssl_handshake(&ssl_);
+    answered_hello_ = answered_hello_ || !cipher_.empty();
     if (!flush()) return;  // the stream is gone
     if (e == MBEDTLS_ERR_SSL_WANT_READ || e == MBEDTLS_ERR_SSL_WANT_WRITE) return;
     if (e != 0) {
@@ -323,6 +327,7 @@ class TlsTransport final : public http::Transport,
   bool ended_ = false;
   bool waiting_ = false;  // for a handshake turn
   bool in_turn_ = false;
+  bool answered_hello_ = false;     // the server's first flight is written
   std::span<const uint8_t> input_;  // ciphertext offered, not yet taken by mbed TLS
   std::vector<uint8_t> cipher_;     // records mbed TLS wrote, not yet in the stream
   std::vector<uint8_t> plain_;      // the last record's plaintext

@@ -56,7 +56,7 @@ struct Counters {
   uint64_t tickets_accepted = 0;    // resumptions: a valid, current session ticket came
   uint64_t handshake_failures = 0;  // not TLS, no shared version or suite, bad messages
   uint64_t record_errors = 0;       // after the handshake: bad MAC, bad record, alerts
-  uint64_t handshake_waits = 0;     // handshake input that waited for its turn (paced)
+  uint64_t handshake_waits = 0;     // ClientHellos that waited for their turn (paced)
   uint64_t open = 0;
 };
 
@@ -84,13 +84,13 @@ class ServerContext {
   Counters& counters() { return counters_; }
   const ServerOptions& options() const { return options_; }
 
-  // Handshakes take turns (decision 0107). Once paced, a session's handshake input waits in a
-  // queue, and run_handshake_turn() runs the first waiting session's; `wake` asks for that
+  // Handshakes take turns (decision 0107). Once paced, a new session's ClientHello waits in a
+  // queue, and run_handshake_turn() answers the first waiting session's; `wake` asks for that
   // call soon (the OS: an event, so the loop serves open connections between two handshake
   // flights; create() without RandomSource paces so). Unpaced (host tests), a handshake runs
   // as its input comes.
   void pace_handshakes(std::function<void()> wake);
-  // The first waiting session's handshake input, handled; true while others wait.
+  // The first waiting session's ClientHello, answered; true while others wait.
   bool run_handshake_turn();
 
   struct Impl;  // mbed TLS's config, certificate, key and ticket keys

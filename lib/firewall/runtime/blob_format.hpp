@@ -45,6 +45,7 @@ inline constexpr uint32_t kTablePools = 18;
 inline constexpr uint32_t kStringOffsets = kTablePools;
 inline constexpr uint32_t kStringBytes = kTablePools + 1;
 inline constexpr uint32_t kPoolCount = kTablePools + 2;
+inline constexpr uint32_t kTreeLinesPool = 13;  // starts on a page (kPageBytes)
 
 // Where the compiler puts the pools (directory indices), the first ones on the head's page:
 // class maps, partitions, probes, set and tuple tables, trees (each a few records), then the

@@ -16,9 +16,9 @@
 namespace keel::firewall {
 
 LoadStatus Classifier::load(std::span<const uint8_t> blob) {
-  // The one copy: into storage aligned as the blob's pools need (not zeroed first).
-  std::unique_ptr<BlobLine[]> copy(
-      new BlobLine[(blob.size() + sizeof(BlobLine) - 1) / sizeof(BlobLine)]);
+  // The one copy: into page-aligned storage, as the blob's pools need (not zeroed first).
+  std::unique_ptr<BlobPage[]> copy(
+      new BlobPage[(blob.size() + sizeof(BlobPage) - 1) / sizeof(BlobPage)]);
   if (!blob.empty()) std::memcpy(copy.get(), blob.data(), blob.size());
   const std::span<const uint8_t> placed(reinterpret_cast<const uint8_t*>(copy.get()), blob.size());
   return take(placed, std::move(copy));
@@ -28,7 +28,7 @@ LoadStatus Classifier::map(std::span<const uint8_t> blob) { return take(blob, {}
 
 LoadStatus Classifier::adopt(const Tables& tables) { return load(encode_tables(tables)); }
 
-LoadStatus Classifier::take(std::span<const uint8_t> mapped, std::unique_ptr<BlobLine[]> owner) {
+LoadStatus Classifier::take(std::span<const uint8_t> mapped, std::unique_ptr<BlobPage[]> owner) {
   TableView view;
   LoadStatus status = map_tables(mapped, view);
   if (status == LoadStatus::ok) status = validate(view);

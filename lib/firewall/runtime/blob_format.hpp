@@ -45,13 +45,14 @@ inline constexpr uint32_t kTablePools = 18;
 inline constexpr uint32_t kStringOffsets = kTablePools;
 inline constexpr uint32_t kStringBytes = kTablePools + 1;
 inline constexpr uint32_t kPoolCount = kTablePools + 2;
-inline constexpr uint32_t kTreeLinesPool = 13;  // starts on a page (kPageBytes)
+inline constexpr uint32_t kTreeLinesPool = 13;  // on a page (kPageBytes) unless within one
 
 // Where the compiler puts the pools (directory indices), the first ones on the head's page:
 // class maps, partitions, probes, set and tuple tables, trees (each a few records), then the
-// rest in directory order. The loader takes any order (map_tables).
+// rest in directory order but the tree lines, last: they start on a page, and the padding
+// before them should push no other pool off a page. The loader takes any order (map_tables).
 inline constexpr uint32_t kPlacement[kPoolCount] = {0, 1,  2,  3,  4,  11, 5,  6,  7,  8,
-                                                    9, 10, 12, 13, 14, 15, 16, 17, 18, 19};
+                                                    9, 10, 12, 14, 15, 16, 17, 18, 19, 13};
 
 inline constexpr uint64_t kChainsOffset = sizeof(Header);
 inline constexpr uint64_t kDirectoryOffset = kChainsOffset + sizeof(ChainTable) * kChainSlots;

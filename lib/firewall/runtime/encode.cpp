@@ -8,12 +8,14 @@
 namespace keel::firewall {
 namespace {
 
-// Appends `count` records at the next aligned offset (a page for the tree lines, which the
-// compiler placed by page) and enters them in the directory.
+// Appends `count` records at the next aligned offset and enters them in the directory. The tree
+// lines, which the compiler placed by page, start on a page unless they all fit in the rest of
+// the current one.
 void put_pool(std::vector<uint8_t>& out, uint32_t index, const void* data, uint64_t count,
               uint64_t record_size) {
   uint64_t offset = blob::align_up(out.size());
-  if (index == blob::kTreeLinesPool) offset = (offset + kPageBytes - 1) / kPageBytes * kPageBytes;
+  if (index == blob::kTreeLinesPool && offset % kPageBytes + count * record_size > kPageBytes)
+    offset = (offset + kPageBytes - 1) / kPageBytes * kPageBytes;
   const blob::PoolRef ref{offset, count};
   std::memcpy(out.data() + blob::kDirectoryOffset + index * sizeof(ref), &ref, sizeof(ref));
   out.resize(offset + count * record_size, 0);

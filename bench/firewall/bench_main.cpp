@@ -7,6 +7,8 @@
 //                                          (SEED: the packets')
 // firewall_bench stats MIX N [SEED]        statistics of a generated acl|fw|ipc set
 // (filter_stats.cpp)
+// firewall_bench packets MIX RULES N OUT [SEED]  the lookup's packets as `keel-fw classify` lines
+// (forward hook), for `keel-fw stats RULES OUT`: the lines and pages a lookup reads
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -28,6 +30,9 @@ constexpr size_t kPackets = 1 << 18;
 constexpr int kClassifierWindows = 5;
 constexpr size_t kBurstCall = 256;  // packets handed to one first_match_burst call
 constexpr uint32_t kSeed = 42;
+constexpr const char* kUsage =
+    "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N [SEED] | "
+    "packets MIX RULES N OUT [SEED]\n";
 // Seconds per measured path (spread over its windows) and for the linear evaluator: 1, or
 // FW_BENCH_SECONDS (run.sh's quick run, which only checks that the script works).
 const double kClassifierSeconds = [] {
@@ -145,6 +150,17 @@ int lookup(const std::string& mix, const std::string& path, uint32_t seed) {
       static_cast<unsigned long long>(sink & 1));
   return mismatches == 0 && burst_mismatches == 0 ? 0 : 3;
 }
+
+// The packets `lookup` measures, as packet lines for keel-fw (classify, stats).
+int write_packets(const std::string& mix, const std::string& path, size_t count,
+                  const std::string& out_path, uint32_t seed) {
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::ofstream out(out_path);
+  for (const Packet& p : bench::generate_packets(mix, text, count, seed))
+    out << bench::packet_line(p) << "\n";
+  return in && out ? 0 : 1;
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -153,8 +169,7 @@ int main(int argc, char** argv) {
     return argc > i ? static_cast<uint32_t>(std::stoul(argv[i])) : kSeed;
   };
   if (!bench::known_mix(mix)) {
-    std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX "
-                 "N [SEED]\n";
+    std::cerr << kUsage;
     return 2;
   }
   if ((argc == 5 || argc == 6) && command == "gen") {
@@ -163,10 +178,11 @@ int main(int argc, char** argv) {
     return out ? 0 : 1;
   }
   if ((argc == 4 || argc == 5) && command == "lookup") return lookup(mix, argv[3], seed_at(4));
+  if ((argc == 6 || argc == 7) && command == "packets")
+    return write_packets(mix, argv[3], std::stoul(argv[4]), argv[5], seed_at(6));
   if ((argc == 4 || argc == 5) && command == "stats") {
     return bench::print_filter_stats(mix, std::stoul(argv[3]), seed_at(4));
   }
-  std::cerr << "usage: firewall_bench gen MIX N OUT [SEED] | lookup MIX RULES [SEED] | stats MIX N "
-               "[SEED]\n";
+  std::cerr << kUsage;
   return 2;
 }

@@ -87,6 +87,17 @@ std::vector<Packet> family_packets(const std::string& rules_text, size_t count, 
 }
 }  // namespace
 
+std::string packet_line(const Packet& p) {
+  const auto address = [](uint32_t a) {
+    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
+           std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
+  };
+  return "kind=filter hook=forward proto=" + std::to_string(p.proto) +
+         " saddr=" + address(p.saddr) + " daddr=" + address(p.daddr) +
+         " sport=" + std::to_string(p.sport) + " dport=" + std::to_string(p.dport) +
+         " ttl=" + std::to_string(p.ttl) + " length=" + std::to_string(p.length);
+}
+
 bool known_mix(const std::string& mix) {
   return family_profile(mix) || (mix.size() == 1 && mix[0] >= 'a' && mix[0] <= 'f');
 }

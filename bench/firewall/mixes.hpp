@@ -22,6 +22,8 @@ std::string generate_rules(const std::string& mix, size_t count, uint32_t seed);
 std::vector<Packet> generate_packets(const std::string& mix, const std::string& rules_text,
                                      size_t count, uint32_t seed);
 bool known_mix(const std::string& mix);
+// A packet as a `keel-fw classify` line on the filter chain's forward hook (the bench's chain).
+std::string packet_line(const Packet& packet);
 // Prints the protocol, port class and prefix length statistics of a generated acl|fw|ipc set
 // next to the profile's shares (filter_stats.cpp). Returns a process exit code.
 int print_filter_stats(const std::string& mix, size_t count, uint32_t seed);

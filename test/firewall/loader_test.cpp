@@ -76,7 +76,7 @@ TEST(Loader, RejectsHeaderProblems) {
   EXPECT_EQ(c.load(bad), LoadStatus::trailing_bytes);
 }
 
-// Every pool starts aligned, after the one before it and inside the blob.
+// Every pool starts aligned, after the head, inside the blob and on no other pool.
 TEST(Loader, RejectsBadDirectories) {
   const std::vector<uint8_t> blob = sample_blob();
   auto with = [&](uint32_t pool, auto change) {
@@ -89,7 +89,7 @@ TEST(Loader, RejectsBadDirectories) {
     reseal(bad);
     return Classifier().load(bad);
   };
-  const uint32_t keys = 8, rules = 15;  // for_each_pool's order
+  const uint32_t partitions = 1, probes = 2, keys = 8, rules = 15;  // for_each_pool's order
   EXPECT_EQ(with(keys, [](blob::PoolRef& r) { r.offset += 4; }), LoadStatus::bad_size);
   EXPECT_EQ(with(keys, [](blob::PoolRef& r) { r.offset = 0; }), LoadStatus::bad_size);
   EXPECT_EQ(with(rules, [&](blob::PoolRef& r) { r.count = blob.size(); }), LoadStatus::bad_size);
@@ -99,6 +99,22 @@ TEST(Loader, RejectsBadDirectories) {
             LoadStatus::bad_size);
   EXPECT_EQ(with(blob::kStringOffsets, [](blob::PoolRef& r) { r.count = 1; }),
             LoadStatus::bad_size);  // no strings[0]
+  // The pools may lie in any order (the compiler's is blob::kPlacement), but never overlap.
+  blob::PoolRef probes_ref;
+  std::memcpy(&probes_ref, blob.data() + blob::kDirectoryOffset + probes * sizeof(probes_ref),
+              sizeof(probes_ref));
+  ASSERT_GT(probes_ref.count, 0u);
+  EXPECT_EQ(with(partitions, [&](blob::PoolRef& r) { r.offset = probes_ref.offset; }),
+            LoadStatus::bad_size);
+}
+
+// The descriptors every lookup reads (partitions, probes, trees...) share the head's page.
+TEST(Loader, PlacesTheDescriptorsFirst) {
+  const std::vector<uint8_t> blob = sample_blob();
+  blob::PoolRef refs[blob::kPoolCount];
+  std::memcpy(refs, blob.data() + blob::kDirectoryOffset, sizeof(refs));
+  for (uint32_t pool : {0u, 1u, 2u, 3u, 4u, 11u}) EXPECT_LE(refs[pool].offset, refs[5].offset);
+  EXPECT_LT(refs[11].offset + refs[11].count * sizeof(TreeTable), 4096u);
 }
 
 // The tables compiled into an image are used where they lie: no copy, and the same checks.

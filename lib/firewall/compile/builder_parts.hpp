@@ -55,6 +55,11 @@ bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& n
                   const std::vector<uint32_t>& refs, const std::vector<TupleEntry>& entries,
                   uint32_t roots);
 
+// `lines` (a tree's, as LinePacker numbers them) reordered by 4 KiB page, the first at
+// `first_line` of the pool; `root_refs` renumbered to match (line_pages.cpp, decision 0065).
+std::vector<TreeLine> place_lines_by_page(const std::vector<TreeLine>& lines,
+                                          std::vector<uint32_t>& root_refs, uint32_t first_line);
+
 // A leaf octet holding `entries` (at most 8, in rule order) in its first lanes; the others never
 // match.
 LeafOctet leaf_octet(std::span<const TupleEntry> entries);

@@ -126,6 +126,7 @@ bool lay_out_tree(Tables& tables, TreeTable& tree, std::vector<TreeBuildNode>& n
   }
   tree.roots_first = static_cast<uint32_t>(tables.tree_roots.size());
   tree.lines_first = static_cast<uint32_t>(tables.tree_lines.size());
+  lines = place_lines_by_page(lines, root_refs, tree.lines_first);
   tree.lines_count = static_cast<uint32_t>(lines.size());
   tables.tree_roots.insert(tables.tree_roots.end(), root_refs.begin(), root_refs.end());
   tables.tree_lines.insert(tables.tree_lines.end(), lines.begin(), lines.end());

@@ -5,11 +5,13 @@
 //
 //   Header (64 bytes) | ChainTable[kChainSlots] | PoolRef[kPoolCount] | pools
 //
-// Each pool starts on a 64-byte boundary (zero padding before it), in the order of
-// for_each_pool, then the strings as two pools: kStringOffsets (uint32 offsets, one more than
-// strings) and kStringBytes (their bytes). `checksum` is FNV-1a of the head (header, chains and
-// pool directory, the checksum field read as zero): the pools' contents are checked by the
-// validator where a lookup would trust them, and their integrity is the delivery's (the image;
+// The directory lists the pools in the order of for_each_pool, then the strings as two pools:
+// kStringOffsets (uint32 offsets, one more than strings) and kStringBytes (their bytes). Each
+// pool starts on a 64-byte boundary (zero padding before it), none overlapping another; the
+// compiler places them in kPlacement's order, the small descriptors every lookup reads first, so
+// that they share the head's page (docs/decisions/0065). `checksum` is FNV-1a of the head (header,
+// chains and pool directory, the checksum field read as zero): the pools' contents are checked by
+// the validator where a lookup would trust them, and their integrity is the delivery's (the image;
 // the management port's SHA-256 under HMAC, decision 0052).
 #include <cstdint>
 
@@ -43,11 +45,28 @@ inline constexpr uint32_t kTablePools = 18;
 inline constexpr uint32_t kStringOffsets = kTablePools;
 inline constexpr uint32_t kStringBytes = kTablePools + 1;
 inline constexpr uint32_t kPoolCount = kTablePools + 2;
+inline constexpr uint32_t kTreeLinesPool = 13;  // on a page (kPageBytes) unless within one
+
+// Where the compiler puts the pools (directory indices), the first ones on the head's page:
+// class maps, partitions, probes, set and tuple tables, trees (each a few records), then the
+// rest in directory order but the tree lines, last: they start on a page, and the padding
+// before them should push no other pool off a page. The loader takes any order (map_tables).
+inline constexpr uint32_t kPlacement[kPoolCount] = {0, 1,  2,  3,  4,  11, 5,  6,  7,  8,
+                                                    9, 10, 12, 14, 15, 16, 17, 18, 19, 13};
 
 inline constexpr uint64_t kChainsOffset = sizeof(Header);
 inline constexpr uint64_t kDirectoryOffset = kChainsOffset + sizeof(ChainTable) * kChainSlots;
 inline constexpr uint64_t kHeadSize = kDirectoryOffset + sizeof(PoolRef) * kPoolCount;
 
+constexpr bool places_every_pool_once() {
+  bool placed[kPoolCount]{};
+  for (const uint32_t pool : kPlacement) {
+    if (pool >= kPoolCount || placed[pool]) return false;
+    placed[pool] = true;
+  }
+  return true;
+}
+static_assert(places_every_pool_once());
 static_assert(sizeof(Header) == 64 && sizeof(PoolRef) == 16);
 static_assert(kChainsOffset % alignof(ChainTable) == 0 && kDirectoryOffset % 8 == 0);
 

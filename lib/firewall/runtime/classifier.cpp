@@ -10,14 +10,15 @@
 #include "runtime/entry_match.hpp"
 #include "runtime/exact_set_probe.hpp"
 #include "runtime/leaf_match.hpp"
+#include "runtime/touches.hpp"
 #include "runtime/tree_lookup_avx2.hpp"
 
 namespace keel::firewall {
 
 LoadStatus Classifier::load(std::span<const uint8_t> blob) {
-  // The one copy: into storage aligned as the blob's pools need (not zeroed first).
-  std::unique_ptr<BlobLine[]> copy(
-      new BlobLine[(blob.size() + sizeof(BlobLine) - 1) / sizeof(BlobLine)]);
+  // The one copy: into page-aligned storage, as the blob's pools need (not zeroed first).
+  std::unique_ptr<BlobPage[]> copy(
+      new BlobPage[(blob.size() + sizeof(BlobPage) - 1) / sizeof(BlobPage)]);
   if (!blob.empty()) std::memcpy(copy.get(), blob.data(), blob.size());
   const std::span<const uint8_t> placed(reinterpret_cast<const uint8_t*>(copy.get()), blob.size());
   return take(placed, std::move(copy));
@@ -27,7 +28,7 @@ LoadStatus Classifier::map(std::span<const uint8_t> blob) { return take(blob, {}
 
 LoadStatus Classifier::adopt(const Tables& tables) { return load(encode_tables(tables)); }
 
-LoadStatus Classifier::take(std::span<const uint8_t> mapped, std::unique_ptr<BlobLine[]> owner) {
+LoadStatus Classifier::take(std::span<const uint8_t> mapped, std::unique_ptr<BlobPage[]> owner) {
   TableView view;
   LoadStatus status = map_tables(mapped, view);
   if (status == LoadStatus::ok) status = validate(view);
@@ -50,19 +51,22 @@ LoadStatus Classifier::take(std::span<const uint8_t> mapped, std::unique_ptr<Blo
 bool Classifier::checks_pass(uint32_t first, uint32_t count, const Packet& packet) const {
   for (uint32_t c = first; c < first + count; ++c) {
     const FieldCheck& check = tables_.checks[c];
+    KEEL_FW_TOUCH(&check, sizeof check);
     const uint32_t v = field_value(packet, static_cast<Field>(check.field));
     const Interval* iv = &tables_.intervals[check.first];
     // Most checks hold one or two intervals; binary search only for long lists.
     uint32_t lo = 0, hi = check.count;
     while (hi - lo > 4) {
       uint32_t mid = (lo + hi) / 2;
+      KEEL_FW_TOUCH(&iv[mid], sizeof iv[mid]);
       if (iv[mid].lo <= v)
         lo = mid;
       else
         hi = mid;
     }
     bool hit = false;
-    for (uint32_t i = lo; i < hi && iv[i].lo <= v; ++i) hit |= v <= iv[i].hi;
+    for (uint32_t i = lo; i < hi && (KEEL_FW_TOUCH(&iv[i], sizeof iv[i]), iv[i].lo <= v); ++i)
+      hit |= v <= iv[i].hi;
     if (!hit) return false;
   }
   return true;
@@ -73,6 +77,7 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
   const uint32_t v = field_value(packet, static_cast<Field>(set.field));
   switch (set.kind) {
     case SetKind::direct:
+      KEEL_FW_TOUCH(&tables_.values[set.first + v], sizeof(uint32_t));
       return tables_.values[set.first + v];
     case SetKind::exact_hash: {
       const ExactSetView hash(tables_, set);
@@ -82,14 +87,17 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
       const uint32_t* pairs = tables_.keys.data() + set.first;  // (start, rule) pairs
       uint32_t lo = 0, hi = set.count;  // find the last start <= v in [lo, hi)
       if (set.index_bits) {
-        const uint32_t entry =
-            tables_.keys[set.index_first +
-                         (v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits))];
+        const uint32_t* index =
+            &tables_.keys[set.index_first +
+                          (v >> (field_bits(static_cast<Field>(set.field)) - set.index_bits))];
+        KEEL_FW_TOUCH(index, sizeof *index);
+        const uint32_t entry = *index;
         if (entry & kSetIndexLeaf) return set_index_rule(entry);
         // Gallop from the bucket's first segment: most buckets hold a boundary or two.
         lo = entry;
         for (uint32_t step = 1;; step *= 2) {
-          if (step >= set.count - lo || pairs[2 * (lo + step)] > v) {
+          if (step >= set.count - lo ||
+              (KEEL_FW_TOUCH(&pairs[2 * (lo + step)], sizeof *pairs), pairs[2 * (lo + step)] > v)) {
             hi = step >= set.count - lo ? set.count : lo + step;
             break;
           }
@@ -98,11 +106,13 @@ uint32_t Classifier::lookup_set(const SetTable& set, const Packet& packet) const
       }
       while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
+        KEEL_FW_TOUCH(&pairs[2 * mid], sizeof *pairs);
         if (pairs[2 * mid] <= v)
           lo = mid;
         else
           hi = mid;
       }
+      KEEL_FW_TOUCH(&pairs[2 * lo + 1], sizeof *pairs);
       return pairs[2 * lo + 1];
     }
   }
@@ -115,10 +125,12 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
   const uint32_t bucket =
       table.bucket_bits == 0 ? 0 : static_cast<uint32_t>(h >> (64 - table.bucket_bits));
   const uint32_t* offsets = tables_.keys.data() + table.offsets_first;
+  KEEL_FW_TOUCH(&offsets[bucket], 2 * sizeof *offsets);
   if (table.format == TupleFormat::packed) {
     const TupleEntry* entries = tables_.tuple_entries.data() + table.entries_first;
     for (uint32_t e = offsets[bucket]; e < offsets[bucket + 1]; ++e) {
       const TupleEntry& entry = entries[e];
+      KEEL_FW_TOUCH(&entry, sizeof entry);
       if (entry.rule >= best) break;  // bucket is in rule order
       if (entry_matches(entry, packet)) return entry.rule;
     }
@@ -126,7 +138,9 @@ uint32_t Classifier::lookup_tuple(const TupleTable& table, const Packet& packet,
   }
   const uint32_t* entries = tables_.values.data() + table.entries_first;
   for (uint32_t e = offsets[bucket]; e < offsets[bucket + 1]; ++e) {
+    KEEL_FW_TOUCH(&entries[e], sizeof entries[e]);
     const Cube& cube = tables_.cubes[entries[e]];
+    KEEL_FW_TOUCH(&cube, sizeof cube);
     if (cube.rule >= best) break;  // bucket is in rule order
     if (checks_pass(cube.first_check, cube.check_count, packet)) return cube.rule;
   }
@@ -143,11 +157,13 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
   uint32_t ref[kCount];
   for (uint32_t t = 0; t < kCount; ++t) {
     const TreeTable& tree = tables_.trees[probes[t].index];
+    KEEL_FW_TOUCH(&tree, sizeof tree);
     lines[t] = tables_.tree_lines.data() + tree.lines_first;
     octets[t] = tables_.leaf_octets.data() + tree.octets_first;
     const uint32_t slot = leading_bits(
         key[tree.root_field], field_bits(kTupleFieldList[tree.root_field]), tree.root_bits);
     ref[t] = tables_.tree_roots[tree.roots_first + slot];
+    KEEL_FW_TOUCH(&tables_.tree_roots[tree.roots_first + slot], sizeof(uint32_t));
   }
   // Each walk reads one line per three levels until it reaches a leaf; the loader checked that
   // exits lead to later lines, so each walk ends. The root cut and the lines leave walks of 0-2
@@ -157,6 +173,7 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
   for (uint32_t t = 0; t < kCount; ++t) {
     while ((ref[t] & kTreeLeafRef) == 0) {
       const TreeLine& line = lines[t][ref[t]];
+      KEEL_FW_TOUCH(&line, sizeof line);
       uint32_t at = 0;
       for (int level = 0; level < kLineLevels; ++level)
         at = 2 * at + 1 + (key[line_field(line, at)] >= line.value[at]);
@@ -166,8 +183,10 @@ uint32_t Classifier::walk_trees(const Probe* probes, const Packet& packet, uint3
   // Every reached leaf is tested in full, half an octet at a time, without branches on the
   // data; the leaves' reads are independent and overlap.
   const PacketLanes lanes(packet);
-  for (uint32_t t = 0; t < kCount; ++t)
+  for (uint32_t t = 0; t < kCount; ++t) {
+    KEEL_FW_TOUCH(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]) * sizeof(LeafOctet));
     best = std::min(best, leaf_match(octets[t] + leaf_first(ref[t]), leaf_count(ref[t]), lanes));
+  }
   return best;
 }
 
@@ -205,8 +224,10 @@ const Partition& Classifier::partition_of(const ChainTable& chain, const Packet&
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&packet);
   for (int d = 0; d < chain.dispatch_count; ++d) {
     const uint32_t v = bytes[kOffset[chain.dispatch_field[d]]];
+    KEEL_FW_TOUCH(&maps[d * kClassMapSize + v], 1);
     part = part * chain.class_count[d] + maps[d * kClassMapSize + v];
   }
+  KEEL_FW_TOUCH(&tables_.partitions[chain.first_partition + part], sizeof(Partition));
   return tables_.partitions[chain.first_partition + part];
 }
 
@@ -215,6 +236,7 @@ uint32_t Classifier::match_partition(const Partition& partition, const Packet& p
   const uint32_t end = partition.first_probe + partition.probe_count;
   for (uint32_t p = partition.first_probe; p < end; ++p) {
     const Probe& probe = tables_.probes[p];
+    KEEL_FW_TOUCH(&probe, sizeof probe);
     if (probe.best_rule >= best) break;
     if (probe.kind == ProbeKind::tree) {
       // Consecutive trees (a partition's tree groups) are walked together.
@@ -223,6 +245,10 @@ uint32_t Classifier::match_partition(const Partition& partition, const Packet& p
       p += count - 1;
       continue;
     }
+    KEEL_FW_TOUCH(probe.kind == ProbeKind::set
+                      ? static_cast<const void*>(&tables_.sets[probe.index])
+                      : static_cast<const void*>(&tables_.tuples[probe.index]),
+                  probe.kind == ProbeKind::set ? sizeof(SetTable) : sizeof(TupleTable));
     uint32_t r = probe.kind == ProbeKind::set
                      ? lookup_set(tables_.sets[probe.index], packet)
                      : lookup_tuple(tables_.tuples[probe.index], packet, best);
@@ -241,6 +267,7 @@ Verdict Classifier::classify(ChainKind kind, Hook hook, const Packet& packet) co
   const ChainTable& chain = tables_.chains[chain_slot(kind, hook)];
   uint32_t rule = first_match(kind, hook, packet);
   if (rule == kNoRule) return {chain.present ? chain.policy : Action::accept, kNoRule};
+  KEEL_FW_TOUCH(&tables_.rules[rule], sizeof(RuleInfo));
   return {rule_action(tables_.rules[rule]), rule};
 }
 

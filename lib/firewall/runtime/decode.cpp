@@ -1,6 +1,7 @@
 // Maps a table blob: checks its head (magic, version, size, checksum) and that every pool the
-// directory names is aligned, in order and inside the blob, then points a TableView at the pools
-// where they lie. Nothing is copied; validate() checks the contents a lookup will trust.
+// directory names is aligned, inside the blob and overlaps no other, then points a TableView at
+// the pools where they lie. Nothing is copied; validate() checks the contents a lookup will trust.
+#include <algorithm>
 #include <cstring>
 
 #include "keel/firewall/classifier.hpp"
@@ -25,20 +26,21 @@ LoadStatus map_tables(std::span<const uint8_t> data, TableView& out) {
 
   blob::PoolRef refs[blob::kPoolCount];
   std::memcpy(refs, data.data() + blob::kDirectoryOffset, sizeof(refs));
-  // Pools follow the head in order without overlapping, each aligned for its records.
-  uint64_t end = blob::kHeadSize;
+  // Pools lie after the head, each aligned for its records, in any order (the compiler's is
+  // blob::kPlacement) but without overlapping: checked on their extents sorted below.
+  std::pair<uint64_t, uint64_t> extents[blob::kPoolCount];  // (offset, end)
   uint32_t index = 0;
   bool ok = true;
   const auto place = [&](auto& pool) {
     using Record = typename std::remove_reference_t<decltype(pool)>::element_type;
-    const blob::PoolRef ref = refs[index++];
-    if (!ok || ref.offset % blob::kAlign != 0 || ref.offset < end || ref.offset > data.size() ||
-        ref.count > (data.size() - ref.offset) / sizeof(Record)) {
+    const blob::PoolRef ref = refs[index];
+    if (!ok || ref.offset % blob::kAlign != 0 || ref.offset < blob::kHeadSize ||
+        ref.offset > data.size() || ref.count > (data.size() - ref.offset) / sizeof(Record)) {
       ok = false;
       return;
     }
     pool = {reinterpret_cast<const Record*>(data.data() + ref.offset), ref.count};
-    end = ref.offset + ref.count * sizeof(Record);
+    extents[index++] = {ref.offset, ref.offset + ref.count * sizeof(Record)};
   };
   TableView t;
   std::memcpy(t.chains.data(), data.data() + blob::kChainsOffset, sizeof(t.chains));
@@ -49,7 +51,10 @@ LoadStatus map_tables(std::span<const uint8_t> data, TableView& out) {
   place(string_offsets);
   place(string_bytes);
   if (!ok) return LoadStatus::bad_size;
-  if (end != data.size()) return LoadStatus::trailing_bytes;
+  std::sort(std::begin(extents), std::end(extents));
+  for (uint32_t i = 1; i < blob::kPoolCount; ++i)
+    if (extents[i].first < extents[i - 1].second) return LoadStatus::bad_size;
+  if (extents[blob::kPoolCount - 1].second != data.size()) return LoadStatus::trailing_bytes;
   t.strings = StringTable(string_offsets, string_bytes);
   out = t;
   return LoadStatus::ok;

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "keel/firewall/table_view.hpp"
+#include "runtime/touches.hpp"
 
 namespace keel::firewall {
 
@@ -28,6 +29,7 @@ struct ExactSetView {
   // The rule of `value`, probing from slot `slot` (its home slot).
   uint32_t probe(uint32_t value, uint32_t slot) const {
     for (uint32_t seen = 0; seen <= mask; ++seen, slot = (slot + 1) & mask) {
+      KEEL_FW_TOUCH(&slots[2 * slot], 2 * sizeof *slots);
       const uint32_t key = slots[2 * slot];
       if (key == value || key == empty) {
         const uint32_t rule = slots[2 * slot + 1];  // an empty slot's rule is kNoRule

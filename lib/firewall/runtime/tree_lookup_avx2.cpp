@@ -20,6 +20,7 @@
 
 #include "keel/firewall/classifier.hpp"
 #include "runtime/leaf_match.hpp"
+#include "runtime/touches.hpp"
 
 namespace keel::firewall {
 namespace {
@@ -59,6 +60,7 @@ __attribute__((target("avx2"))) inline uint32_t walk(const TreeLine* lines, uint
   const __m256i sign = _mm256_set1_epi32(static_cast<int>(kSignBit));
   while ((ref & kTreeLeafRef) == 0) {
     const TreeLine& line = lines[ref];
+    KEEL_FW_TOUCH(&line, sizeof line);
     // Lane 0 holds `fields`, lanes 1-7 the split values; lane i + 1 gets split i's field.
     const __m256i words = _mm256_load_si256(reinterpret_cast<const __m256i*>(&line));
     const __m256i packed = _mm256_set1_epi32(static_cast<int>(line.fields));
@@ -93,9 +95,11 @@ __attribute__((target("avx2"))) inline uint32_t octet_matches(const LeafOctet& o
 // Leaves the builder could not split below kFixedOctets octets, in order until a lane matches.
 __attribute__((target("avx2"))) uint32_t long_leaf(const LeafOctet* octets, uint32_t count,
                                                    const PacketVectors& p, uint32_t best) {
-  for (uint32_t o = 0; o < count; ++o)
+  for (uint32_t o = 0; o < count; ++o) {
+    KEEL_FW_TOUCH(&octets[o], sizeof octets[o]);
     if (const uint32_t m = octet_matches(octets[o], p))
       return std::min(best, octets[o].rule[std::countr_zero(m)]);
+  }
   return best;
 }
 
@@ -115,6 +119,7 @@ __attribute__((target("avx2,bmi"))) inline uint32_t leaf(const LeafOctet* octets
                                                          const PacketVectors& p, uint32_t best) {
   if (count > kFixedOctets) return long_leaf(octets, count, p, best);
   const LeafOctet* base = count ? octets : &kNoOctet;
+  KEEL_FW_TOUCH(base, count * sizeof(LeafOctet));
   const uint32_t last = count ? count - 1 : 0;
   uint64_t bits = 0;
   for (uint32_t o = 0; o < kFixedOctets; ++o) {
@@ -154,9 +159,11 @@ __attribute__((target("avx2,bmi"))) uint32_t walk_trees(const TableView& tables,
   const TreeTable* trees[kCount];
   for (uint32_t t = 0; t < kCount; ++t) {
     trees[t] = &tables.trees[probes[t].index];
+    KEEL_FW_TOUCH(trees[t], sizeof(TreeTable));
     const uint32_t field = trees[t]->root_field;
     const uint32_t slot = leading_bits(key[field], kTupleBits[field], trees[t]->root_bits);
     ref[t] = tables.tree_roots[trees[t]->roots_first + slot];
+    KEEL_FW_TOUCH(&tables.tree_roots[trees[t]->roots_first + slot], sizeof(uint32_t));
   }
   for (uint32_t t = 0; t < kCount; ++t)
     ref[t] = walk(tables.tree_lines.data() + trees[t]->lines_first, ref[t], p);

@@ -96,13 +96,14 @@ class Classifier {
   bool checks_pass(uint32_t first, uint32_t count, const Packet& packet) const;
 
   // Checks `mapped` and takes it (and `owner`, the storage it lies in, if any).
-  struct alignas(64) BlobLine {
-    uint8_t bytes[64];
+  // Pages, as an image maps its blob: the compiler places tree lines by page (decision 0065).
+  struct alignas(kPageBytes) BlobPage {
+    uint8_t bytes[kPageBytes];
   };
-  LoadStatus take(std::span<const uint8_t> mapped, std::unique_ptr<BlobLine[]> owner);
+  LoadStatus take(std::span<const uint8_t> mapped, std::unique_ptr<BlobPage[]> owner);
 
   TableView tables_;
-  std::unique_ptr<BlobLine[]> owned_;  // a loaded (copied) blob; none for a mapped one
+  std::unique_ptr<BlobPage[]> owned_;  // a loaded (copied) blob; none for a mapped one
   std::vector<uint8_t> tree_runs_;     // per probe: tree probes walked together from it (adopt)
   bool avx2_ = cpu_has_avx2();  // trees through lookup_trees_avx2 (runtime/tree_lookup_avx2.cpp)
 };

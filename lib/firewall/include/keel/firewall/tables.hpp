@@ -122,6 +122,9 @@ constexpr uint32_t leaf_count(uint32_t ref) { return (ref >> kLeafFirstBits) & k
 inline constexpr int kLineSplits = 7;
 inline constexpr int kLineLevels = 3;
 inline constexpr int kMaxTreeLines = 22;  // lines on a walk (the builder splits at most 64 levels)
+// The lines pool starts on a page of the blob and the compiler places each tree's lines by page
+// (compile/line_pages.cpp): under QEMU TCG each page a lookup touches costs a TLB fill.
+inline constexpr uint32_t kPageBytes = 4096;
 struct alignas(64) TreeLine {
   uint32_t fields = 0;  // 3 bits per split: index into kTupleFieldList; bits past 21 zero
   uint32_t value[kLineSplits]{};

@@ -50,7 +50,16 @@ inline constexpr uint8_t option_source_mac = 1;  // §4.6.1
 inline constexpr uint8_t option_target_mac = 2;  // §4.6.1
 inline constexpr uint32_t option_unit = 8;       // option lengths count 8 bytes
 inline constexpr uint32_t mac_option_size = 8;   // type, length, 6-byte MAC
-inline constexpr uint8_t na_router = 0x80;       // §4.4 flags (first byte of word 2)
+inline constexpr uint32_t rs_size = 8;           // §4.1: header, reserved
+inline constexpr uint32_t ra_size = 16;          // §4.2: header, limits, reachable, retrans
+inline constexpr uint8_t option_prefix = 3;      // §4.6.2, 32 bytes
+inline constexpr uint8_t option_mtu = 5;         // §4.6.4, 8 bytes
+inline constexpr uint32_t prefix_option_size = 32;
+inline constexpr uint32_t mtu_option_size = 8;
+inline constexpr uint8_t prefix_on_link = 0x80;     // §4.6.2: the L flag
+inline constexpr uint8_t prefix_autonomous = 0x40;  // the A flag (RFC 4862 §5.5.3)
+inline constexpr uint32_t infinite_lifetime = 0xffffffff;
+inline constexpr uint8_t na_router = 0x80;  // §4.4 flags (first byte of word 2)
 inline constexpr uint8_t na_solicited = 0x40;
 inline constexpr uint8_t na_override = 0x20;
 }  // namespace nd

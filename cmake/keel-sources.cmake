@@ -62,6 +62,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/arp.cpp
   ${KEEL_ROOT}/src/net/link/ndp.cpp
   ${KEEL_ROOT}/src/net/link/ndp_send.cpp
+  ${KEEL_ROOT}/src/net/link/mld.cpp
   ${KEEL_ROOT}/src/net/link/ra.cpp
   ${KEEL_ROOT}/src/net/link/routers.cpp
   ${KEEL_ROOT}/src/net/link/slaac.cpp

@@ -69,6 +69,10 @@ void InterfaceCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ra, addresses_formed);
   KEEL_C(ra, addresses_expired);
   KEEL_C(ra, address_conflicts);
+  KEEL_C(mld, tx_reports);
+  KEEL_C(mld, rx_queries);
+  KEEL_C(mld, drop_bad_query);
+  KEEL_C(mld, drop_v1_query);
   KEEL_C(link, tx_queued);
   KEEL_C(link, drop_tx_queue_full);
   KEEL_C(dhcp, tx_discover);

@@ -94,6 +94,9 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
         parts_.link(info.in).ndp().receive(info, v.data(), v.size());
       }
       return;
+    case wire::icmp6::multicast_listener_query:
+      parts_.link(info.in).mld().receive(info, v.data(), v.size());
+      return;
     default:
       // Errors about what we sent go to the upper layer they quote (TCP;
       // UDP does not listen yet); RS (a host is no router), redirects: not yet.

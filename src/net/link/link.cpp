@@ -30,6 +30,7 @@ Link::Link(StackParts& parts, Nic& nic, InterfaceId id)
       arp_(*this, counters_.arp),
       ndp_(*this, counters_.ndp),
       routers_(*this, counters_.ra),
+      mld_(*this, counters_.mld),
       link_local_(ip6addr::link_local_from_mac(mac_)) {
   // The NIC's event, not a send: handlers may run (those it made due).
   nic.set_transmit_ready([this] {
@@ -315,11 +316,12 @@ void Link::poll(uint64_t now) {
   arp_.poll(now);
   ndp_.poll(now);
   if (routers_.active()) routers_.poll(now);
+  mld_.poll(now);
   if (dhcp_) dhcp_->poll(now);
 }
 
 uint64_t Link::next_deadline() const {
-  uint64_t earliest = std::min({arp_.next_deadline(), ndp_.next_deadline(),
+  uint64_t earliest = std::min({arp_.next_deadline(), ndp_.next_deadline(), mld_.next_deadline(),
                                 routers_.active() ? routers_.next_deadline() : UINT64_MAX});
   if (dhcp_) earliest = std::min(earliest, dhcp_->next_deadline());
   return earliest;

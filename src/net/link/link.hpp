@@ -16,6 +16,7 @@
 
 #include "arp.hpp"
 #include "frame_queue.hpp"
+#include "mld.hpp"
 #include "ndp.hpp"
 #include "routers.hpp"
 
@@ -117,6 +118,14 @@ class Link {
   // Whether `group` is the solicited-node group of one of our addresses,
   // tentative ones included (RFC 4861 §7.2.1, RFC 4862 §5.4.2).
   bool is_solicited_group6(const ip6::Addr& group) const;
+  // Calls fn(address) for each unicast IPv6 address, tentative ones included.
+  template <class Fn>
+  void for_each_address6(Fn fn) const {
+    fn(link_local_);
+    if (!address6_.is_any()) fn(address6_);
+    ndp_.for_each_tentative(fn);
+    for (const Slaac::Address& a : routers_.slaac().addresses()) fn(a.address);
+  }
   // The global address to send from: the static one, else SLAAC's (any() if none).
   ip6::Addr global_source6() const;
   // Whether `a` is on this link: the static prefix or an advertised on-link one.
@@ -127,6 +136,9 @@ class Link {
   uint16_t mtu6() const { return routers_.mtu() ? uint16_t(routers_.mtu()) : mtu_; }
   Ndp& ndp() { return ndp_; }
   RouterDiscovery& routers() { return routers_; }
+  Mld& mld() { return mld_; }
+  // An address was added, detected or removed: MLD reports its group's change.
+  void addresses6_changed() { mld_.update(); }
   // From Ndp: a tentative address is ours (unique) or someone else's.
   void dad_finished(const ip6::Addr& address, bool unique);
 
@@ -143,14 +155,6 @@ class Link {
  private:
   bool accepts_group(const ethernet::Addr& mac) const;
   bool accepts_group6(const ethernet::Addr& mac) const;
-  // Calls fn(address) for each unicast IPv6 address, tentative ones included.
-  template <class Fn>
-  void for_each_address6(Fn fn) const {
-    fn(link_local_);
-    if (!address6_.is_any()) fn(address6_);
-    ndp_.for_each_tentative(fn);
-    for (const Slaac::Address& a : routers_.slaac().addresses()) fn(a.address);
-  }
   void drain_queue();
   void configured();
   void add_own_route(Route route);
@@ -167,6 +171,7 @@ class Link {
   Arp arp_;
   Ndp ndp_;
   RouterDiscovery routers_;
+  Mld mld_;
   ip6::Addr link_local_, address6_, gateway6_;
   ip6::Addr pending6_;  // the static address under detection
   bool ip6_on_ = false;

@@ -65,11 +65,13 @@ void Link::configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::A
   address6_ = {};
   pending6_ = address;
   if (!address.is_any()) ndp_.start_dad(address);
+  addresses6_changed();
 }
 
 void Link::start_slaac(SlaacIid iid) {
   ip6_on_ = true;
   routers_.start(iid);
+  addresses6_changed();
 }
 
 void Link::dad_finished(const ip6::Addr& address, bool unique) {

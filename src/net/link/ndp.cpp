@@ -231,6 +231,7 @@ void Ndp::start_dad(const ip6::Addr& address) {
   uint64_t deadline = link_.now() + retrans_timer_ns;
   tentative_.push_back({address, deadline});
   schedule(deadline);
+  link_.addresses6_changed();  // RFC 4862 §5.4.2: join its solicited-node group first
   solicit(address, nullptr, nullptr, true);
 }
 
@@ -238,6 +239,7 @@ void Ndp::finish_dad(const ip6::Addr& address, bool unique) {
   std::erase_if(tentative_, [&](const Tentative& t) { return t.address == address; });
   if (!unique) ++counters_.address_conflicts;
   link_.dad_finished(address, unique);  // (may start another detection)
+  link_.addresses6_changed();
 }
 
 void Ndp::schedule(uint64_t at) {

@@ -159,7 +159,7 @@ void Slaac::poll(uint64_t now) {
                 net::Address(a.address).to_string().c_str());
     return true;
   };
-  std::erase_if(addresses_, expired);
+  if (std::erase_if(addresses_, expired)) link_.addresses6_changed();
 }
 
 uint64_t Slaac::next_deadline() const {

@@ -247,7 +247,7 @@ TEST_F(SlaacTest, FloodsStayBounded) {
   EXPECT_EQ(counters().icmp6.rx_echo_requests, 1u);
 }
 
-class StaticTest : public SlaacTest {
+class SlaacStaticTest : public SlaacTest {
  protected:
   void SetUp() override {
     StackTest::SetUp();
@@ -255,7 +255,7 @@ class StaticTest : public SlaacTest {
   }
 };
 
-TEST_F(StaticTest, WithoutAutoAdvertisementsAreIgnored) {
+TEST_F(SlaacStaticTest, WithoutAutoAdvertisementsAreIgnored) {
   advance(5s);
   EXPECT_EQ(ra_counters().tx_solicitations, 0u);
   advertise(prefix_a);

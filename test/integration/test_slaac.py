@@ -2,8 +2,8 @@
 dnsmasq --enable-ra on the host side of the TAP advertises 2001:db8:1::/64
 (on-link, autonomous) with an MTU option; udp_echo started with `ip=...,auto`
 solicits, forms its address (RFC 7217 by default, EUI-64 with iid=eui64),
-and Linux pings it, echoes UDP through it and finds the guest's MAC by
-Neighbor Discovery. Then a hostile corpus of advertisements crafted with
+and Linux pings it, echoes UDP through it, 1 MiB through tcp_echo on it, and
+finds the guest's MAC by Neighbor Discovery. Then a hostile corpus of advertisements crafted with
 scapy (wrong hop limit, global source, zero-length option, prefix length not
 64, preferred over valid, a group MAC, floods of prefixes and routers), each
 carrying a prefix of its own: the guest forms no address from any invalid
@@ -20,6 +20,7 @@ import time
 import pytest
 
 from netguest import Guest, Namespace
+from test_tcp_ipv6 import ECHO_CLIENTS, TCP_ECHO
 from test_net_ipv6 import UDP6_CLIENT, mac_of
 
 PREFIX = "2001:db8:1:0:"
@@ -53,16 +54,17 @@ def router_advertiser(ns):
 
 
 @contextlib.contextmanager
-def slaac_guest(machine, settings=""):
+def slaac_guest(machine, settings="", service=None):
     ns = Namespace(taps=1)
     g = None
     try:
         with router_advertiser(ns):
+            extra = {"service": service} if service else {}
             g = Guest(ns, machine=machine, append=f"ip={ns.guest()}/24,auto {settings}".strip(),
-                      ready=r"listening on 10\.0\.0\.2:7")
+                      ready=r"listening on 10\.0\.0\.2:7", **extra)
             text = g.wait_for(SLAAC_LINE, timeout=60)
             g.address = re.search(SLAAC_LINE, text).group(1)
-            g.mac = mac_of(g)
+            g.mac = mac_of(g) if not service else None
             yield g
     finally:
         if g:
@@ -112,6 +114,12 @@ def test_eui64_by_setting():
         expected = ipaddress.ip_address(f"2001:db8:1:0:{eui64(g.mac)}")
         assert ipaddress.ip_address(g.address) == expected, g.address
         assert " 0% packet loss" in ping6(g.ns, g.address).stdout
+
+
+def test_tcp_echo_on_the_slaac_address():
+    with slaac_guest("linux", service=TCP_ECHO) as g:
+        result = g.ns.python(ECHO_CLIENTS, 1 << 20, g.address, timeout=120)
+        assert result.stdout.strip() == f"{g.address} ok {1 << 20}", result.stdout + result.stderr
 
 
 HOSTILE = r"""

@@ -137,13 +137,6 @@ void Mld::send(const std::vector<Record>& records) {
   link_.transmit_frame(std::move(p), ip6addr::multicast_mac(dst), wire::ethertype_ip6);
 }
 
-void Mld::clear() {
-  groups_.clear();
-  changes_.clear();
-  specific_.clear();
-  change_at_ = general_at_ = never;
-}
-
 void Mld::poll(uint64_t now) {
   if (now >= change_at_) {
     change_at_ = never;

@@ -30,7 +30,6 @@ class Mld {
   void update();
   // A query (ICMPv6 checked), `len` bytes at `message`.
   void receive(const Ip6Received& info, const uint8_t* message, std::size_t len);
-  void clear();
   const std::vector<ip6::Addr>& groups() const { return groups_; }
 
   void poll(uint64_t now);

@@ -64,6 +64,10 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/arp.cpp
   ${KEEL_ROOT}/src/net/link/ndp.cpp
   ${KEEL_ROOT}/src/net/link/ndp_send.cpp
+  ${KEEL_ROOT}/src/net/link/mld.cpp
+  ${KEEL_ROOT}/src/net/link/ra.cpp
+  ${KEEL_ROOT}/src/net/link/routers.cpp
+  ${KEEL_ROOT}/src/net/link/slaac.cpp
   ${KEEL_ROOT}/src/net/link/link6.cpp
   ${KEEL_ROOT}/src/net/link/interface.cpp
   ${KEEL_ROOT}/src/net/link/link.cpp

@@ -12,6 +12,10 @@
 
 namespace net {
 
+// How SLAAC forms an address's interface identifier (docs/net/ipv6.md,
+// decision 0133): RFC 7217's keyed hash (the default), or the MAC's EUI-64.
+enum class SlaacIid : uint8_t { stable, eui64 };
+
 struct InterfaceConfig {
   enum class Mode { none, static_address, dhcp };
   Mode mode = Mode::none;
@@ -22,6 +26,9 @@ struct InterfaceConfig {
   // (`ip=10.0.0.2/24,fd00::2/64 gw=10.0.0.1,fd00::1`; docs/net/ipv6.md).
   ip6::Addr address6, gateway6;
   uint8_t prefix6 = 64;
+  // SLAAC and router discovery (`ip=auto`, `ip=10.0.0.2/24,auto`, `iid=eui64`).
+  bool slaac = false;
+  SlaacIid iid = SlaacIid::stable;
   // DHCP: give up (and fall back to the static settings, if any) after this.
   std::chrono::seconds dhcp_timeout{10};
   // Tests: renew at this time instead of the server's T1.

@@ -66,10 +66,36 @@ struct NdpCounters {
   uint64_t cache_evictions = 0;
 };
 
+// Router discovery and SLAAC (RFC 4861 §6, RFC 4862 §5.5; docs/net/ipv6.md).
+struct RouterCounters {
+  uint64_t tx_solicitations = 0, rx_advertisements = 0;
+  uint64_t drop_not_auto = 0;         // an RA on an interface without `auto`: not used
+  uint64_t drop_bad_source = 0;       // §6.1.2: not from a link-local address
+  uint64_t drop_bad_format = 0;       // §6.1.2: length, a zero-length or malformed option
+  uint64_t drop_routers_full = 0;     // a new router with the list full
+  uint64_t drop_prefixes_full = 0;    // a new on-link prefix with the list full
+  uint64_t drop_addresses_full = 0;   // a new SLAAC prefix with every address slot taken
+  uint64_t drop_prefix_options = 0;   // past the prefix options one RA may carry
+  uint64_t drop_prefix_length = 0;    // RFC 4862 §5.5.3: autonomous prefix not /64
+  uint64_t drop_prefix_lifetime = 0;  // §5.5.3 (c): preferred > valid lifetime
+  uint64_t drop_bad_mtu = 0;          // MTU option outside 1280..the link's MTU
+  uint64_t addresses_formed = 0, addresses_expired = 0;
+  uint64_t address_conflicts = 0;  // a SLAAC address someone else had (RFC 7217 retries)
+};
+
+// MLDv2 for the solicited-node groups (RFC 3810; docs/net/ipv6.md).
+struct MldCounters {
+  uint64_t tx_reports = 0, rx_queries = 0;
+  uint64_t drop_bad_query = 0;  // §6.2: hop limit not 1, source not link-local, too short
+  uint64_t drop_v1_query = 0;   // an MLDv1 query (24 bytes): no compatibility mode yet
+};
+
 struct InterfaceCounters {
   EthernetCounters ethernet;
   ArpCounters arp;
   NdpCounters ndp;
+  RouterCounters ra;
+  MldCounters mld;
   LinkCounters link;
   DhcpCounters dhcp;
 

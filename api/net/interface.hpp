@@ -62,7 +62,9 @@ class Interface {
   // a gateway; the link-local address is the MAC's (modified EUI-64,
   // decision 0130) from the start.
   void configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway = {});
-  ip6::Addr address6() const;  // any() when none is configured
+  // The static address, else one SLAAC formed (`ip=auto`, docs/net/ipv6.md);
+  // any() when there is none.
+  ip6::Addr address6() const;
   ip6::Addr link_local() const;
 
   // IPv4 multicast groups whose frames this interface takes (RFC 1112 §6.4

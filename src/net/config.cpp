@@ -70,8 +70,8 @@ bool apply_stack_word(std::string_view name, std::string_view value, Config& con
 }  // namespace
 
 ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) {
-  static constexpr std::string_view keys[] = {"ip",      "gw",           "dns",
-                                              "netmask", "dhcp_timeout", "dhcp_t1"};
+  static constexpr std::string_view keys[] = {"ip",           "gw",      "dns", "netmask",
+                                              "dhcp_timeout", "dhcp_t1", "iid"};
   for (const std::string& arg : args) {
     auto eq = arg.find('=');
     if (eq == std::string::npos) continue;
@@ -100,8 +100,11 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
     InterfaceConfig& c = config.interfaces[index];
     ConfigError e;
     if (key == "ip") {
-      if (value == "dhcp") {
+      std::string_view without_auto = value;
+      bool slaac = take_auto(without_auto);
+      if (without_auto == "dhcp") {  // "dhcp" or "dhcp,auto"
         c.mode = InterfaceConfig::Mode::dhcp;
+        if (slaac) e = parse_addresses(name, "auto", c);
       } else if (value == "none" || value == "off") {
         c.mode = InterfaceConfig::Mode::none;
       } else {
@@ -116,6 +119,8 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
       e = parse_addr(name, value, c.netmask);
     } else if (key == "dhcp_timeout") {
       e = parse_seconds(name, value, c.dhcp_timeout);
+    } else if (key == "iid") {
+      e = parse_iid(name, value, c);
     } else if (key == "dhcp_t1") {
       std::chrono::seconds s;
       e = parse_seconds(name, value, s);

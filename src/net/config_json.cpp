@@ -77,6 +77,8 @@ ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfi
       if ((e = need_string()).empty()) e = parse_addresses(field, value.get<std::string>(), c);
       if (e.empty() && c.mode == InterfaceConfig::Mode::none)
         c.mode = InterfaceConfig::Mode::static_address;
+    } else if (key == "iid") {
+      if ((e = need_string()).empty()) e = parse_iid(field, value.get<std::string>(), c);
     } else if (key == "netmask") {
       if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.netmask);
     } else if (key == "gateway") {

@@ -114,7 +114,35 @@ ConfigError split_families(std::string_view field, std::string_view text, Each e
 
 }  // namespace
 
+bool take_auto(std::string_view& text) {
+  constexpr std::string_view word = "auto", after_comma = ",auto";
+  if (text == word) {
+    text = {};
+    return true;
+  }
+  if (!text.ends_with(after_comma)) return false;
+  text.remove_suffix(after_comma.size());
+  return true;
+}
+
+ConfigError parse_iid(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  if (text == "stable") {
+    c.iid = SlaacIid::stable;
+  } else if (text == "eui64") {
+    c.iid = SlaacIid::eui64;
+  } else {
+    return std::string(field) + ": " + quoted(text) + " is not stable or eui64";
+  }
+  return {};
+}
+
 ConfigError parse_addresses(std::string_view field, std::string_view text, InterfaceConfig& c) {
+  bool slaac = take_auto(text);
+  if (slaac || text.find(':') != std::string_view::npos) {
+    c.slaac = slaac;
+    c.address6 = {};
+  }
+  if (slaac && text.empty()) return {};
   return split_families(field, text, [&](std::string_view part, bool ip6) {
     return ip6 ? parse_address6(field, part, c) : parse_address(field, part, c);
   });

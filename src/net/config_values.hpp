@@ -20,9 +20,14 @@ ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Add
                          uint8_t& prefix_len);
 // "10.0.0.2/24" or "10.0.0.2" (the interface's prefix kept as is).
 ConfigError parse_address(std::string_view field, std::string_view text, InterfaceConfig& c);
-// "10.0.0.1,10.0.0.3"
-// "10.0.0.2/24", "fd00::2/64" or both, comma-separated: one of each family.
+// "10.0.0.2/24", "fd00::2/64" or both, comma-separated: one of each family,
+// and `auto` last for SLAAC ("auto", "10.0.0.2/24,auto"). An IPv6 part or
+// `auto` replaces the IPv6 settings: SLAAC is on exactly when `auto` is there.
 ConfigError parse_addresses(std::string_view field, std::string_view text, InterfaceConfig& c);
+// Takes a last `auto` (alone or after a comma) off `text`: whether it was there.
+bool take_auto(std::string_view& text);
+// "stable" (RFC 7217) or "eui64": how SLAAC forms interface identifiers.
+ConfigError parse_iid(std::string_view field, std::string_view text, InterfaceConfig& c);
 // "10.0.0.1", "fe80::1" or both, comma-separated.
 ConfigError parse_gateways(std::string_view field, std::string_view text, InterfaceConfig& c);
 ConfigError parse_dns_list(std::string_view field, std::string_view text, InterfaceConfig& c);

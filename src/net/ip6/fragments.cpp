@@ -122,7 +122,7 @@ Status Ip6::fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet) {
       ++c.drop_no_buffer;
       return Status::no_buffer;
     }
-    uint32_t room = std::min<uint32_t>(link.mtu(), frag->tailroom()) - headers;
+    uint32_t room = std::min<uint32_t>(link.mtu6(), frag->tailroom()) - headers;
     uint32_t chunk = std::min(len - offset, room & ~(fragment_unit - 1));
     if (chunk == 0) {
       ++c.drop_no_buffer;

@@ -81,16 +81,25 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
       return;
     case wire::icmp6::neighbor_solicitation:
     case wire::icmp6::neighbor_advertisement:
-      // RFC 4861 §7.1.1, §7.1.2: hop limit 255 (from on the link), code 0.
+    case wire::icmp6::router_advertisement:
+      // RFC 4861 §6.1.2, §7.1.1, §7.1.2: hop limit 255 (from on the link),
+      // code 0; the rest is Ndp's (NS, NA) or RouterDiscovery's (RA).
       if (info.header.hop_limit != wire::nd::hop_limit || v.code() != 0) {
         ++counters_.drop_bad_nd;
         return;
       }
-      parts_.link(info.in).ndp().receive(info, v.data(), v.size());
+      if (v.type() == wire::icmp6::router_advertisement) {
+        parts_.link(info.in).routers().receive(info, v.data(), v.size());
+      } else {
+        parts_.link(info.in).ndp().receive(info, v.data(), v.size());
+      }
+      return;
+    case wire::icmp6::multicast_listener_query:
+      parts_.link(info.in).mld().receive(info, v.data(), v.size());
       return;
     default:
       // Errors about what we sent go to the upper layer they quote (TCP;
-      // UDP does not listen yet); RS, RA, redirects: no SLAAC yet.
+      // UDP does not listen yet); RS (a host is no router), redirects: not yet.
       if (v.type() < wire::icmp6::first_informational) {
         ++counters_.rx_errors;
         report_error(v.data(), v.size());

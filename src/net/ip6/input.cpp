@@ -13,9 +13,7 @@ namespace net {
 bool Ip6::is_for_us(const ip6::Addr& dst, InterfaceId in) const {
   if (!ip6addr::is_multicast(dst)) return is_local_address(dst);
   const Link& link = parts_.link(in);
-  return dst == ip6addr::all_nodes() || dst == ip6addr::solicited_node(link.link_local()) ||
-         (!link.address6().is_any() && dst == ip6addr::solicited_node(link.address6())) ||
-         (!link.tentative6().is_any() && dst == ip6addr::solicited_node(link.tentative6()));
+  return dst == ip6addr::all_nodes() || link.is_solicited_group6(dst);
 }
 
 bool Ip6::hooked() const {

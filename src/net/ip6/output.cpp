@@ -38,6 +38,10 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
   bool link_scope = ip6addr::is_link_local(destination) || ip6addr::is_multicast(destination);
   if (via != no_interface) {
     path.interface = via;
+    // Off the link (a reply on the interface a request came in): through its router.
+    const Link& link = parts_.link(via);
+    ip6::Addr router = link.router6();
+    if (!link_scope && !link.on_link6(destination) && !router.is_any()) path.next_hop = router;
   } else if (link_scope) {
     // Without a zone, the interface of the source, else the first (RFC 4007
     // §6 leaves a zone-less link-local destination to the implementation).
@@ -45,15 +49,14 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
   } else {
     for (std::size_t i = 0; i < parts_.link_count() && path.interface == no_interface; ++i) {
       const Link& link = parts_.link(InterfaceId(i));
-      if (!link.address6().is_any() &&
-          ip6addr::in_prefix(destination, link.address6(), link.prefix6()))
-        path.interface = InterfaceId(i);
+      if (link.on_link6(destination)) path.interface = InterfaceId(i);
     }
     for (std::size_t i = 0; i < parts_.link_count() && path.interface == no_interface; ++i) {
       const Link& link = parts_.link(InterfaceId(i));
-      if (!link.gateway6().is_any()) {
+      ip6::Addr router = link.router6();
+      if (!router.is_any()) {
         path.interface = InterfaceId(i);
-        path.next_hop = link.gateway6();
+        path.next_hop = router;
       }
     }
     if (path.interface == no_interface) {
@@ -71,8 +74,8 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
   } else {
     // RFC 6724 §5 rule 2, for the two addresses an interface has: the one
     // of the destination's scope.
-    bool global = !link_scope && !link.address6().is_any();
-    path.source = global ? link.address6() : link.link_local();
+    ip6::Addr global = link.global_source6();
+    path.source = !link_scope && !global.is_any() ? global : link.link_local();
   }
   return path;
 }
@@ -87,7 +90,7 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   uint32_t len = payload->size();
   Link& link = parts_.link(path.interface);
   bool local = is_local_address(destination);
-  bool fits = local || wire::ip6_header_size + len <= link.mtu();
+  bool fits = local || wire::ip6_header_size + len <= link.mtu6();
   // TCP sizes its segments by the MSS and path MTU (RFC 8201) and is never
   // fragmented; nor is a partial checksum, which cannot span fragments.
   if (len > wire::ip6_max_payload || (!fits && (next_header == wire::ip_protocol_tcp ||

@@ -26,7 +26,7 @@ ip4::Addr Interface::address() const { return link_->address(); }
 void Interface::configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway) {
   link_->configure6(address, prefix_len, gateway);
 }
-ip6::Addr Interface::address6() const { return link_->address6(); }
+ip6::Addr Interface::address6() const { return link_->global_source6(); }
 ip6::Addr Interface::link_local() const { return link_->link_local(); }
 ip4::Addr Interface::netmask() const { return link_->netmask(); }
 ip4::Addr Interface::gateway() const { return link_->gateway(); }

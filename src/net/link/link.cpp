@@ -29,6 +29,8 @@ Link::Link(StackParts& parts, Nic& nic, InterfaceId id)
       mtu_(nic.mtu() < wire::ip4_min_mtu ? uint16_t(wire::ip4_min_mtu) : nic.mtu()),
       arp_(*this, counters_.arp),
       ndp_(*this, counters_.ndp),
+      routers_(*this, counters_.ra),
+      mld_(*this, counters_.mld),
       link_local_(ip6addr::link_local_from_mac(mac_)) {
   // The NIC's event, not a send: handlers may run (those it made due).
   nic.set_transmit_ready([this] {
@@ -61,13 +63,7 @@ bool Link::accepts_group(const ethernet::Addr& mac) const {
   if (mac == multicast_mac(all_hosts_group)) return true;
   // RFC 4861 §7.2.1: all-nodes and the solicited-node groups of our
   // addresses (the NIC passes every group: docs/net/ipv6.md).
-  if (ip6_on_ &&
-      (mac == ip6addr::multicast_mac(ip6addr::all_nodes()) ||
-       mac == ip6addr::multicast_mac(ip6addr::solicited_node(link_local_)) ||
-       (!address6_.is_any() && mac == ip6addr::multicast_mac(ip6addr::solicited_node(address6_))) ||
-       (!tentative6().is_any() &&
-        mac == ip6addr::multicast_mac(ip6addr::solicited_node(tentative6())))))
-    return true;
+  if (ip6_on_ && accepts_group6(mac)) return true;
   for (ip4::Addr group : groups_)
     if (multicast_mac(group) == mac) return true;
   return false;
@@ -225,9 +221,10 @@ void Link::deconfigure() {
 }
 
 void Link::apply(const InterfaceConfig& config) {
-  // IPv6 is static only in this slice, whatever IPv4 does (no SLAAC yet).
+  // IPv6 is static or SLAAC, whatever IPv4 does (docs/net/ipv6.md).
   if (config.mode != InterfaceConfig::Mode::none && !config.address6.is_any())
     configure6(config.address6, config.prefix6, config.gateway6);
+  if (config.mode != InterfaceConfig::Mode::none && config.slaac) start_slaac(config.iid);
   switch (config.mode) {
     case InterfaceConfig::Mode::none:
       if (dhcp_) dhcp_->stop();
@@ -318,11 +315,14 @@ bool Link::joined(ip4::Addr group) const {
 void Link::poll(uint64_t now) {
   arp_.poll(now);
   ndp_.poll(now);
+  if (routers_.active()) routers_.poll(now);
+  mld_.poll(now);
   if (dhcp_) dhcp_->poll(now);
 }
 
 uint64_t Link::next_deadline() const {
-  uint64_t earliest = std::min(arp_.next_deadline(), ndp_.next_deadline());
+  uint64_t earliest = std::min({arp_.next_deadline(), ndp_.next_deadline(), mld_.next_deadline(),
+                                routers_.active() ? routers_.next_deadline() : UINT64_MAX});
   if (dhcp_) earliest = std::min(earliest, dhcp_->next_deadline());
   return earliest;
 }

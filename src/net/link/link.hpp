@@ -16,7 +16,9 @@
 
 #include "arp.hpp"
 #include "frame_queue.hpp"
+#include "mld.hpp"
 #include "ndp.hpp"
+#include "routers.hpp"
 
 namespace net {
 
@@ -97,23 +99,47 @@ class Link {
   ip4::Addr directed_broadcast() const { return broadcast_; }
 
   // IPv6 settings (docs/net/ipv6.md): the link-local address, from the MAC
-  // (decision 0130), and a static address with its prefix and a gateway.
+  // (decision 0130), a static address with its prefix and a gateway, and
+  // SLAAC's addresses, routers and prefixes (decision 0133).
   void configure6(const ip6::Addr& address, uint8_t prefix_len, const ip6::Addr& gateway);
+  // SLAAC on (`auto`): solicit routers and form addresses from their prefixes.
+  void start_slaac(SlaacIid iid);
   const ip6::Addr& link_local() const { return link_local_; }
-  // IPv6 is on once a setting gave this interface an IPv6 address (decision 0130): until
-  // then its IPv6 frames are dropped and counted and it has no IPv6 route.
+  // IPv6 is on once a setting gave this interface an IPv6 address or `auto` (decision 0130):
+  // until then its IPv6 frames are dropped and counted and it has no IPv6 route.
   bool ip6_on() const { return ip6_on_; }
   const ip6::Addr& address6() const { return address6_; }
   uint8_t prefix6() const { return prefix6_; }
   const ip6::Addr& gateway6() const { return gateway6_; }
-  // Whether `a` is one of this interface's unicast IPv6 addresses.
+  // Whether `a` is one of this interface's unicast IPv6 addresses (tentative ones are not).
   bool has_address6(const ip6::Addr& a) const {
-    return a == link_local_ || (!address6_.is_any() && a == address6_);
+    return a == link_local_ || (!address6_.is_any() && a == address6_) || routers_.slaac().has(a);
   }
+  // Whether `group` is the solicited-node group of one of our addresses,
+  // tentative ones included (RFC 4861 §7.2.1, RFC 4862 §5.4.2).
+  bool is_solicited_group6(const ip6::Addr& group) const;
+  // Calls fn(address) for each unicast IPv6 address, tentative ones included.
+  template <class Fn>
+  void for_each_address6(Fn fn) const {
+    fn(link_local_);
+    if (!address6_.is_any()) fn(address6_);
+    ndp_.for_each_tentative(fn);
+    for (const Slaac::Address& a : routers_.slaac().addresses()) fn(a.address);
+  }
+  // The global address to send from: the static one, else SLAAC's (any() if none).
+  ip6::Addr global_source6() const;
+  // Whether `a` is on this link: the static prefix or an advertised on-link one.
+  bool on_link6(const ip6::Addr& a) const;
+  // The static gateway, else a default router from advertisements (any() if none).
+  ip6::Addr router6() const;
+  // IPv6's MTU: the link's, lowered by an advertised MTU option.
+  uint16_t mtu6() const { return routers_.mtu() ? uint16_t(routers_.mtu()) : mtu_; }
   Ndp& ndp() { return ndp_; }
-  // The address duplicate address detection is checking (any() if none).
-  const ip6::Addr& tentative6() const { return ndp_.tentative(); }
-  // From Ndp: the tentative address is ours (unique) or someone else's.
+  RouterDiscovery& routers() { return routers_; }
+  Mld& mld() { return mld_; }
+  // An address was added, detected or removed: MLD reports its group's change.
+  void addresses6_changed() { mld_.update(); }
+  // From Ndp: a tentative address is ours (unique) or someone else's.
   void dad_finished(const ip6::Addr& address, bool unique);
 
   void join(ip4::Addr group);
@@ -128,6 +154,7 @@ class Link {
 
  private:
   bool accepts_group(const ethernet::Addr& mac) const;
+  bool accepts_group6(const ethernet::Addr& mac) const;
   void drain_queue();
   void configured();
   void add_own_route(Route route);
@@ -143,7 +170,10 @@ class Link {
   InterfaceCounters counters_;
   Arp arp_;
   Ndp ndp_;
+  RouterDiscovery routers_;
+  Mld mld_;
   ip6::Addr link_local_, address6_, gateway6_;
+  ip6::Addr pending6_;  // the static address under detection
   bool ip6_on_ = false;
   uint8_t prefix6_ = 0;
   FrameQueue queue_{queue_frames};

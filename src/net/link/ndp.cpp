@@ -59,11 +59,11 @@ void Ndp::receive_solicitation(const Ip6Received& info, const uint8_t* m, std::s
     ++counters_.drop_bad_format;
     return;
   }
-  if (!dad_address_.is_any() && target == dad_address_) {
+  if (is_tentative(target)) {
     // RFC 4862 §5.4.3: another node's detection for the same address means
     // a duplicate; an ordinary solicitation for a tentative one is ignored.
     if (ip.src.is_any()) {
-      finish_dad(false);
+      finish_dad(target, false);
     } else {
       ++counters_.drop_not_our_target;
     }
@@ -80,12 +80,14 @@ void Ndp::receive_solicitation(const Ip6Received& info, const uint8_t* m, std::s
     advertise(target, ip6addr::all_nodes(), false);
     return;
   }
-  if (mac && !mac->is_multicast()) {
-    Entry* e = find(ip.src);
-    if (!e) e = insert(ip.src);
-    if (e && (e->state == State::incomplete || e->mac != *mac)) set_mac(*e, *mac, State::stale);
-  }
+  if (mac && !mac->is_multicast()) learn(ip.src, *mac);
   advertise(target, ip.src, true);
+}
+
+void Ndp::learn(const ip6::Addr& neighbour, ethernet::Addr mac) {
+  Entry* e = find(neighbour);
+  if (!e) e = insert(neighbour);
+  if (e && (e->state == State::incomplete || e->mac != mac)) set_mac(*e, mac, State::stale);
 }
 
 // RFC 4861 §7.1.2 (validity) and §7.2.5 (what an advertisement does).
@@ -101,8 +103,8 @@ void Ndp::receive_advertisement(const Ip6Received& info, const uint8_t* m, std::
     return;
   }
   ip6::Addr target = read_addr(m + target_at);
-  if (!dad_address_.is_any() && target == dad_address_) {
-    finish_dad(false);  // RFC 4862 §5.4.4: someone has it
+  if (is_tentative(target)) {
+    finish_dad(target, false);  // RFC 4862 §5.4.4: someone has it
     return;
   }
   if (link_.has_address6(target)) {
@@ -216,23 +218,28 @@ void Ndp::drop_queue(Entry& e) {
 void Ndp::clear() {
   for (Entry& e : cache_) drop_queue(e);
   cache_.clear();
-  dad_address_ = {};
-  dad_deadline_ = never;
+  tentative_.clear();
+}
+
+bool Ndp::is_tentative(const ip6::Addr& a) const {
+  return std::any_of(tentative_.begin(), tentative_.end(),
+                     [&](const Tentative& t) { return t.address == a; });
 }
 
 void Ndp::start_dad(const ip6::Addr& address) {
-  dad_address_ = address;
-  dad_deadline_ = link_.now() + retrans_timer_ns;
-  schedule(dad_deadline_);
+  if (is_tentative(address)) return;
+  uint64_t deadline = link_.now() + retrans_timer_ns;
+  tentative_.push_back({address, deadline});
+  schedule(deadline);
+  link_.addresses6_changed();  // RFC 4862 §5.4.2: join its solicited-node group first
   solicit(address, nullptr, nullptr, true);
 }
 
-void Ndp::finish_dad(bool unique) {
-  ip6::Addr address = dad_address_;
-  dad_address_ = {};
-  dad_deadline_ = never;
+void Ndp::finish_dad(const ip6::Addr& address, bool unique) {
+  std::erase_if(tentative_, [&](const Tentative& t) { return t.address == address; });
   if (!unique) ++counters_.address_conflicts;
-  link_.dad_finished(address, unique);
+  link_.dad_finished(address, unique);  // (may start another detection)
+  link_.addresses6_changed();
 }
 
 void Ndp::schedule(uint64_t at) {
@@ -247,8 +254,11 @@ void Ndp::schedule(uint64_t at) {
 void Ndp::poll(uint64_t now) {
   if (now < next_deadline_) return;
   next_deadline_ = never;
-  if (!dad_address_.is_any() && now >= dad_deadline_) finish_dad(true);
-  if (!dad_address_.is_any()) next_deadline_ = dad_deadline_;
+  std::vector<ip6::Addr> done;
+  for (const Tentative& t : tentative_)
+    if (now >= t.deadline) done.push_back(t.address);
+  for (const ip6::Addr& a : done) finish_dad(a, true);
+  for (const Tentative& t : tentative_) next_deadline_ = std::min(next_deadline_, t.deadline);
   for (std::size_t i = 0; i < cache_.size();) {
     Entry& e = cache_[i];
     bool gone = false;

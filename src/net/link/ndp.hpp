@@ -50,9 +50,20 @@ class Ndp {
   // Duplicate address detection (RFC 4862 §5.4), the simple version: one
   // solicitation from :: (DupAddrDetectTransmits 1), and after RETRANS_TIMER
   // the address is ours, unless an advertisement for it, or another node's
-  // detection for it, came first (Link::dad_finished says which).
+  // detection for it, came first (Link::dad_finished says which). Several
+  // addresses may be tentative at once (the static one, SLAAC's).
   void start_dad(const ip6::Addr& address);
-  const ip6::Addr& tentative() const { return dad_address_; }
+  bool is_tentative(const ip6::Addr& a) const;
+  template <class Fn>
+  void for_each_tentative(Fn fn) const {
+    for (const Tentative& t : tentative_) fn(t.address);
+  }
+  // A router's MAC from its advertisement (RFC 4861 §6.3.4): as a
+  // solicitation's source option does, a STALE entry or a changed one.
+  void learn(const ip6::Addr& neighbour, ethernet::Addr mac);
+  // Sends an ND message (`message` at its ICMPv6 header) from `src` to `dst` at `mac`,
+  // hop limit 255, with its checksum.
+  void send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& dst, ethernet::Addr mac);
 
   void poll(uint64_t now);
   uint64_t next_deadline() const { return next_deadline_; }
@@ -84,17 +95,19 @@ class Ndp {
   void solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const ethernet::Addr* mac,
                bool from_unspecified = false);
   void advertise(const ip6::Addr& target, const ip6::Addr& to, bool solicited);
-  void send_icmp(PacketPtr message, const ip6::Addr& src, const ip6::Addr& dst, ethernet::Addr mac);
   void drop_queue(Entry& e);
-  void finish_dad(bool unique);
+  void finish_dad(const ip6::Addr& address, bool unique);
   void schedule(uint64_t at);
 
   Link& link_;
   NdpCounters& counters_;
   std::vector<Entry> cache_;
   std::size_t queued_ = 0;
-  ip6::Addr dad_address_;  // any(): no detection running
-  uint64_t dad_deadline_ = UINT64_MAX;
+  struct Tentative {
+    ip6::Addr address;
+    uint64_t deadline = 0;
+  };
+  std::vector<Tentative> tentative_;
   uint64_t next_deadline_ = UINT64_MAX;
 };
 

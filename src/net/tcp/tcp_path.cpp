@@ -27,7 +27,10 @@ bool TcpLayer::congested(const TcpPath& path) const {
   return parts_.link(path.interface).congested();
 }
 
-uint32_t TcpLayer::mtu(const TcpPath& path) const { return parts_.link(path.interface).mtu(); }
+uint32_t TcpLayer::mtu(const TcpPath& path) const {
+  const Link& link = parts_.link(path.interface);
+  return path.ip6.interface != no_interface ? link.mtu6() : link.mtu();  // by family
+}
 
 bool TcpLayer::send(const TcpPath& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
                     const tcp::SendBuffer* data, std::size_t offset) {

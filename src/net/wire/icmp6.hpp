@@ -20,11 +20,13 @@ enum Type : uint8_t {
   parameter_problem = 4,
   echo_request = 128,
   echo_reply = 129,
+  multicast_listener_query = 130,  // RFC 3810 §5.1
   router_solicitation = 133,
   router_advertisement = 134,
   neighbor_solicitation = 135,
   neighbor_advertisement = 136,
   redirect = 137,
+  multicast_listener_report = 143,  // RFC 3810 §5.2: version 2
 };
 // RFC 4443 §2.1: types below 128 are errors.
 inline constexpr uint8_t first_informational = 128;
@@ -50,10 +52,35 @@ inline constexpr uint8_t option_source_mac = 1;  // §4.6.1
 inline constexpr uint8_t option_target_mac = 2;  // §4.6.1
 inline constexpr uint32_t option_unit = 8;       // option lengths count 8 bytes
 inline constexpr uint32_t mac_option_size = 8;   // type, length, 6-byte MAC
-inline constexpr uint8_t na_router = 0x80;       // §4.4 flags (first byte of word 2)
+inline constexpr uint32_t rs_size = 8;           // §4.1: header, reserved
+inline constexpr uint32_t ra_size = 16;          // §4.2: header, limits, reachable, retrans
+inline constexpr uint8_t option_prefix = 3;      // §4.6.2, 32 bytes
+inline constexpr uint8_t option_mtu = 5;         // §4.6.4, 8 bytes
+inline constexpr uint32_t prefix_option_size = 32;
+inline constexpr uint32_t mtu_option_size = 8;
+inline constexpr uint8_t prefix_on_link = 0x80;     // §4.6.2: the L flag
+inline constexpr uint8_t prefix_autonomous = 0x40;  // the A flag (RFC 4862 §5.5.3)
+inline constexpr uint32_t infinite_lifetime = 0xffffffff;
+inline constexpr uint8_t na_router = 0x80;  // §4.4 flags (first byte of word 2)
 inline constexpr uint8_t na_solicited = 0x40;
 inline constexpr uint8_t na_override = 0x20;
 }  // namespace nd
+
+// Multicast Listener Discovery version 2 (RFC 3810).
+namespace mld {
+inline constexpr uint8_t hop_limit = 1;               // §5: link-local only
+inline constexpr uint32_t query_v1_size = 24;         // §8.1: an MLDv1 query
+inline constexpr uint32_t query_size = 28;            // §5.1: up to the number of sources
+inline constexpr uint32_t report_header = 8;          // §5.2: type ... number of records
+inline constexpr uint32_t record_size = 20;           // §5.2.4: a record without sources
+inline constexpr uint16_t exponential_code = 0x8000;  // §5.1.3: Max Resp Code as a float
+// §5.2.12 record types.
+enum RecordType : uint8_t { mode_is_exclude = 2, change_to_include = 3, change_to_exclude = 4 };
+// RFC 2711 Router Alert in a hop-by-hop header (RFC 3810 §5), padded to 8 bytes.
+inline constexpr uint32_t hop_by_hop_size = 8;
+inline constexpr uint8_t option_router_alert = 5;
+inline constexpr uint8_t option_padn = 1;
+}  // namespace mld
 
 enum class Icmp6Error : uint8_t { none, truncated, bad_checksum };
 

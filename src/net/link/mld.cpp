@@ -1,0 +1,171 @@
+#include "mld.hpp"
+
+#include <sys/random.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "link.hpp"
+#include "net/ip6/addr.hpp"
+#include "net/ip6/ip6.hpp"
+#include "net/wire/icmp6.hpp"
+
+namespace net {
+namespace {
+
+namespace mld = wire::mld;
+constexpr uint64_t never = UINT64_MAX;
+constexpr std::size_t max_resp_at = 4, group_at = 8;  // §5.1
+
+// ff02::16, all MLDv2-capable routers (§5.2.14).
+ip6::Addr all_mldv2_routers() {
+  ip6::Addr a = ip6addr::all_nodes();
+  a.bytes[15] = 0x16;
+  return a;
+}
+
+// §5.1.3: the Maximum Response Delay in milliseconds.
+uint64_t max_response_ms(uint16_t code) {
+  if (code < mld::exponential_code) return code;
+  uint64_t mant = code & 0x0fff, exp = (code >> 12) & 0x07;
+  return (mant | 0x1000) << (exp + 3);
+}
+
+}  // namespace
+
+Mld::Mld(Link& link, MldCounters& counters) : link_(link), counters_(counters) {}
+
+std::vector<ip6::Addr> Mld::current_groups() const {
+  std::vector<ip6::Addr> groups;
+  link_.for_each_address6([&](const ip6::Addr& a) {
+    ip6::Addr g = ip6addr::solicited_node(a);
+    if (groups.size() < max_groups && std::find(groups.begin(), groups.end(), g) == groups.end())
+      groups.push_back(g);
+  });
+  return groups;
+}
+
+uint64_t Mld::random_delay(uint64_t max_ns) const {
+  uint64_t r = 0;
+  if (max_ns == 0 || getrandom(&r, sizeof r, 0) != ssize_t(sizeof r)) return 0;
+  return r % max_ns;
+}
+
+// §6.1: a State Change Report at once (CHANGE_TO_EXCLUDE with no sources:
+// joined; CHANGE_TO_INCLUDE: left), and again within the Unsolicited
+// Report Interval.
+void Mld::update() {
+  if (!link_.ip6_on()) return;
+  std::vector<ip6::Addr> now_groups = current_groups();
+  std::vector<Record> changes;
+  for (const ip6::Addr& g : now_groups)
+    if (std::find(groups_.begin(), groups_.end(), g) == groups_.end())
+      changes.push_back({mld::change_to_exclude, g});
+  for (const ip6::Addr& g : groups_)
+    if (std::find(now_groups.begin(), now_groups.end(), g) == now_groups.end())
+      changes.push_back({mld::change_to_include, g});
+  groups_ = std::move(now_groups);
+  if (changes.empty()) return;
+  send(changes);
+  changes_ = std::move(changes);
+  change_at_ = link_.now() + random_delay(unsolicited_report_interval_ns);
+  link_.wake_by(change_at_);
+}
+
+// §6.2, §5.1.14: from a link-local source with hop limit 1, 28 bytes or
+// more (24: MLDv1's).
+void Mld::receive(const Ip6Received& info, const uint8_t* m, std::size_t len) {
+  ++counters_.rx_queries;
+  if (info.header.hop_limit != mld::hop_limit || !ip6addr::is_link_local(info.header.src) ||
+      len < mld::query_v1_size) {
+    ++counters_.drop_bad_query;
+    return;
+  }
+  if (len < mld::query_size) {
+    ++counters_.drop_v1_query;  // FIXME: MLDv1 compatibility mode (§8.2)
+    return;
+  }
+  ip6::Addr group;
+  std::memcpy(group.bytes.data(), m + group_at, group.bytes.size());
+  uint64_t now = link_.now();
+  uint64_t at = now + random_delay(max_response_ms(wire::load16(m + max_resp_at)) * 1'000'000);
+  if (group.is_any()) {
+    general_at_ = std::min(general_at_, at);  // §6.2 (1), (2)
+    link_.wake_by(general_at_);
+    return;
+  }
+  if (std::find(groups_.begin(), groups_.end(), group) == groups_.end()) return;  // not ours
+  for (auto& [g, when] : specific_) {
+    if (g == group) {
+      when = std::min(when, at);
+      link_.wake_by(when);
+      return;
+    }
+  }
+  specific_.emplace_back(group, at);  // at most one per group of ours
+  link_.wake_by(at);
+}
+
+// §5.2: one report, its records without sources, through the Router Alert
+// hop-by-hop header, hop limit 1, from the link-local address.
+void Mld::send(const std::vector<Record>& records) {
+  if (records.empty()) return;
+  PacketPtr p = link_.allocate();
+  std::size_t icmp_len = mld::report_header + records.size() * mld::record_size;
+  uint8_t* h = p ? p->append(mld::hop_by_hop_size + icmp_len) : nullptr;
+  if (!h) return;
+  std::memset(h, 0, mld::hop_by_hop_size + icmp_len);
+  h[0] = wire::ip6_next_icmp6;  // hop-by-hop: next header, length 0 (8 bytes)
+  h[2] = mld::option_router_alert;
+  h[3] = 2;  // value 0: MLD (RFC 2710 §3, RFC 2711)
+  h[6] = mld::option_padn;
+  uint8_t* m = h + mld::hop_by_hop_size;
+  m[0] = wire::icmp6::multicast_listener_report;
+  wire::store16(m + 6, uint16_t(records.size()));
+  uint8_t* r = m + mld::report_header;
+  for (const Record& record : records) {
+    r[0] = record.type;
+    std::memcpy(r + 4, record.group.bytes.data(), record.group.bytes.size());
+    r += mld::record_size;
+  }
+  ip6::Addr dst = all_mldv2_routers();
+  wire::icmp6_fill_checksum(m, icmp_len, link_.link_local(), dst);
+  wire::Ip6Repr{link_.link_local(), dst, wire::ip6_next_hop_by_hop, mld::hop_limit,
+                uint16_t(mld::hop_by_hop_size + icmp_len)}
+      .emit(p->push(wire::ip6_header_size));
+  ++counters_.tx_reports;
+  link_.transmit_frame(std::move(p), ip6addr::multicast_mac(dst), wire::ethertype_ip6);
+}
+
+void Mld::poll(uint64_t now) {
+  if (now >= change_at_) {
+    change_at_ = never;
+    std::vector<Record> again;
+    again.swap(changes_);
+    send(again);
+  }
+  if (now >= general_at_) {
+    general_at_ = never;
+    std::vector<Record> all;
+    for (const ip6::Addr& g : groups_) all.push_back({mld::mode_is_exclude, g});
+    send(all);
+    specific_.clear();  // §6.2 (1): the general answer covers them
+  }
+  std::vector<Record> due;
+  std::erase_if(specific_, [&](const auto& s) {
+    if (now < s.second) return false;
+    due.push_back({mld::mode_is_exclude, s.first});
+    return true;
+  });
+  send(due);
+  uint64_t next = next_deadline();
+  if (next != never) link_.wake_by(next);
+}
+
+uint64_t Mld::next_deadline() const {
+  uint64_t earliest = std::min(change_at_, general_at_);
+  for (const auto& s : specific_) earliest = std::min(earliest, s.second);
+  return earliest;
+}
+
+}  // namespace net

@@ -71,6 +71,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/link6.cpp
   ${KEEL_ROOT}/src/net/link/interface.cpp
   ${KEEL_ROOT}/src/net/link/link.cpp
+  ${KEEL_ROOT}/src/net/link/tcp_segmentation.cpp
   ${KEEL_ROOT}/src/net/metrics/exposition.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
   ${KEEL_ROOT}/src/net/stack.cpp

@@ -63,7 +63,10 @@ struct RouteConfig {
 // Settings of the host stack as a whole.
 struct StackConfig {
   ReassemblyConfig reassembly;
-  bool forwarding = false;       // route between interfaces (a router)
+  bool forwarding = false;  // route between interfaces (a router)
+  // TCP hands NICs that offer TSO (Nic::Offloads::tso4/tso6) segments of up to
+  // 64 KiB; off: MSS-sized segments only (the word tso=off, JSON net.tso).
+  bool segmentation_offload = true;
   std::size_t total_memory = 0;  // what defaults are scaled to; 0: os::total_memory()
 };
 

@@ -43,12 +43,16 @@ class Nic {
   static constexpr std::size_t unlimited_room = SIZE_MAX;
 
   // What the device does for the stack (virtio: VIRTIO_NET_F_CSUM and
-  // VIRTIO_NET_F_GUEST_CSUM).
+  // VIRTIO_NET_F_GUEST_CSUM, HOST_TSO4/6).
   struct Offloads {
     // The stack may send packets flagged Packet::checksum_partial (UDP/TCP).
     bool tx_checksum = false;
     // Received packets may carry Packet::checksum_verified.
     bool rx_checksum = false;
+    // The stack may send TCP segments over IPv4 (tso4) or IPv6 (tso6) of up
+    // to 64 KiB flagged Packet::segmentation_offload (VIRTIO_NET_F_HOST_TSO4/6).
+    bool tso4 = false;
+    bool tso6 = false;
   };
 
   // Per-driver statistics, for the service and for tests.

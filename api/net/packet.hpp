@@ -61,6 +61,10 @@ class Packet {
     // (offload), and on receive by a driver whose host sent it so (a router
     // forwards it partial). csum_start counts from data().
     checksum_partial = 1u << 1,
+    // Transmit: a TCP segment larger than the link's MTU that the device
+    // cuts into segments of gso_size payload bytes each (virtio-net's
+    // HOST_TSO4/6, Nic::Offloads::tso4/tso6). Always with checksum_partial.
+    segmentation_offload = 1u << 2,
   };
 
   Packet() noexcept = default;
@@ -122,6 +126,7 @@ class Packet {
     size_ = 0;
     flags = 0;
     csum_start = csum_offset = 0;
+    gso_size = 0;
   }
   // Sets the window directly: for drivers, whose device wrote `size` bytes at
   // `offset` (e.g. after its own header). Clamped to the buffer.
@@ -133,6 +138,7 @@ class Packet {
   uint32_t flags = 0;
   uint16_t csum_start = 0;   // for checksum_partial
   uint16_t csum_offset = 0;  // for checksum_partial
+  uint16_t gso_size = 0;     // for segmentation_offload: payload bytes per segment
   // Free for the current holder (driver ring index, owner's slot number...).
   uint32_t cookie = 0;
 

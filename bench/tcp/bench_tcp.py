@@ -8,13 +8,16 @@ In network namespaces it creates and deletes, measures from Linux clients:
   - requests/s of 64-byte echoes on one connection, one at a time;
   - requests/s with a new connection per request (connect, echo, close);
   - requests/s of 1,000 connections held open, each echoing in turn;
-for four targets, each running the same server:
+for five targets, each running the same server:
   - the Keel image (examples/iperf3, examples/tcp_echo; microvm, TCG,
-    virtio-net on a TAP);
+    virtio-net on a TAP), and the same image booted with tso=off (TCP
+    sends MSS-sized segments, not 64 KiB ones: decision 0092);
   - the Linux VM: the same QEMU line with Debian's kernel running iperf3
     and bench/tcp/tcp_echo_server.c (bench/linux-vm/, profile tcp);
   - those as processes in a netns behind a veth pair (Linux netns);
   - the Keel services built as Linux processes on a TAP device.
+KEEL_NETNS_PREFIX names the namespace (keel-net-PID-N by default), for
+machines where several runs must tell theirs apart.
 Every round measures every target in turn, so drift hits all alike; each
 figure is the median over rounds. Writes tcp.md, tcp.csv and tcp.png.
 """
@@ -43,6 +46,7 @@ MEMORY = "128M"
 REQUEST_BYTES = 64
 IPERF_PORT, ECHO_PORT = 5201, 7
 KEEL_VM, LINUX_VM = "Keel guest (microvm, TCG)", "Linux VM (microvm, TCG)"
+KEEL_VM_NO_TSO = "Keel guest, tso=off (microvm, TCG)"
 LINUX_NETNS, KEEL_PROCESS = "Linux (netns, veth)", "Keel Linux process (TAP)"
 # phase: (Keel service, Linux VM run=, Linux program and its arguments)
 PHASES = {
@@ -102,9 +106,12 @@ def start_servers(phase, ns, peer, binaries, tools):
                                            "tcg", tap_args("tap1")))),
         Process(peer.exec_args(program)),
         Process(ns.exec_args([executable, "tap=tapl", "ip=10.0.8.2/24"])),
+        Process(ns.exec_args(qemu.command(image, "microvm", MEMORY, 1,
+                                          f"ip={ns.guest(2)}/24 tso=off", "tcg",
+                                          tap_args("tap2")))),
     ]
     targets = {KEEL_VM: ns.guest(0), LINUX_VM: ns.guest(1), LINUX_NETNS: peer.address,
-               KEEL_PROCESS: "10.0.8.2"}
+               KEEL_PROCESS: "10.0.8.2", KEEL_VM_NO_TSO: ns.guest(2)}
     for address in targets.values():
         wait_answering(ns, address)
     return targets, processes
@@ -154,7 +161,7 @@ def measure_phase(phase, args, ns, tools, targets, figures):
         for label, address in order:
             f = figures[label]
             if phase == "iperf3":
-                keel = label in (KEEL_VM, KEEL_PROCESS)
+                keel = label in (KEEL_VM, KEEL_PROCESS, KEEL_VM_NO_TSO)
                 f["forward"].append(iperf3(ns, address, args.iperf_seconds, False, keel))
                 f["reverse"].append(iperf3(ns, address, args.iperf_seconds, True, keel))
             else:
@@ -193,10 +200,10 @@ def main():
                 for service, _, _ in PHASES.values()}
     binaries["vm"] = linux_guest.build("tcp")
     figures = {label: {what: [] for _, _, _, what in FIGURES}
-               for label in (KEEL_VM, LINUX_VM, LINUX_NETNS, KEEL_PROCESS)}
+               for label in (KEEL_VM, LINUX_VM, LINUX_NETNS, KEEL_PROCESS, KEEL_VM_NO_TSO)}
     with tempfile.TemporaryDirectory(prefix="keel-bench-tcp-") as tmp:
         tools = compile_tools(tmp)
-        ns = Namespace(taps=2)
+        ns = Namespace(taps=3, prefix=os.environ.get("KEEL_NETNS_PREFIX", "keel-net"))
         peer = None
         try:
             # Many connections from one client address: every port, TIME_WAIT reused.
@@ -207,7 +214,7 @@ def main():
             for phase in PHASES:
                 targets, processes = start_servers(phase, ns, peer, binaries, tools)
                 try:
-                    print(f"tcp: {phase} servers answer on all four targets; measuring",
+                    print(f"tcp: {phase} servers answer on all five targets; measuring",
                           flush=True)
                     measure_phase(phase, args, ns, tools, targets, figures)
                 finally:
@@ -271,6 +278,10 @@ def write_report(out, args, figures):
                      f"(goal ≥ 1: {'met' if image >= vm else 'not met'}); the Linux-process "
                      f"build at {process / netns:.2f}× Linux over a veth (goal ≥ 0.5: "
                      f"{'met' if process >= netns / 2 else 'not met'}).")
+    for what, name in (("forward", "receiving"), ("reverse", "sending")):
+        image, off = median(figures[KEEL_VM][what]), median(figures[KEEL_VM_NO_TSO][what])
+        lines.append(f"- TSO (decision 0092), Keel {name}: the image at {image / off:.2f}× "
+                     "the same image booted with tso=off.")
     lines += ["", "The Linux-process build and the netns peer share the host's two cores with "
               "the clients; the guests are limited by TCG, which runs each guest on one host "
               "thread. Linux over a veth moves 64 KiB GSO segments that are never cut into "

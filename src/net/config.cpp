@@ -50,11 +50,12 @@ bool apply_stack_word(std::string_view name, std::string_view value, Config& con
     if (e.empty() && (r.timeout.count() == 0 || r.timeout.count() > 3600))
       e = std::string(name) + ": expected 1 to 3600 seconds";
     r.timeout6 = r.timeout;
-  } else if (name == "forward") {
+  } else if (name == "forward" || name == "tso") {
+    bool& setting = name == "tso" ? config.stack.segmentation_offload : config.stack.forwarding;
     if (value == "1" || value == "on")
-      config.stack.forwarding = true;
+      setting = true;
     else if (value == "0" || value == "off")
-      config.stack.forwarding = false;
+      setting = false;
     else
       e = std::string(name) + ": " + quoted(value) + " is not on or off";
   } else if (name == "route") {

@@ -129,9 +129,10 @@ ConfigError parse_config_json(std::string_view text, Config& config) {
       if (auto e = parse_reassembly(value, config.stack.reassembly); !e.empty()) return e;
       continue;
     }
-    if (key == "forwarding") {
-      if (!value.is_boolean()) return "net.forwarding: expected true or false";
-      config.stack.forwarding = value.get<bool>();
+    if (key == "forwarding" || key == "tso") {
+      if (!value.is_boolean()) return "net." + key + ": expected true or false";
+      (key == "tso" ? config.stack.segmentation_offload : config.stack.forwarding) =
+          value.get<bool>();
       continue;
     }
     if (key == "routes") {

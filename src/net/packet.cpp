@@ -65,6 +65,7 @@ PacketPtr owned_with_headroom(PacketPtr payload, uint32_t front) noexcept {
   copy->flags = payload->flags;
   copy->csum_start = payload->csum_start;
   copy->csum_offset = payload->csum_offset;
+  copy->gso_size = payload->gso_size;
   return copy;
 }
 

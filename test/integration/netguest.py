@@ -43,8 +43,8 @@ class Namespace:
     """A fresh network namespace with TAP devices tap0, tap1, ... whose host
     side has address 10.0.<n>.1/24."""
 
-    def __init__(self, taps=1):
-        self.name = f"keel-net-{os.getpid()}-{next(_counter)}"
+    def __init__(self, taps=1, prefix="keel-net"):
+        self.name = f"{prefix}-{os.getpid()}-{next(_counter)}"
         self.taps = [f"tap{i}" for i in range(taps)]
         run(["ip", "netns", "add", self.name])
         try:

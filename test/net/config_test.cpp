@@ -118,6 +118,21 @@ TEST(Config, StackWideSettingsAndRoutes) {
             "net.reassembly.timeout: expected 1 to 3600 seconds");
 }
 
+// TSO is on unless a boot setting turns it off (docs/decisions/0092).
+TEST(Config, SegmentationOffloadSetting) {
+  Config c;
+  EXPECT_TRUE(c.stack.segmentation_offload);
+  ASSERT_EQ(::net::apply_cmdline({"tso=off"}, c), "");
+  EXPECT_FALSE(c.stack.segmentation_offload);
+  ASSERT_EQ(::net::apply_cmdline({"tso=1"}, c), "");
+  EXPECT_TRUE(c.stack.segmentation_offload);
+  EXPECT_EQ(::net::apply_cmdline({"tso=no"}, c), "tso: 'no' is not on or off");
+  ASSERT_EQ(::net::parse_config_json(R"({"net": {"tso": false}})", c), "");
+  EXPECT_FALSE(c.stack.segmentation_offload);
+  EXPECT_EQ(::net::parse_config_json(R"({"net": {"tso": 0}})", c),
+            "net.tso: expected true or false");
+}
+
 TEST(Config, ApplyingAnInterfaceConfig) {
   ManualClock clock;
   ::net::MemoryNic nic0(stack_mac), nic1(peer_mac);

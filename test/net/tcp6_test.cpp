@@ -208,5 +208,25 @@ TEST_F(Tcp6, SynCookiesOverIpv6) {
   EXPECT_EQ(accepted.remote(), (::net::Endpoint{peer_ip6, uint16_t(client_port + 1)}));
 }
 
+TEST_F(Tcp6, TsoSendsOneLargeSegmentTheNicCuts) {
+  // Decision 0092: with a NIC that segments TCP over IPv6, a write leaves as
+  // one segment of whole MSS (the 4-byte tail waits under Nagle), its
+  // checksum offloaded; the NIC (segment_tcp) cuts it into MSS segments
+  // whose IPv6 checksums are whole.
+  nic.set_offloads({.tso6 = true});
+  TcpConnection c = accept();
+  const Bytes data = pattern(7 * data_mss6 + 4);
+  ASSERT_EQ(*c.write(data), data.size());
+  EXPECT_EQ(nic.segmented_frames, 1u);
+  EXPECT_EQ(nic.largest_frame, 14 + 40 + 32 + 7 * data_mss6);
+  ASSERT_EQ(sent_count(), 7u);
+  for (uint32_t i = 0; i < 7; ++i) {
+    SentSegment s = next();
+    EXPECT_EQ(s.header.seq, iss + 1 + i * data_mss6);
+    EXPECT_EQ(s.header.flags, flag::ack);
+    EXPECT_EQ(s.payload, Bytes(data.begin() + i * data_mss6, data.begin() + (i + 1) * data_mss6));
+  }
+}
+
 }  // namespace
 }  // namespace keel::test

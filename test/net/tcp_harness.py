@@ -32,6 +32,7 @@ HOST = "10.0.0.1"
 KEEL = "10.0.0.2"
 IMPAIR_SOURCE = os.path.join(ROOT, "bench", "tcp", "impair.c")
 IMPAIR = os.path.join(ROOT, "build", "tcp-tests", "impair")
+TSO_OFF = "kvm-tso-off"  # a platform name for Net.keel: the image, TSO off
 _images = {}
 _counter = itertools.count()
 
@@ -58,8 +59,8 @@ def impair_binary():
 class Net:
     """The namespace, the optional relay, and Keel running on keel0."""
 
-    def __init__(self, impair=None):
-        self.name = f"keel-tcp-{os.getpid()}-{next(_counter)}"
+    def __init__(self, impair=None, prefix="keel-tcp"):
+        self.name = f"{prefix}-{os.getpid()}-{next(_counter)}"
         self.processes = []
         self.logs = []
         self.relay = None
@@ -109,18 +110,28 @@ class Net:
             time.sleep(0.05)
         raise AssertionError(f"no {pattern!r} within {timeout} s:\n{self.output(index)}")
 
-    def keel(self, directory, platform, args="", ready=None, memory="128M"):
+    def keel(self, directory, platform, args="", ready=None, memory="128M", transport="mmio"):
         """Starts a service on keel0 as 10.0.0.2: the Linux-process build, or
-        the image in QEMU (microvm, TCG, virtio-net on the TAP)."""
+        the image in QEMU (TCG, virtio-net on the TAP: over MMIO on microvm, or
+        with transport "pci" or "pci-legacy" over PCI on q35). "kvm-tso-off"
+        is the image with the boot setting tso=off (MSS-sized segments)."""
+        if platform == TSO_OFF:
+            platform, args = "kvm", f"tso=off {args}"
         append = f"ip={KEEL}/24 gw={HOST} {args}".strip()
         binary = service(directory, platform)
         if platform == "linux":
             command = [binary, "tap=keel0", *append.split()]
         else:
-            extra = ["-netdev", "tap,id=n0,ifname=keel0,script=no,downscript=no",
-                     "-device", "virtio-net-device,netdev=n0",
-                     "-global", "virtio-mmio.force-legacy=false"]
-            command = qemu.command(binary, "microvm", memory, 1, append, "tcg", extra)
+            extra = ["-netdev", "tap,id=n0,ifname=keel0,script=no,downscript=no"]
+            if transport == "mmio":
+                machine = "microvm"
+                extra += ["-device", "virtio-net-device,netdev=n0",
+                          "-global", "virtio-mmio.force-legacy=false"]
+            else:
+                machine = "q35"
+                legacy = ",disable-modern=on" if transport == "pci-legacy" else ""
+                extra += ["-device", f"virtio-net-pci,netdev=n0,romfile={legacy}"]
+            command = qemu.command(binary, machine, memory, 1, append, "tcg", extra)
         return self.start(command, ready=ready)
 
     def wait_exit(self, index, timeout):

@@ -87,6 +87,19 @@ TEST(TcpNewReno, HalvesAndGrowsOneSegmentPerWindow) {
   EXPECT_EQ(c.ssthresh(), 5500u);
 }
 
+// RFC 3465's L = 2 segments per ACK counts segments as sent: an ACK for a
+// whole TSO segment of 10 MSS grows slow start by those 10 MSS, not by 2
+// (decision 0092).
+TEST(TcpSlowStart, AbcLimitCountsTsoSegmentsAsSent) {
+  Congestion c;
+  c.start(TcpCongestion::cubic, 1000);
+  c.on_ack(10'000, 10'000, 0, 0);
+  EXPECT_EQ(c.cwnd(), 12'000u);  // MSS-sized segments: at most 2 MSS an ACK
+  c.sent_segment(10'000);
+  c.on_ack(10'000, 12'000, 0, 0);
+  EXPECT_EQ(c.cwnd(), 22'000u);
+}
+
 wire::TcpOptions sacks(std::initializer_list<std::pair<uint32_t, uint32_t>> blocks) {
   wire::TcpOptions o;
   for (auto [l, r] : blocks) o.add_sack({l, r});

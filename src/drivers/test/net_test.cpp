@@ -276,4 +276,87 @@ TEST(NetMemoryTest, SmallGuestsKeepBuffersToSendWith) {
   guest_memory = 64 * mib;
 }
 
+// HOST_TSO4/6 (5.1.6.2): taken only beside CSUM; a segmentation_offload frame
+// of 64 KiB (a heap buffer: larger than a page) goes out as one descriptor
+// with gso_type, gso_size and hdr_len (Ethernet + IP + TCP with options).
+std::unique_ptr<Net> tso_nic(uint64_t extra, FakeTransport*& transport) {
+  auto t = net_transport();
+  t->offered |= extra;
+  transport = t.get();
+  return Net::create(std::move(t), 0);
+}
+
+net::PacketPtr tso_frame(uint16_t ethertype, uint32_t ip_len, uint32_t payload) {
+  constexpr uint32_t tcp_len = 32;  // with timestamps
+  uint32_t size = 14 + ip_len + tcp_len + payload;
+  auto p = net::allocate_heap_packet(size);
+  uint8_t* f = p->append(size);
+  std::memset(f, 0x5a, size);
+  f[12] = uint8_t(ethertype >> 8);
+  f[13] = uint8_t(ethertype);
+  f[14 + ip_len + 12] = uint8_t(tcp_len / 4 << 4);
+  p->flags |= net::Packet::checksum_partial | net::Packet::segmentation_offload;
+  p->csum_start = uint16_t(14 + ip_len);
+  p->csum_offset = 16;
+  p->gso_size = 1448;
+  return p;
+}
+
+TEST(NetTsoTest, NegotiatesTsoOnlyWithCsum) {
+  FakeTransport* t = nullptr;
+  auto nic = tso_nic(net_feature::host_tso4 | net_feature::host_tso6, t);
+  ASSERT_TRUE(nic);
+  EXPECT_TRUE(t->accepted & net_feature::host_tso4);
+  EXPECT_TRUE(t->accepted & net_feature::host_tso6);
+  EXPECT_TRUE(nic->offloads().tso4 && nic->offloads().tso6);
+
+  auto t2 = net_transport();
+  t2->offered = (t2->offered & ~net_feature::csum) | net_feature::host_tso4;
+  FakeTransport* raw = t2.get();
+  auto without = Net::create(std::move(t2), 1);
+  ASSERT_TRUE(without);
+  EXPECT_FALSE(raw->accepted & net_feature::host_tso4);
+  EXPECT_FALSE(without->offloads().tso4);
+}
+
+TEST(NetTsoTest, FillsTheGsoFieldsForBothFamilies) {
+  FakeTransport* t = nullptr;
+  auto nic = tso_nic(net_feature::host_tso4 | net_feature::host_tso6, t);
+  ASSERT_TRUE(nic);
+  constexpr uint32_t payload = 65536 - 20 - 32 - 40;
+  EXPECT_EQ(nic->transmit(tso_frame(0x0800, 20, payload)), 1u);
+  EXPECT_EQ(nic->transmit(tso_frame(0x86dd, 40, 1000)), 1u);
+  DeviceQueue dev{t->queues[transmit_queue]};
+  struct Want {
+    uint8_t type;
+    uint16_t hdr_len;
+    uint32_t size;
+  } want[] = {{NetHeader::gso_tcpv4, 14 + 20 + 32, 14 + 20 + 32 + payload},
+              {NetHeader::gso_tcpv6, 14 + 40 + 32, 14 + 40 + 32 + 1000}};
+  for (const Want& w : want) {
+    uint16_t head = dev.take();
+    Desc d = dev.desc()[head];
+    EXPECT_FALSE(d.flags & Virtqueue::desc_f_next);  // one buffer, no chain
+    EXPECT_EQ(d.length, sizeof(NetHeader) + w.size);
+    NetHeader h;
+    std::memcpy(&h, reinterpret_cast<void*>(d.address), sizeof h);
+    EXPECT_EQ(h.flags, NetHeader::flag_needs_csum);
+    EXPECT_EQ(h.gso_type, w.type);
+    EXPECT_EQ(h.gso_size, 1448);
+    EXPECT_EQ(h.hdr_len, w.hdr_len);
+    EXPECT_EQ(h.csum_start, w.hdr_len - 32);
+    EXPECT_EQ(h.csum_offset, 16);
+    dev.complete(head, 0);
+  }
+}
+
+TEST(NetTsoTest, RefusesSegmentationTheDeviceDidNotTake) {
+  FakeTransport* t = nullptr;
+  auto nic = tso_nic(net_feature::host_tso4, t);
+  ASSERT_TRUE(nic);
+  EXPECT_EQ(nic->transmit(tso_frame(0x86dd, 40, 3000)), 0u);
+  EXPECT_EQ(nic->driver_stats().tx_bad_segmentation, 1u);
+  EXPECT_EQ(nic->stats().tx_dropped, 1u);
+}
+
 }  // namespace

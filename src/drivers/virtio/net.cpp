@@ -30,9 +30,11 @@ constexpr std::size_t rx_share_of_pool = 2;
 // Without a usable interrupt, look at the rings this often.
 constexpr auto poll_period = std::chrono::milliseconds(1);
 
-constexpr uint64_t wanted_features = net_feature::csum | net_feature::guest_csum |
-                                     net_feature::mac | feature::ring_event_idx |
-                                     feature::version_1 | feature::any_layout;
+constexpr uint64_t wanted_features =
+    net_feature::csum | net_feature::guest_csum | net_feature::host_tso4 | net_feature::host_tso6 |
+    net_feature::mac | feature::ring_event_idx | feature::version_1 | feature::any_layout;
+// 5.1.3.1: TSO only with CSUM (the device completes each segment's checksum).
+constexpr uint64_t needs_csum = net_feature::host_tso4 | net_feature::host_tso6;
 
 }  // namespace
 
@@ -66,6 +68,7 @@ bool Net::negotiate() {
     return false;
   }
   features_ = offered & wanted_features;
+  if (!(features_ & net_feature::csum)) features_ &= ~needs_csum;
   if (!t.legacy()) features_ &= ~feature::any_layout;  // implied by VERSION_1
   t.set_driver_features(features_);
   if (!t.legacy()) {
@@ -149,7 +152,9 @@ bool Net::init() {
 
 net::Nic::Offloads Net::offloads() const {
   return {.tx_checksum = bool(features_ & net_feature::csum),
-          .rx_checksum = bool(features_ & net_feature::guest_csum)};
+          .rx_checksum = bool(features_ & net_feature::guest_csum),
+          .tso4 = bool(features_ & net_feature::host_tso4),
+          .tso6 = bool(features_ & net_feature::host_tso6)};
 }
 
 std::string Net::name() const { return "virtio-net" + std::to_string(number_); }

@@ -4,15 +4,15 @@
 // PacketPool; the device writes the virtio-net header and the frame there
 // and the very same buffer goes to the stack (no copy). Transmit: the
 // driver pushes the header into the frame's headroom and hands the device
-// one descriptor. Both directions work in batches: rx is refilled in one
-// go and each queue is notified once per batch (and only when the device
-// asks, 2.6.7). Finished tx frames are reaped at every event and by a
-// timer while any are in flight (a router's frames are buffers of the
-// receiving NIC's pool: they must come back even when this NIC goes quiet);
-// when the ring is full the tx interrupt is on until room comes back. If
-// that timer finds frames in flight and none finished since it last ran,
-// the device is notified again: a lost notification (seen under floods with
-// EVENT_IDX) must not stop transmission for good.
+// one descriptor: also for a TSO frame of up to 64 KiB in a heap buffer,
+// contiguous in physical memory because memory is identity mapped
+// (docs/decisions/0092), so no chain is needed. Both directions work in batches: rx is refilled in
+// one go and each queue is notified once per batch (and only when the device asks, 2.6.7). Finished
+// tx frames are reaped at every event and by a timer while any are in flight (a router's frames are
+// buffers of the receiving NIC's pool: they must come back even when this NIC goes quiet); when the
+// ring is full the tx interrupt is on until room comes back. If that timer finds frames in flight
+// and none finished since it last ran, the device is notified again: a lost notification (seen
+// under floods with EVENT_IDX) must not stop transmission for good.
 //
 // The interrupt only marks the NIC's os::Events event; handle_event(),
 // run by the event loop, acknowledges it, drains the used rings with
@@ -29,6 +29,8 @@
 
 namespace keel::drivers::virtio {
 
+struct NetHeader;
+
 class Net final : public net::Nic {
  public:
   // What the driver counts beyond Nic::Stats: device misbehaviour included.
@@ -41,6 +43,7 @@ class Net final : public net::Nic {
     uint64_t tx_full_waits = 0;  // the ring filled: the stack waited for room
     uint64_t tx_rekicks = 0;  // frames in flight, none finished for a reap period: notified again
     uint64_t tx_software_checksum = 0;
+    uint64_t tx_bad_segmentation = 0;  // a segmentation_offload frame the device cannot take
     Virtqueue::Stats rx_queue, tx_queue;
   };
 
@@ -79,6 +82,7 @@ class Net final : public net::Nic {
   void on_reap_timer();
   void tell_transmit_ready();
   void receive_one(net::PacketPtr packet, const Virtqueue::Completion& c);
+  bool segmentation_header(const net::Packet& packet, NetHeader& header) const;
 
   std::unique_ptr<Transport> transport_;
   int number_;

@@ -8,6 +8,8 @@ namespace net_feature {                            // 5.1.3
 inline constexpr uint64_t csum = 1ull << 0;        // device takes partial checksums
 inline constexpr uint64_t guest_csum = 1ull << 1;  // driver takes partial/validated ones
 inline constexpr uint64_t mac = 1ull << 5;
+inline constexpr uint64_t host_tso4 = 1ull << 11;  // device segments TCP/IPv4 (needs csum)
+inline constexpr uint64_t host_tso6 = 1ull << 12;  // device segments TCP/IPv6 (needs csum)
 inline constexpr uint64_t mrg_rxbuf = 1ull << 15;
 }  // namespace net_feature
 
@@ -20,6 +22,8 @@ struct NetHeader {
   static constexpr uint8_t flag_needs_csum = 1;
   static constexpr uint8_t flag_data_valid = 2;
   static constexpr uint8_t gso_none = 0;
+  static constexpr uint8_t gso_tcpv4 = 1;
+  static constexpr uint8_t gso_tcpv6 = 4;
   uint8_t flags;
   uint8_t gso_type;
   uint16_t hdr_len;

@@ -126,7 +126,9 @@ Status Ip4::post_route(InterfaceId in, InterfaceId out, ip4::Addr next_hop, Pack
   Ip4Counters& c = parts_.counters.ip4;
   if (!passes(Hook::postrouting, *packet, in, out)) return Status::filtered;
   Link& link = parts_.link(out);
-  if (packet->size() <= link.mtu()) {
+  // A TSO segment leaves whole: the NIC cuts it into MTU-sized ones.
+  bool segmented = (packet->flags & Packet::segmentation_offload) && link.segments_tcp(false);
+  if (packet->size() <= link.mtu() || segmented) {
     link.transmit_ip(std::move(packet), next_hop);
     return Status::ok;
   }

@@ -90,7 +90,9 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   uint32_t len = payload->size();
   Link& link = parts_.link(path.interface);
   bool local = is_local_address(destination);
-  bool fits = local || wire::ip6_header_size + len <= link.mtu6();
+  // A TSO segment fits: the NIC cuts it into MTU-sized ones.
+  bool segmented = (payload->flags & Packet::segmentation_offload) && link.segments_tcp(true);
+  bool fits = local || segmented || wire::ip6_header_size + len <= link.mtu6();
   // TCP sizes its segments by the MSS and path MTU (RFC 8201) and is never
   // fragmented; nor is a partial checksum, which cannot span fragments.
   if (len > wire::ip6_max_payload || (!fits && (next_header == wire::ip_protocol_tcp ||

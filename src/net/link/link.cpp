@@ -46,8 +46,8 @@ void Link::wake_by(uint64_t deadline_ns) { parts_.time.wake_by(deadline_ns); }
 
 PacketPtr Link::allocate() { return nic_.allocate_packet(); }
 
-Link::Outgoing Link::allocate(uint32_t bytes) {
-  Outgoing out{allocate()};
+Link::Outgoing Link::allocate(uint32_t bytes, bool segmented) {
+  Outgoing out{segmented ? nullptr : allocate()};
   out.data = out.packet ? out.packet->append(bytes) : nullptr;
   if (out.data) {
     out.offload_checksum = nic_.offloads().tx_checksum && wire::ip4_header_min + bytes <= mtu();
@@ -56,6 +56,7 @@ Link::Outgoing Link::allocate(uint32_t bytes) {
   out.packet = allocate_heap_packet(bytes);
   out.data = out.packet ? out.packet->append(bytes) : nullptr;
   if (!out.data) out.packet = nullptr;
+  out.offload_checksum = segmented && out.data;
   return out;
 }
 

@@ -69,12 +69,19 @@ class Link {
   // buffer of its own (which IPv4 fragments by copying). `offload_checksum`:
   // the NIC completes the payload's checksum (a pool buffer, the NIC offers
   // it, and the packet will not be fragmented: offload cannot span fragments).
+  // `segmented`: a TSO segment larger than the MTU (segmentation_offload):
+  // a heap buffer, checksum offloaded.
   struct Outgoing {
     PacketPtr packet;  // null: no memory
     uint8_t* data = nullptr;
     bool offload_checksum = false;
   };
-  Outgoing allocate(uint32_t bytes);
+  Outgoing allocate(uint32_t bytes, bool segmented = false);
+  // The NIC segments TCP over that family (Nic::Offloads::tso4/tso6).
+  bool segments_tcp(bool ip6) const {
+    Nic::Offloads o = nic_.offloads();
+    return ip6 ? o.tso6 : o.tso4;
+  }
 
   // IPv4 settings.
   void configure(ip4::Addr address, ip4::Addr netmask, ip4::Addr gateway,

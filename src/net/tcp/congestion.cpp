@@ -34,7 +34,8 @@ void Congestion::on_ack(uint32_t acked, uint32_t flight, uint64_t now_us, uint64
   // tcp_is_cwnd_limited): an application-limited connection keeps its cwnd.
   if (uint64_t(flight) * 2 < cwnd_) return;
   if (in_slow_start()) {
-    cwnd_ += std::min(acked, abc_limit_segments * mss_);  // RFC 5681 §3.1, RFC 3465
+    // RFC 5681 §3.1, RFC 3465 (L in segments as sent: sent_segment).
+    cwnd_ += std::min(acked, abc_limit_segments * std::max(mss_, send_unit_));
     return;
   }
   if (algorithm_ == TcpCongestion::cubic) {

@@ -6,6 +6,7 @@
 // Fast recovery itself (NewReno's RFC 6582 or SACK's RFC 6675) is the
 // connection's (recovery.cpp); this class owns cwnd and ssthresh.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <net/tcp.hpp>
 
@@ -23,6 +24,11 @@ class Congestion {
   void set_algorithm(TcpCongestion algorithm) { algorithm_ = algorithm; }
   TcpCongestion algorithm() const { return algorithm_; }
   void set_mss(uint32_t mss) { mss_ = mss; }
+  // The largest segment handed to a NIC that segments it (TSO): its peer sees
+  // MSS-sized segments but may acknowledge the whole burst at once, so the
+  // slow start limit L counts such segments, not MSS (as Linux counts
+  // tcp_skb_pcount; docs/decisions/0092).
+  void sent_segment(uint32_t bytes) { send_unit_ = std::max(send_unit_, bytes); }
 
   uint32_t cwnd() const { return cwnd_; }
   uint32_t ssthresh() const { return ssthresh_; }
@@ -48,6 +54,7 @@ class Congestion {
 
   TcpCongestion algorithm_ = TcpCongestion::cubic;
   uint32_t mss_ = 536;
+  uint32_t send_unit_ = 0;  // the largest segment sent (TSO), 0: none beyond MSS
   uint32_t cwnd_ = 0, ssthresh_ = UINT32_MAX;
   uint32_t acked_in_avoidance_ = 0;  // NewReno: bytes toward the next +1 segment
   // CUBIC (RFC 9438 §4), in bytes and microseconds.

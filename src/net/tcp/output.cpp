@@ -2,7 +2,9 @@
 // windows (Nagle, RFC 9293 §3.7.4; sender SWS avoidance, §3.8.6.2.1;
 // limited transmit, RFC 3042), the loss recovery's retransmissions (RFC
 // 6675 §5 NextSeg and the pipe), the ACKs it owes, SYN and SYN-ACK, and the
-// window it advertises (receiver SWS avoidance, §3.8.6.2.2).
+// window it advertises (receiver SWS avoidance, §3.8.6.2.2). New data may
+// leave in TSO segments of many MSS (TcpLayer::segment_limit); recovery
+// retransmits and sends one MSS at a time, as the pipe counts it.
 #include <algorithm>
 
 #include "connection.hpp"
@@ -72,7 +74,11 @@ void Connection::send_new_data(uint64_t now) {
     if (recovery == Recovery::none) cwnd += std::min<uint32_t>(dup_acks, 2) * mss;
     uint32_t limit = snd_una + std::min(snd_wnd, cwnd);
     uint32_t usable = seq_gt(limit, snd_nxt) ? limit - snd_nxt : 0;
-    uint32_t len = std::min({unsent, mss, usable});
+    // With TSO one segment carries many MSS (the NIC cuts it): whole MSS
+    // only, so a short tail meets the same Nagle and SWS rules as without.
+    uint32_t len = std::min({unsent, layer.segment_limit(key, mss), usable});
+    if (len > mss && len % mss != 0 && !(len == unsent && (options.no_delay || fin_queued)))
+      len -= len % mss;
     bool fin = fin_queued && !fin_sent && len == unsent;
     if (len == 0 && !fin) return;
     if (len < mss && !fin) {
@@ -175,7 +181,8 @@ bool Connection::transmit(uint32_t seq, uint32_t len, uint8_t flags, uint64_t no
   if (sack_ok && receive.has_out_of_order()) {
     receive.sack_blocks(h.options, ts_ok ? sack_blocks_with_timestamps : wire::tcp_max_sack_blocks);
   }
-  if (!layer.send(*path, key, h, &send, seq - snd_una)) return false;
+  if (!layer.send(*path, key, h, &send, seq - snd_una, mss)) return false;
+  if (len > mss) cc.sent_segment(len);
   last_ack_sent = h.ack;
   ack_now = false;
   unacked_bytes = 0;

@@ -50,7 +50,8 @@ TcpLayer::TcpLayer(StackParts& parts, const StackConfig& config)
       table_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
       listener_ports_(max_listeners),
       time_waits_(limits_.max_connections, tcp::ConnectionKeyHash{secrets_.table_key()}),
-      ephemeral_next_(random_port()) {}
+      ephemeral_next_(random_port()),
+      segmentation_offload_(config.segmentation_offload) {}
 
 TcpLayer::~TcpLayer() = default;
 

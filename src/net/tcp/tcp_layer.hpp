@@ -131,10 +131,16 @@ class TcpLayer {
   Result<TcpPath> route(const tcp::ConnectionKey& key) const;
   bool congested(const TcpPath& path) const;
   uint32_t mtu(const TcpPath& path) const;
+  // The most payload one segment to key.remote may carry: `mss`, or with TSO
+  // (the NIC segments this family, tso=on, a peer not on this host) the
+  // multiple of `mss` that fits a 64 KiB IP packet (docs/decisions/0092).
+  uint32_t segment_limit(const tcp::ConnectionKey& key, uint32_t mss) const;
   // Sends one segment from key.local to key.remote along `path`, its
-  // payload (header.payload_len bytes) from `data` at `offset`.
+  // payload (header.payload_len bytes) from `data` at `offset`. A payload
+  // beyond `mss` leaves as one TSO segment (segment_limit) the NIC cuts into
+  // segments of `mss` bytes.
   bool send(const TcpPath& path, const tcp::ConnectionKey& key, const wire::TcpRepr& header,
-            const tcp::SendBuffer* data = nullptr, std::size_t offset = 0);
+            const tcp::SendBuffer* data = nullptr, std::size_t offset = 0, uint32_t mss = 0);
   // RFC 9293 §3.10.7.1: the RST answering `s` (which is no RST), from
   // key.local to key.remote.
   void send_reset(const tcp::ConnectionKey& key, const tcp::Segment& s);
@@ -223,6 +229,7 @@ class TcpLayer {
   std::vector<std::unique_ptr<tcp::Connection>> graveyard_;
   int depth_ = 0;
   uint16_t ephemeral_next_;
+  bool segmentation_offload_;  // StackConfig::segmentation_offload
   uint32_t challenge_tokens_ = 0;
   uint64_t challenge_refilled_ns_ = 0;
   bool challenge_drawn_ = false;

@@ -1,6 +1,9 @@
 #include "memory_nic.hpp"
 
+#include <algorithm>
 #include <cstring>
+
+#include "net/link/tcp_segmentation.hpp"
 
 namespace net {
 
@@ -22,7 +25,17 @@ std::size_t MemoryNic::transmit(std::span<PacketPtr> frames) {
     ++taken;
     ++stats_.tx_packets;
     stats_.tx_bytes += frame->size();
-    transmitted.emplace_back(frame->data(), frame->data() + frame->size());
+    largest_frame = std::max<std::size_t>(largest_frame, frame->size());
+    if (frame->flags & Packet::segmentation_offload) {
+      // As a TSO device: MTU-sized frames with whole checksums on the wire.
+      ++segmented_frames;
+      if (!segment_tcp(*frame, [this](std::span<const uint8_t> s) {
+            transmitted.emplace_back(s.begin(), s.end());
+          }))
+        ++stats_.tx_dropped;
+    } else {
+      transmitted.emplace_back(frame->data(), frame->data() + frame->size());
+    }
     last_flags = frame->flags;
     last_csum_start = frame->csum_start;
     last_csum_offset = frame->csum_offset;

@@ -54,6 +54,9 @@ class MemoryNic final : public Nic {
   }
   // Offload fields of the last frame transmitted.
   uint32_t last_flags = 0;
+  // TSO (offloads().tso4/tso6): frames flagged segmentation_offload are cut
+  // (segment_tcp) as a device would; how many came, and the largest frame.
+  std::size_t segmented_frames = 0, largest_frame = 0;
   uint16_t last_csum_start = 0, last_csum_offset = 0;
   PacketPool& pool() { return pool_; }
 

@@ -34,7 +34,9 @@ AEAD = ("AESGCM", "ChaCha20")
 # testssl calls any Content-Encoding of "/" (br or gzip) "potentially" BREACH. BREACH needs a
 # secret and attacker-reflected input in one compressed body: the site's variants are static
 # files compressed at build time, and the API's JSON is never compressed (docs/http.md).
-EXPLAINED = {"BREACH": "HTTP compression detected  - only supplied '/' tested"}
+EXPLAINED = {"BREACH": "HTTP compression detected  - only supplied '/' tested",
+             # About testssl's own openssl (no GOST engine on the machine), not the server.
+             "engine_problem": "No engine or GOST support via engine with your"}
 FLAGGED = ("LOW", "MEDIUM", "HIGH", "CRITICAL", "WARN", "FATAL")
 
 

@@ -45,6 +45,7 @@ void Connection::set_mss_from_route() {
   uint32_t by_path = path_mtu_bytes - ip_tcp_headers(key);
   uint32_t payload = std::min<uint32_t>(peer_mss, by_path) - (ts_ok ? timestamps_overhead : 0);
   mss = std::max(payload, min_mss);
+  segment_max = layer.segment_limit(key, mss);
   cc.set_mss(mss);
 }
 

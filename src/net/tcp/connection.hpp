@@ -153,6 +153,9 @@ class Connection {
   uint32_t last_ack_sent = 0;  // Last.ACK.sent
   uint16_t peer_mss = default_mss;
   uint32_t mss = default_mss;  // payload bytes per segment, options subtracted
+  // New data per segment: mss, or many of it where the route's NIC does TSO
+  // (TcpLayer::segment_limit); set with mss, so no route per segment.
+  uint32_t segment_max = default_mss;
   uint32_t path_mtu_bytes = 0;
   uint32_t rcv_mss = 0;  // the largest segment the peer sent (delayed ACKs)
 

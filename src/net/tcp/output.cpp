@@ -76,7 +76,7 @@ void Connection::send_new_data(uint64_t now) {
     uint32_t usable = seq_gt(limit, snd_nxt) ? limit - snd_nxt : 0;
     // With TSO one segment carries many MSS (the NIC cuts it): whole MSS
     // only, so a short tail meets the same Nagle and SWS rules as without.
-    uint32_t len = std::min({unsent, layer.segment_limit(key, mss), usable});
+    uint32_t len = std::min({unsent, segment_max, usable});
     if (len > mss && len % mss != 0 && !(len == unsent && (options.no_delay || fin_queued)))
       len -= len % mss;
     bool fin = fin_queued && !fin_sent && len == unsent;

@@ -53,7 +53,7 @@ inline ServerOptions small_buffer_options() {
 }
 
 struct Harness {
-  explicit Harness(ServerOptions o = test_options())
+  explicit Harness(ServerOptions o = test_options(), TransportFactory transport = {})
       : clock(pair.server.clock),
         owned(std::make_unique<Server>(ServerTime{&clock, [] { return int64_t(784111777); }}, o)),
         server(*owned) {
@@ -66,7 +66,9 @@ struct Harness {
       ex.respond(Response{}, "item " + std::string(ex.param("id")) + "\n");
     });
     server.route(Method::post, "/echo", [](Exchange ex) { ex.respond(Response{}, ex.body()); });
-    EXPECT_EQ(server.listen(pair.server.stack, port), ::net::Status::ok);
+    EXPECT_EQ(transport ? server.listen(pair.server.stack, port, std::move(transport))
+                        : server.listen(pair.server.stack, port),
+              ::net::Status::ok);
   }
   void step() {
     pair.step();

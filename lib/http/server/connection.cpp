@@ -20,6 +20,7 @@ void Connection::start() {
   stream->on_drain([self] { self->on_drain(); });
   stream->on_end([self] { self->on_end(); });
   stream->on_close([self] { self->finish(); });
+  stream->on_hold([self](bool held) { self->on_hold(held); });
   stream->start();
   // The first request's header is due within header_timeout of the accept.
   set_deadline(server.options.header_timeout);
@@ -326,6 +327,18 @@ void Connection::on_end() {
   // Mid-request (or between requests): nothing more will come to answer.
   if (phase == Phase::idle || phase == Phase::head || phase == Phase::body) close();
   if (phase == Phase::lingering) close();
+}
+
+// Time the server itself takes before it reads the first request (its TLS handshake's turn)
+// does not count against the client: the deadline stops, and the header is due within
+// header_timeout of the moment the server is ready again.
+void Connection::on_hold(bool held) {
+  if (phase != Phase::head || request_started) return;
+  if (held) {
+    clear_deadline();
+  } else {
+    set_deadline(server.options.header_timeout);
+  }
 }
 
 void Connection::on_deadline() {

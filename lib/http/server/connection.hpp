@@ -38,6 +38,8 @@ struct Connection : std::enable_shared_from_this<Connection> {
   void start();
   // The connection's deadline passed.
   void on_deadline();
+  // The transport holds the client's input for the server's own work, or stopped holding it.
+  void on_hold(bool held);
 
   // Exchange's calls.
   bool respond(Response head, std::string content, BodyProducer producer,

@@ -47,6 +47,7 @@ class TlsTransport final : public http::Transport,
   void on_drain(EventHandler h) override { app_drain_ = std::move(h); }
   void on_end(EventHandler h) override { app_end_ = std::move(h); }
   void on_close(EventHandler h) override { app_close_ = std::move(h); }
+  void on_hold(HoldHandler h) override { app_hold_ = std::move(h); }
 
   void start() override {
     auto self = shared_from_this();  // the stream's handlers own the transport
@@ -159,6 +160,7 @@ class TlsTransport final : public http::Transport,
         auto self = weak.lock();
         return self && self->take_turn();
       });
+      hold(true);
     }
     return false;
   }
@@ -170,7 +172,13 @@ class TlsTransport final : public http::Transport,
     in_turn_ = true;
     (void)stream_.resume();
     in_turn_ = false;
+    hold(false);  // the flight is out: the client's move
     return true;
+  }
+
+  void hold(bool held) {
+    HoldHandler handler = app_hold_;  // may be released while it runs
+    if (handler) handler(held);
   }
 
   // mbed TLS's session, with the config the ClientHello's start calls for (decision 0106):
@@ -316,6 +324,7 @@ class TlsTransport final : public http::Transport,
     app_drain_ = nullptr;
     app_end_ = nullptr;
     app_close_ = nullptr;
+    app_hold_ = nullptr;
   }
 
   std::shared_ptr<ServerContext> context_;
@@ -337,6 +346,7 @@ class TlsTransport final : public http::Transport,
   EventHandler app_drain_;
   EventHandler app_end_;
   EventHandler app_close_;
+  HoldHandler app_hold_;
 };
 
 }  // namespace

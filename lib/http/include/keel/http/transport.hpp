@@ -19,6 +19,7 @@ class Transport {
  public:
   using DataHandler = std::function<std::size_t(std::span<const uint8_t> data)>;
   using EventHandler = std::function<void()>;
+  using HoldHandler = std::function<void(bool held)>;
 
   virtual ~Transport() = default;
 
@@ -27,6 +28,10 @@ class Transport {
   virtual void on_drain(EventHandler handler) = 0;
   virtual void on_end(EventHandler handler) = 0;
   virtual void on_close(EventHandler handler) = 0;
+  // Told true when the transport starts holding the client's input back for work of the
+  // server's own (a TLS handshake waiting for its turn, decision 0107), false when it ends:
+  // the client is not late meanwhile. A transport that never holds never calls it.
+  virtual void on_hold(HoldHandler) {}
   // Starts handing out input (after the handlers are set).
   virtual void start() = 0;
 

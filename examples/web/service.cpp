@@ -60,12 +60,12 @@ void print_stats() {
   std::printf(
       "web: tls open %llu sessions %llu refused %llu handshakes %llu tls1.3 %llu tls1.2 %llu "
       "resumed %llu handshake-failures %llu record-errors %llu chacha20-preferred %llu "
-      "handshake-waits %llu\n",
+      "handshake-waits %llu abandoned %llu\n",
       (unsigned long long)t.open, (unsigned long long)t.sessions, (unsigned long long)t.refused,
       (unsigned long long)t.handshakes, (unsigned long long)t.tls1_3, (unsigned long long)t.tls1_2,
       (unsigned long long)t.tickets_accepted, (unsigned long long)t.handshake_failures,
       (unsigned long long)t.record_errors, (unsigned long long)t.chacha20_preferred,
-      (unsigned long long)t.handshake_waits);
+      (unsigned long long)t.handshake_waits, (unsigned long long)t.abandoned);
 }
 
 }  // namespace

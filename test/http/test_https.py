@@ -216,31 +216,42 @@ def test_forty_sessions_at_once_all_handshake_and_are_answered(web):
     assert tls_counters(web)["handshake-failures"] == before
 
 
+# The start of the clients below: the arguments (host, name, CA file, count, Keel's pid), and
+# client_hellos(), count ClientHellos made beforehand to be sent when the test chooses.
+HELLOS = r"""
+import os, signal, socket, ssl, sys, time
+host, name, cafile, count, keel = (sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]),
+                                   int(sys.argv[5]))
+ctx = ssl.create_default_context(cafile=cafile)
+
+
+def client_hellos():
+    hellos = []
+    for _ in range(count):
+        out = ssl.MemoryBIO()
+        session = ctx.wrap_bio(ssl.MemoryBIO(), out, server_hostname=name)
+        try:
+            session.do_handshake()
+        except ssl.SSLWantReadError:
+            pass
+        hellos.append(out.read())
+    return hellos
+"""
+
+
 # Handshakes take turns (decision 0107). An open session A, then N new connections whose
 # ClientHellos (made beforehand) and then A's next request are sent while Keel is stopped
 # (SIGSTOP), so they wait for it together: A must be answered after at most a few of their
 # server flights, not behind all of them. The order is read on the wire (scapy on the TAP),
 # not from when the client got round to reading. Prints the flights that left before A's
 # answer, and how many left in all.
-TURNS_CLIENT = r"""
-import os, signal, socket, ssl, sys, time
+TURNS_CLIENT = HELLOS + r"""
 from scapy.all import AsyncSniffer, TCP
-host, name, cafile, count, keel = (sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]),
-                                   int(sys.argv[5]))
-ctx = ssl.create_default_context(cafile=cafile)
 a = ctx.wrap_socket(socket.create_connection((host, 443), timeout=60), server_hostname=name)
 request = f"GET /api/items HTTP/1.1\r\nHost: {name}\r\n\r\n".encode()
 a.sendall(request)
 assert a.recv(65536).startswith(b"HTTP/1.1 200 ")
-hellos = []
-for _ in range(count):
-    out = ssl.MemoryBIO()
-    session = ctx.wrap_bio(ssl.MemoryBIO(), out, server_hostname=name)
-    try:
-        session.do_handshake()
-    except ssl.SSLWantReadError:
-        pass
-    hellos.append(out.read())
+hellos = client_hellos()
 raws = [socket.create_connection((host, 443), timeout=60) for _ in range(count)]
 sniffer = AsyncSniffer(iface="keel0", filter="tcp src port 443", store=True)
 sniffer.start()
@@ -291,6 +302,52 @@ def test_an_open_session_is_answered_between_handshakes(web):
     assert waits >= before + count
 
 
+# Clients that leave while their ClientHello waits for its turn (a load tool at its end, users
+# who gave up): their FIN is queued behind the ClientHello, they can never send a Finished, so
+# no flight is made for them (counted as abandoned). Keel is stopped while they send and leave,
+# so that all of them are queued before the first turn. Prints how many got a flight.
+ABANDON_CLIENT = HELLOS + r"""
+hellos = client_hellos()
+raws = [socket.create_connection((host, 443), timeout=60) for _ in range(count)]
+time.sleep(1)  # every connection accepted
+os.kill(keel, signal.SIGSTOP)
+try:
+    for raw, hello in zip(raws, hellos):
+        raw.sendall(hello)
+        raw.shutdown(socket.SHUT_WR)
+    time.sleep(0.2)
+finally:
+    os.kill(keel, signal.SIGCONT)
+def got_flight(raw):
+    try:
+        return bool(raw.recv(65536))
+    except ConnectionResetError:  # closed with the ClientHello unread: a reset (RFC 9293 §3.6)
+        return False
+print(sum(map(got_flight, raws)))
+"""
+
+
+def test_a_client_that_left_while_waiting_gets_no_flight(web):
+    count = 16
+    before = tls_counters(web)
+    keel = web.processes[web.web].pid
+    result = run(web.args([sys.executable, "-c", ABANDON_CLIENT, KEEL, NAME, web.cert, str(count),
+                           str(keel)]), timeout=300, check=False)
+    assert result.returncode == 0, result.stderr[-2000:]
+    flights = int(result.stdout)
+    # The first one or two may be taken in before the FIN behind them arrives; never most.
+    assert flights <= 3, result.stdout
+    abandoned = 0
+    for _ in range(30):  # the stats line comes once a second
+        abandoned = tls_counters(web)["abandoned"] - before["abandoned"]
+        if abandoned >= count - flights:
+            break
+        time.sleep(0.2)
+    assert abandoned == count - flights, (flights, abandoned)
+    result = curl(web, URL)  # and the server goes on
+    assert result.returncode == 0 and PAGE in result.stdout, result.stderr
+
+
 @pytest.mark.parametrize("scheme", ["http", "https"])
 def test_h2load_in_http1_mode_gets_every_answer(web, scheme):
     # nghttp2's load generator as HTTP/1.1 client (ALPN http/1.1 over TLS): 4 keep-alive
@@ -311,8 +368,9 @@ def test_h2load_in_http1_mode_gets_every_answer(web, scheme):
 ])
 def test_not_tls_is_a_counted_failure_and_the_server_goes_on(web, garbage):
     before = tls_counters(web)["handshake-failures"]
-    out = run(web.args(["nc", "-N", "-w", "10", KEEL, "443"]), timeout=30, check=False,
-              input=garbage)
+    # Without -N: nc keeps its side open as a client waiting for an answer does (one that
+    # leaves before its turn is not answered at all: test_a_client_that_left_while_waiting...).
+    out = run(web.args(["nc", "-w", "10", KEEL, "443"]), timeout=30, check=False, input=garbage)
     assert "HTTP/1.1" not in out.stdout  # no plaintext answer leaks out
     web.wait_for(web.web, rf"handshake-failures {before + 1} ", timeout=20)
     result = curl(web, URL)

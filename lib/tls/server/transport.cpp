@@ -165,10 +165,18 @@ class TlsTransport final : public http::Transport,
     return false;
   }
 
-  // The turn came: the stream offers the input it kept again, handled now.
+  // The turn came: the stream offers the input it kept again, handled now. A client that sent
+  // its FIN meanwhile (its end is queued behind the ClientHello we kept) can never send its
+  // Finished: its flight, the expensive part, is not made, and the next session's turn runs.
+  // Overload makes such clients: ones that gave up waiting, or a load tool at its end.
   bool take_turn() {
     waiting_ = false;
     if (state_ != State::handshake) return false;  // ended while it waited
+    if (stream_.connection().state() == net::TcpState::close_wait) {
+      ++context_->counters().abandoned;
+      fail(Ending::close);
+      return false;
+    }
     in_turn_ = true;
     (void)stream_.resume();
     in_turn_ = false;

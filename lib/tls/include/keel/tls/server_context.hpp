@@ -57,6 +57,7 @@ struct Counters {
   uint64_t handshake_failures = 0;  // not TLS, no shared version or suite, bad messages
   uint64_t record_errors = 0;       // after the handshake: bad MAC, bad record, alerts
   uint64_t handshake_waits = 0;     // ClientHellos that waited for their turn (paced)
+  uint64_t abandoned = 0;           // of those, the client left before the turn: no flight made
   uint64_t open = 0;
 };
 

@@ -14,7 +14,9 @@ Figures, over HTTP and HTTPS (TLS 1.3, the same ECDSA P-256 certificate everywhe
 requests/s over keep-alive connections at each concurrency, and with a new connection per
 request (`Connection: close`, one at a time: over HTTPS, full handshakes/s), p50/p99 latency,
 and the host CPU time the server (its QEMU, or nginx or the Linux process) spent per request.
-Every round measures every target in turn (the order reversed each round); each figure is the
+Before each figure the server is let settle back to its idle CPU use (what 1,000 clients left
+behind is not charged to the next figure). Every round measures every target in turn (the order
+reversed each round); each figure is the
 median over rounds, with the range that decides the ratio or says "no verdict". Then fixed
 request rates stepped up until each server fails (bench/http/fixed_rate_steps.py). Writes
 http.md, http.csv, http.png and http_rate.png.
@@ -27,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -146,6 +149,24 @@ def cpu_seconds(process):
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
 
 
+def idle_cpu(process, seconds=2.0):
+    """The server's CPU use (cores) when nothing asks it anything."""
+    start = cpu_seconds(process)
+    time.sleep(seconds)
+    return (cpu_seconds(process) - start) / seconds
+
+
+def settle(process, idle, limit=90):
+    """Waits until the server is back to its idle CPU use: after 1,000 connections, the work
+    they left (handshakes of clients already gone, closes) would be charged to the next figure.
+    Returns the seconds waited."""
+    began = time.monotonic()
+    while time.monotonic() - began < limit:
+        if idle_cpu(process, 0.5) <= max(0.05, 2 * idle):
+            break
+    return time.monotonic() - began
+
+
 def wrk(ns, address, seconds, connections, close, scheme, process):
     """{"rps", "p50", "p99", "errors", "cpu_us"} from one wrk run (latencies in ms, the server's
     host CPU time per request in µs)."""
@@ -188,12 +209,17 @@ def cases(args):
 
 
 def measure(args, ns, targets, processes, figures):
+    idle = {label: idle_cpu(processes[label]) for label in targets}
+    print("  idle CPU (cores): " + ", ".join(f"{label} {use:.3f}" for label, use in idle.items()), flush=True)
     for r in range(args.rounds):
         order = list(targets.items())
         if r % 2:
             order.reverse()  # no target always goes first
         for label, address in order:
             for key, _, connections, close, scheme, seconds in cases(args):
+                waited = settle(processes[label], idle[label])
+                if waited > 2:
+                    print(f"  {label}: {waited:.0f} s to settle before {key}", flush=True)
                 result = wrk(ns, address, seconds, connections, close, scheme, processes[label])
                 figures[label].setdefault(key, []).append(result)
             print(f"  round {r + 1}/{args.rounds} {label}: " + ", ".join(

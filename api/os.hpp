@@ -31,6 +31,9 @@ std::chrono::system_clock::time_point wall_clock();
 // The memory this image was given (a VM's RAM; for a Linux process, the
 // machine's), for sizing caches and limits.
 std::size_t total_memory();
+// The memory in use now, for watching it over time (a leak grows it): on kvm the pages handed
+// out (the heap and every buffer: mmap's, so malloc's); on linux the process's resident set.
+std::size_t memory_in_use();
 
 // Whether getrandom(), std::random_device and arc4random() draw from a
 // generator seeded by a real entropy source: on kvm a virtio-rng device,

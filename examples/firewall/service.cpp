@@ -7,7 +7,8 @@
 //   fw_port=PORT fw_key=HEX            the management port and its HMAC key, 32 to 128 hex
 //                                      digits (64 advised; rule_updates.hpp)
 //   ct_max=N                           flows conntrack holds (default 16384)
-//   stats=SECONDS                      print the counters that moved, that often
+//   stats=SECONDS                      print the memory in use and the counters that moved, that
+//   often
 #include <charconv>
 #include <cstdio>
 #include <fstream>
@@ -101,6 +102,7 @@ void Service::start() {
   }
   if (uint64_t seconds = number("stats", 0); seconds) {
     os::Timers::periodic(std::chrono::seconds(seconds), [](os::Timers::id_t) {
+      std::printf("firewall: memory in_use=%zu\n", os::memory_in_use());
       print_moved("counters", firewall.counters());
       print_moved("conntrack", firewall.conntrack().counters());
       print_moved("nat", firewall.nat().counters());

@@ -12,6 +12,7 @@ std::string_view name();
 uint64_t monotonic_ns();
 uint64_t wall_clock_ns();  // since the Unix epoch
 uint64_t total_memory();
+uint64_t memory_in_use();  // os::memory_in_use()
 // Sleeps until an event is pending or the monotonic `deadline_ns` passes
 // (no_deadline: no timer); returns at once if either already holds. Arming
 // the wake-up and checking happen with interrupts off, so a timer that

@@ -88,6 +88,7 @@ std::chrono::system_clock::time_point wall_clock() {
 std::string_view platform() { return keel::platform::name(); }
 
 std::size_t total_memory() { return std::size_t(keel::platform::total_memory()); }
+std::size_t memory_in_use() { return std::size_t(keel::platform::memory_in_use()); }
 
 bool random_seeded() { return keel::platform::random_seeded(); }
 

@@ -77,3 +77,7 @@ def test_metrics_parse_and_move_with_traffic(web):
     sent = ("keel_syslog_sent_total", ())
     assert after[sent] >= before[sent] + 1
     assert after[("keel_syslog_drops_total", (("reason", "queue_full"),))] == 0
+    # Memory in use: more than nothing, less than the whole (the image: -m 128M; the process:
+    # a resident set well under that).
+    memory = after[("keel_memory_in_use_bytes", ())]
+    assert 256 * 1024 < memory < 128 << 20, memory

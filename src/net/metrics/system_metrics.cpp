@@ -3,6 +3,7 @@
 // process only: the host's tests have no kernel console.
 #include <net/metrics.hpp>
 #include <net/stack.hpp>
+#include <os>
 
 #include "kernel/console.hpp"
 
@@ -21,6 +22,10 @@ std::string render() {
   w.family("keel_console_dropped_bytes_total", "Bytes of the dropped console writes",
            Type::counter);
   w.sample(c.dropped_bytes);
+  w.family("keel_memory_in_use_bytes",
+           "Memory in use (kvm: pages handed out; linux: resident set; os::memory_in_use)",
+           Type::gauge);
+  w.sample(os::memory_in_use());
   render(net::stack(), out);
   return out;
 }

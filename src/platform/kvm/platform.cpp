@@ -25,6 +25,7 @@ std::string_view name() { return "kvm"; }
 uint64_t monotonic_ns() { return arch::clock::monotonic_ns(); }
 uint64_t wall_clock_ns() { return arch::clock::wall_clock_ns(); }
 uint64_t total_memory() { return kvm::total_memory(); }
+uint64_t memory_in_use() { return kvm::total_memory() - kvm::free_memory(); }
 bool stack_contains(uint64_t address) {
   return address >= reinterpret_cast<uint64_t>(boot_stack_bottom) &&
          address < reinterpret_cast<uint64_t>(boot_stack_top);

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 
@@ -36,6 +37,15 @@ uint64_t total_memory() {
       std::min(uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGESIZE)),
                linux_platform::cgroup_memory_limit());
   return memory;
+}
+// The resident set (proc(5): /proc/self/statm's second field, in pages); 0 if unreadable.
+uint64_t memory_in_use() {
+  unsigned long long size = 0, resident = 0;
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return 0;
+  const bool read = std::fscanf(f, "%llu %llu", &size, &resident) == 2;
+  std::fclose(f);
+  return read ? resident * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
 }
 void wait_for_events(uint64_t deadline_ns) {
   if (kernel::events_pending()) {

@@ -13,6 +13,8 @@ from .paths import ROOT, KeelError
 BENCH = os.path.join(ROOT, "bench")
 ORDER = ["boot", "net", "firewall"]  # the rest, if any, alphabetically after these
 FIREWALL_QUICK_RULES = "10"
+# Run only when named (`keel bench soak`): an hour, no comparison table or plot.
+ONLY_WHEN_NAMED = ("soak",)
 
 
 def available():
@@ -48,7 +50,8 @@ def run_one(name, quick, rest=()):
     print(f"\n=== keel bench {name}{' (quick)' if quick else ''}\n$ {' '.join(args)}", flush=True)
     started = time.time()
     status = subprocess.run(args, cwd=ROOT).returncode
-    stale = [f for f in (f"{results_name(name)}.md", f"{results_name(name)}.png") if not os.path.exists(os.path.join(out, f))
+    written = [f"{results_name(name)}.md"] + ([] if name in ONLY_WHEN_NAMED else [f"{results_name(name)}.png"])
+    stale = [f for f in written if not os.path.exists(os.path.join(out, f))
              or os.path.getmtime(os.path.join(out, f)) < started]
     if status == 0 and stale and not only_printed(rest):
         print(f"keel bench {name}: ran but did not write {', '.join(stale)} in {out}")
@@ -98,7 +101,7 @@ def write_summary(quick):
 
 
 def run(name=None, quick=False, rest=()):
-    names = [name] if name else available()
+    names = [name] if name else [n for n in available() if n not in ONLY_WHEN_NAMED]
     failed, took = [], []
     for n in names:
         started = time.time()

@@ -1,0 +1,43 @@
+// A secondary's side of the answer path: NOTIFY (RFC 1996) for its zones,
+// taken from their primary only, and SERVFAIL for a zone it has no copy of
+// (not yet transferred, or expired), both as NSD answers them. A front end
+// asks these first and gives every other query to Server::answer.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "keel/dns/rate_limiter.hpp"
+#include "keel/dns/secondary.hpp"
+#include "keel/dns/tsig.hpp"
+
+namespace keel::dns {
+
+struct NotifyOutcome {
+  bool handled = false;  // false: not a NOTIFY for one of the zones (Server::answer answers it)
+  std::size_t size = 0;  // the response in `out`
+  int zone = -1;         // the zone to check now (a NOTIFY that passed), or -1
+  uint16_t rcode = 0;
+  uint16_t tsig_error = 0;  // RFC 8945: BADKEY, BADSIG, BADTIME when refused so
+};
+
+// NSD's answer_notify: a TSIG, if there is one, is checked first (NOTAUTH with
+// the TSIG error otherwise, RFC 8945 §5.2); then the sender must be the
+// zone's primary (any port) with the zone's key, or none if it has none:
+// otherwise REFUSED, header only. A NOTIFY that passes gets its header and
+// question back with QR and AA (RFC 1996 §3.7), signed if it was.
+NotifyOutcome answer_notify(std::span<const uint8_t> query, const ClientAddress& client,
+                            const std::vector<SecondaryZone>& zones,
+                            const std::vector<TsigKey>& keys, uint64_t now_unix,
+                            std::span<uint8_t> out);
+
+// SERVFAIL (the question kept, AA clear, an OPT if the query had one) to a
+// query for a name in one of `origins` (wire) that no deeper zone of
+// `served` (wire origins) holds; 0 for any other query.
+std::size_t answer_unavailable(std::span<const uint8_t> query,
+                               const std::vector<std::string>& origins,
+                               const std::vector<std::string>& served, std::span<uint8_t> out);
+
+}  // namespace keel::dns

@@ -83,9 +83,7 @@ void SecondaryTimers::on_failed(uint64_t now) {
   due_ = now + uint64_t(std::max<uint32_t>(soa_.retry, 1)) * ms_per_second;
 }
 
-bool SecondaryTimers::expired(uint64_t now) const {
-  return serial_ && now - refreshed_at_ >= uint64_t(soa_.expire) * ms_per_second;
-}
+bool SecondaryTimers::expired(uint64_t now) const { return serial_ && now >= expires_at(); }
 
 SecondaryTimers::State SecondaryTimers::state(uint64_t now) const {
   if (!serial_) return State::empty;

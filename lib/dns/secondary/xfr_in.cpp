@@ -73,6 +73,10 @@ XfrIn::Status XfrIn::feed(std::string_view m) {
     if (const Status s = take(r.owner, r.type, r.ttl, r.rdata); s == Status::failed) return s;
   }
   if (finished_) return Status::done;
+  if (qtype_ == rr_type::soa) {  // the SOA query's one answer
+    finished_ = true;
+    return Status::done;
+  }
   // RFC 1995 §2: the SOA alone, with our version or older: nothing to take.
   const std::optional<uint32_t> ours = serial_of(current_);
   if (qtype_ == rr_type::ixfr && messages_ == 1 && records_ == 1 && ours &&

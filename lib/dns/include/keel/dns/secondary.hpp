@@ -67,6 +67,8 @@ class SecondaryTimers {
   bool expired(uint64_t now) const;
 
   uint64_t due_at() const { return due_; }
+  // When a loaded zone expires unless refreshed before.
+  uint64_t expires_at() const { return refreshed_at_ + uint64_t(soa_.expire) * 1000; }
   State state(uint64_t now) const;
   std::optional<uint32_t> serial() const { return serial_; }
   uint32_t failures() const { return failures_; }

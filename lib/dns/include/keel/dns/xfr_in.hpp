@@ -59,7 +59,8 @@ class TsigClient {
 // messages, about the zone's size on the wire.
 inline constexpr std::size_t default_xfr_in_limit = 16 * 1024 * 1024;
 
-// Reads the answer to an AXFR or IXFR query, one message at a time.
+// Reads the answer to an AXFR or IXFR query, one message at a time; to an
+// SOA query too (done after its one message, serial() the primary's).
 class XfrIn {
  public:
   enum class Status : uint8_t {

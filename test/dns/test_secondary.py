@@ -1,0 +1,336 @@
+"""The appliance as a secondary (dns_secondary=): NSD 4.6 and Knot 3 as primaries in a
+network namespace this test creates, beside the appliance's Linux build on a TAP device
+(run as root; nsd, knot, bind9-dnsutils, python3-dnspython):
+
+    /usr/bin/python3 -m pytest -v test/dns/test_secondary.py
+
+Keel starts with no copy of the zones, transfers them (AXFR from NSD, which keeps no IXFR
+history, so its answer to IXFR is the whole zone; IXFR with deltas from Knot's journal) and
+answers dig with the primary's data. A zone changed on the primary reaches Keel by the
+primary's own NOTIFY (NSD on SIGHUP, Knot on zone-reload), or by one the test sends from the
+primary's address. NOTIFY from another address is REFUSED; one signed with a key Keel does
+not hold NOTAUTH with a BADKEY TSIG (as NSD answers); a zone whose transfers are signed with
+the right key loads, one with the wrong secret does not and answers SERVFAIL, as does a zone
+whose primary stopped answering past the SOA's expire time.
+"""
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+
+import pytest
+
+import appliance
+import refservers
+
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP"),
+    pytest.mark.skipif(shutil.which("dig") is None, reason="needs dig (bind9-dnsutils)"),
+    pytest.mark.skipif(shutil.which("nsd") is None, reason="needs nsd"),
+]
+
+PRIMARY = appliance.host_ip()  # NSD and Knot listen here, beside the TAP
+STRANGER = "10.53.0.3"         # a second host-side address: not the primary
+NSD_PORT, KNOT_PORT = 5300, 5302
+SECRET = base64.b64encode(b"keel-secondary-test-secret-32byt").decode()
+WRONG = base64.b64encode(b"another-secret-that-nsd-does-not").decode()
+KEY = ("hmac-sha256", "xfr-key", SECRET)
+# NSD's other-key has SECRET; Keel's has WRONG: NSD answers Keel's queries NOTAUTH/BADSIG.
+OTHER = ("hmac-sha256", "other-key", SECRET)
+
+
+def zone_text(serial, www="192.0.2.10", extra="", expire=1209600, refresh=3600):
+    return (f"$TTL 300\n@ SOA ns1 hostmaster {serial} {refresh} 2 {expire} 300\n@ NS ns1\n"
+            f"ns1 A {PRIMARY}\nwww A {www}\n@ MX 10 mail\nmail A 192.0.2.25\n"
+            f'txt TXT "serial {serial}"\n{extra}')
+
+
+# NSD: plain zones (NOTIFY to Keel, transfers to anyone), a signed one, one signed with a
+# secret Keel does not have, and one that expires 6 s after the primary goes quiet.
+NSD_ZONES = {"sec.test": None, "signed.test": KEY, "wrongkey.test": OTHER, "expire.test": None}
+KNOT_ZONE = "knot.test"
+
+CLIENT = r"""
+import json, socket, struct, sys
+import dns.message, dns.opcode, dns.rcode, dns.tsig, dns.tsigkeyring
+address, zone, source = sys.argv[1:4]
+q = dns.message.make_query(zone, "SOA")
+q.set_opcode(dns.opcode.NOTIFY)
+q.flags = (q.flags | 0x400) & ~0x100  # AA as primaries send it, no RD
+keyring = None
+if len(sys.argv) > 4:
+    keyring = dns.tsigkeyring.from_text({sys.argv[4]: sys.argv[5]})
+    q.use_tsig(keyring, keyname=sys.argv[4], algorithm=dns.tsig.HMAC_SHA256)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((source, 0))
+s.settimeout(10)
+s.sendto(q.to_wire(), (address, 53))
+data = s.recv(65535)
+flags, qdcount, arcount = struct.unpack("!H", data[2:4])[0], data[5], data[11]
+out = {"rcode": dns.rcode.to_text(flags & 0xf), "opcode": dns.opcode.to_text((flags >> 11) & 0xf),
+       "aa": bool(flags & 0x400), "questions": qdcount, "tsig_error": None}
+if keyring and arcount:
+    out["tsig_error"] = struct.unpack("!H", data[-4:-2])[0]  # (Other Data empty)
+    if out["tsig_error"] == 0:  # signed with our key: dnspython checks the MAC
+        dns.message.from_wire(data, keyring=keyring, request_mac=q.mac)
+        out["verified"] = True
+print(json.dumps(out))
+"""
+
+
+def client(ns, *args):
+    with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="keel-dns-secondary-", delete=False) as f:
+        f.write(CLIENT)
+    try:
+        r = appliance.run(ns.exec_args(["/usr/bin/python3", f.name, *args]), timeout=60, check=False)
+    finally:
+        os.unlink(f.name)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout)
+
+
+def counter(keel, name):
+    """The last counters line's `secondary ... NAME N`."""
+    found = re.findall(rf"\| secondary checks .*?\b{name} (\d+)", keel.output())
+    return int(found[-1]) if found else 0
+
+
+def dig(ns, address, name, rtype="A", port=53, extra=""):
+    out = appliance.run(ns.exec_args(["sh", "-c", f"dig +norec +time=2 +tries=2 -p {port} @{address} "
+                                                  f"{name} {rtype} {extra}"]), check=False).stdout
+    status = re.search(r"status: (\w+)", out)
+    answers = sorted(line.split(None, 4)[4] for line in out.split(";; ANSWER SECTION:")[-1].split("\n\n")[0]
+                     .splitlines()[1:] if line and not line.startswith(";")) if "ANSWER SECTION" in out else []
+    return (status.group(1) if status else "no answer"), answers
+
+
+def nsd_conf(work, zones_dir):
+    text = refservers.NSD_CONF.format(address=PRIMARY, port=NSD_PORT, zones=zones_dir, work=work)
+    for key in (KEY, OTHER):
+        text += f'key:\n  name: {key[1]}\n  algorithm: {key[0]}\n  secret: "{key[2]}"\n'
+    for zone, key in NSD_ZONES.items():
+        keyname = key[1] if key else "NOKEY"
+        text += (f"zone:\n  name: {zone}\n  zonefile: {zone}.zone\n"
+                 f"  provide-xfr: {appliance.guest_ip()} {keyname}\n"
+                 f"  notify: {appliance.guest_ip()} {keyname}\n")
+    return text
+
+
+KNOT_CONF = """server:
+  listen: {address}@{port}
+  rundir: {work}
+  user: root
+log:
+  - target: {work}/knot.log
+    any: info
+database:
+  storage: {work}/knotdb
+remote:
+  - id: keel
+    address: {keel}@53
+acl:
+  - id: keel-xfr
+    address: {keel}
+    action: transfer
+zone:
+  - domain: {zone}
+    storage: {zones}
+    file: {zone}.zone
+    notify: keel
+    acl: keel-xfr
+    zonefile-load: difference
+    journal-content: changes
+    semantic-checks: off
+"""
+
+
+class Primary(refservers.Reference):
+    """NSD or Knot as a primary (notify and provide-xfr for Keel), started in the namespace on
+    the zone folder; log() and close() are Reference's."""
+
+    def __init__(self, ns, kind, work, zones_dir):
+        self.kind, self.work = kind, os.path.join(work, kind)
+        os.makedirs(self.work, exist_ok=True)
+        conf = os.path.join(self.work, f"{kind}.conf")
+        with open(conf, "w") as f:
+            if kind == "nsd":
+                f.write(nsd_conf(self.work, zones_dir))
+                args = ["nsd", "-d", "-c", conf]
+            else:
+                os.makedirs(os.path.join(self.work, "knotdb"), exist_ok=True)
+                f.write(KNOT_CONF.format(address=PRIMARY, port=KNOT_PORT, work=self.work, zones=zones_dir,
+                                         keel=appliance.guest_ip(), zone=KNOT_ZONE))
+                args = ["knotd", "-c", conf]
+        self.conf = conf
+        self.ns = ns
+        self.output = open(os.path.join(self.work, "output.log"), "w+")
+        self.process = subprocess.Popen(ns.exec_args(args), stdout=self.output, stderr=subprocess.STDOUT,
+                                        stdin=subprocess.DEVNULL, start_new_session=True)
+        port = NSD_PORT if kind == "nsd" else KNOT_PORT
+        zone = "sec.test" if kind == "nsd" else KNOT_ZONE
+        for _ in range(100):
+            if dig(ns, PRIMARY, zone, "SOA", port=port)[0] == "NOERROR":
+                return
+            time.sleep(0.1)
+        raise AssertionError(f"{kind} did not start:\n{self.log()}")
+
+    def reload(self):
+        if self.kind == "nsd":
+            os.killpg(self.process.pid, signal.SIGHUP)  # NSD 4: reread changed zone files, NOTIFY
+        else:
+            out = self.ns.sh(f"knotc -c {self.conf} zone-reload {KNOT_ZONE}")
+            assert "OK" in out.stdout, out.stdout + out.stderr
+
+
+def write_zone(zones_dir, zone, text):
+    with open(os.path.join(zones_dir, f"{zone}.zone"), "w") as f:
+        f.write(text)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    work = str(tmp_path_factory.mktemp("dns-secondary"))
+    compiled = os.path.join(work, "compiled")  # the image's own zone: Keel is primary for it
+    os.makedirs(compiled)
+    write_zone(compiled, "own.test", zone_text(1))
+    program = appliance.build(compiled, "linux")
+    zones_dir = os.path.join(work, "zones")
+    os.makedirs(zones_dir)
+    for zone in NSD_ZONES:
+        write_zone(zones_dir, zone, zone_text(1, expire=6 if zone == "expire.test" else 1209600,
+                                              refresh=1 if zone == "expire.test" else 3600))
+    write_zone(zones_dir, KNOT_ZONE, zone_text(1))
+    ns = appliance.Namespace(prefix="keel-dns-secondary")
+    started = []
+    try:
+        ns.sh(f"ip addr add {STRANGER}/24 dev tap0")
+        nsd = Primary(ns, "nsd", work, zones_dir)
+        started.append(nsd)
+        knot = None
+        if shutil.which("knotd"):
+            knot = Primary(ns, "knot", work, zones_dir)
+            started.append(knot)
+        secondaries = [f"sec.test:{PRIMARY}#{NSD_PORT}", f"signed.test:{PRIMARY}#{NSD_PORT}@{KEY[1]}",
+                       f"wrongkey.test:{PRIMARY}#{NSD_PORT}@{OTHER[1]}", f"expire.test:{PRIMARY}#{NSD_PORT}"]
+        if knot:
+            secondaries.append(f"{KNOT_ZONE}:{PRIMARY}#{KNOT_PORT}")
+        keys = f"{KEY[0]}:{KEY[1]}:{KEY[2]},{OTHER[0]}:{OTHER[1]}:{WRONG}"
+        keel = appliance.Appliance(ns, program=program,
+                                   append=f"dns_secondary={','.join(secondaries)} dns_key={keys} dns_stats=1")
+        started.append(keel)
+        yield ns, keel, nsd, knot, zones_dir
+    finally:
+        for thing in reversed(started):
+            thing.close()
+        ns.close()
+
+
+def wait_serial(keel, zone, serial, timeout=30):
+    keel.wait_for(rf"dns: secondary {re.escape(zone)}\.: serial {serial} ", timeout=timeout)
+
+
+def test_zones_come_from_the_primary(setup):
+    ns, keel, nsd, _, _ = setup
+    for zone in ("sec.test", "signed.test", "expire.test"):
+        wait_serial(keel, zone, 1)
+        for name, rtype in ((zone, "SOA"), (f"www.{zone}", "A"), (zone, "MX"), (f"txt.{zone}", "TXT"),
+                            (f"nx.{zone}", "A")):
+            assert dig(ns, keel.address, name, rtype) == dig(ns, PRIMARY, name, rtype, port=NSD_PORT), name
+    # NSD keeps no IXFR history: the first copy came by AXFR (there was none to apply deltas to).
+    assert re.search(r"secondary sec\.test\.: serial 1 from 10\.53\.0\.1#5300 \(AXFR", keel.output())
+    # The image's own zone is served as before.
+    assert dig(ns, keel.address, "www.own.test") == ("NOERROR", ["192.0.2.10"])
+
+
+def test_nsd_notify_brings_the_new_serial(setup):
+    ns, keel, nsd, _, zones_dir = setup
+    wait_serial(keel, "sec.test", 1)
+    write_zone(zones_dir, "sec.test", zone_text(2, www="192.0.2.20", extra="new A 192.0.2.21\n"))
+    nsd.reload()  # NSD notifies Keel, which asks for the SOA and transfers
+    wait_serial(keel, "sec.test", 2)
+    assert dig(ns, keel.address, "www.sec.test") == ("NOERROR", ["192.0.2.20"])
+    assert dig(ns, keel.address, "new.sec.test") == ("NOERROR", ["192.0.2.21"])
+    assert dig(ns, keel.address, "txt.sec.test", "TXT") == ("NOERROR", ['"serial 2"'])
+    # NSD answers Keel's IXFR with the whole zone (RFC 1995 §4): read as such.
+    assert re.search(r"sec\.test\.: serial 2 .*\((IXFR|AXFR)", keel.output())
+
+
+def test_a_notify_from_the_primary_address(setup):
+    ns, keel, nsd, _, zones_dir = setup
+    wait_serial(keel, "sec.test", 2)
+    # The zone file changes but NSD is not told: our own NOTIFY from its address moves Keel,
+    # which still finds NSD's old serial (2): nothing to transfer.
+    time.sleep(1.5)  # a counters line after the last check
+    before = counter(keel, "current")
+    r = client(ns, keel.address, "sec.test", PRIMARY)
+    assert r == {"rcode": "NOERROR", "opcode": "NOTIFY", "aa": True, "questions": 1, "tsig_error": None}
+    deadline = time.monotonic() + 10
+    while counter(keel, "current") <= before:
+        assert time.monotonic() < deadline, keel.output()[-2000:]
+        time.sleep(0.2)
+
+
+def test_notify_from_elsewhere_is_refused(setup):
+    ns, keel, _, _, _ = setup
+    r = client(ns, keel.address, "sec.test", STRANGER)
+    # NSD's query_error: the header alone, the query's flags (AA here) kept.
+    assert r == {"rcode": "REFUSED", "opcode": "NOTIFY", "aa": True, "questions": 0, "tsig_error": None}
+    # A zone Keel is no secondary for: as before (the image's own zone REFUSED, others NXDOMAIN).
+    assert client(ns, keel.address, "own.test", PRIMARY)["rcode"] == "REFUSED"
+    assert client(ns, keel.address, "nowhere.test", PRIMARY)["rcode"] == "NXDOMAIN"
+    keel.wait_for(r"notify-refused [1-9]", timeout=10)
+
+
+def test_notify_with_an_unknown_key_is_notauth_badkey(setup):
+    ns, keel, _, _, _ = setup
+    r = client(ns, keel.address, "signed.test", PRIMARY, "unknown-key", SECRET)
+    assert r["rcode"] == "NOTAUTH" and r["tsig_error"] == 17, r  # BADKEY, with a TSIG (as NSD)
+    r = client(ns, keel.address, "signed.test", PRIMARY, KEY[1], SECRET)
+    assert r["rcode"] == "NOERROR" and r["aa"] and r.get("verified"), r  # signed back
+    # Unsigned, for a zone whose primary uses a key: REFUSED.
+    assert client(ns, keel.address, "signed.test", PRIMARY)["rcode"] == "REFUSED"
+
+
+def test_signed_transfers_and_a_wrong_secret(setup):
+    ns, keel, _, _, _ = setup
+    wait_serial(keel, "signed.test", 1)
+    assert dig(ns, keel.address, "www.signed.test") == ("NOERROR", ["192.0.2.10"])
+    # Keel's other-key has another secret than NSD's: NOTAUTH (BADSIG), no copy, SERVFAIL.
+    keel.wait_for(r"secondary wrongkey\.test\.: check failed: TSIG: the primary's TSIG error 16", timeout=30)
+    assert dig(ns, keel.address, "www.wrongkey.test")[0] == "SERVFAIL"
+    assert "wrongkey.test.: serial" not in keel.output()
+
+
+def test_knot_as_primary_with_ixfr(setup):
+    ns, keel, _, knot, zones_dir = setup
+    if knot is None:
+        pytest.skip("needs knotd (knot)")
+    wait_serial(keel, KNOT_ZONE, 1)
+    assert dig(ns, keel.address, f"www.{KNOT_ZONE}") == dig(ns, PRIMARY, f"www.{KNOT_ZONE}", port=KNOT_PORT)
+    write_zone(zones_dir, KNOT_ZONE, zone_text(2, www="192.0.2.30", extra="added A 192.0.2.31\n"))
+    knot.reload()  # Knot stores the difference in its journal and notifies
+    wait_serial(keel, KNOT_ZONE, 2)
+    assert re.search(rf"{re.escape(KNOT_ZONE)}\.: serial 2 .*\(IXFR", keel.output()), keel.output()[-2000:]
+    assert dig(ns, keel.address, f"www.{KNOT_ZONE}") == ("NOERROR", ["192.0.2.30"])
+    assert dig(ns, keel.address, f"added.{KNOT_ZONE}") == ("NOERROR", ["192.0.2.31"])
+    assert dig(ns, keel.address, f"txt.{KNOT_ZONE}", "TXT") == ("NOERROR", ['"serial 2"'])
+
+
+def test_a_zone_expires_when_the_primary_is_gone(setup):
+    """Last: stops NSD. expire.test has REFRESH 1 s and EXPIRE 6 s."""
+    ns, keel, nsd, _, _ = setup
+    wait_serial(keel, "expire.test", 1)
+    assert dig(ns, keel.address, "www.expire.test") == ("NOERROR", ["192.0.2.10"])
+    nsd.close()
+    deadline = time.monotonic() + 30
+    while dig(ns, keel.address, "www.expire.test")[0] != "SERVFAIL":
+        assert time.monotonic() < deadline, keel.output()[-3000:]
+        time.sleep(0.5)
+    # Zones that are not expired still answer from their copy.
+    assert dig(ns, keel.address, "www.sec.test") == ("NOERROR", ["192.0.2.20"])
+    keel.wait_for(r"servfail [1-9]", timeout=10)

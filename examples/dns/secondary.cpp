@@ -312,7 +312,7 @@ std::optional<std::size_t> secondary_answer(std::span<const uint8_t> q,
       ++counters.notify;
       Zone& zone = *zones[std::size_t(notify.zone)];
       if (zone.exchange) {
-        zone.notified = true;  // RFC 1996 §4.7: check again once this one is over
+        zone.notified = true;  // check again once this one is over
       } else {
         zone.timers.on_notify(now_ms());
         update(&zone);

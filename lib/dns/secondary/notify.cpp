@@ -37,6 +37,11 @@ NotifyOutcome answer_notify(std::span<const uint8_t> query, const ClientAddress&
                             const std::vector<TsigKey>& keys, uint64_t now_unix,
                             std::span<uint8_t> out) {
   NotifyOutcome result;
+  // Every query comes here first: the opcode alone turns the others away.
+  if (query.size() < header_size ||
+      ((query[2] << 8) & flag::opcode_mask) >> flag::opcode_shift != opcode::notify) {
+    return result;
+  }
   const std::string_view m(reinterpret_cast<const char*>(query.data()), query.size());
   Query q;
   if (parse_query(m, q) != Verdict::notify || out.size() < max_message_size) return result;

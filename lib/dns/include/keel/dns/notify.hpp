@@ -27,7 +27,7 @@ struct NotifyOutcome {
 // the TSIG error otherwise, RFC 8945 §5.2); then the sender must be the
 // zone's primary (any port) with the zone's key, or none if it has none:
 // otherwise REFUSED, header only. A NOTIFY that passes gets its header and
-// question back with QR and AA (RFC 1996 §3.7), signed if it was.
+// question back with QR and AA (RFC 1996 §3), signed if it was.
 NotifyOutcome answer_notify(std::span<const uint8_t> query, const ClientAddress& client,
                             const std::vector<SecondaryZone>& zones,
                             const std::vector<TsigKey>& keys, uint64_t now_unix,

@@ -1,7 +1,7 @@
 // The secondary role (RFC 1996, RFC 1995, RFC 5936 as a client): zones
 // taken from a primary server. This header has the settings of one zone and
-// its refresh timers (RFC 1035 §3.3.13, RFC 1996 §4); xfr_in.hpp reads the
-// transfer, zone_swap.hpp puts it in the served catalog, notify.hpp answers
+// its refresh timers (RFC 1035 §3.3.13; RFC 1996 §3: a NOTIFY acts as the refresh timer);
+// xfr_in.hpp reads the transfer, zone_swap.hpp puts it in the served catalog, notify.hpp answers
 // NOTIFY. The I/O (TCP to the primary, timers) is the front end's
 // (examples/dns/secondary.cpp). docs/dns.md, "Secondary zones".
 #pragma once
@@ -40,7 +40,7 @@ struct Soa {
 std::optional<Soa> read_soa(std::string_view rdata);
 
 // When to ask the primary next, and whether the zone has expired: the
-// refresh, retry and expire timers of RFC 1035 §3.3.13 (and RFC 1996 §4: a
+// refresh, retry and expire timers of RFC 1035 §3.3.13 (and RFC 1996 §3: a
 // NOTIFY asks at once). Times are milliseconds from a monotonic clock; the
 // front end arms one timer for due_at() and calls the on_* methods.
 class SecondaryTimers {
@@ -61,7 +61,7 @@ class SecondaryTimers {
   void on_up_to_date(uint64_t now);
   // The check or the transfer failed: ask again after RETRY.
   void on_failed(uint64_t now);
-  // A NOTIFY for the zone came (RFC 1996 §4.7): ask now.
+  // A NOTIFY for the zone came (RFC 1996 §3): ask now.
   void on_notify(uint64_t now) { due_ = now; }
   // Whether the zone has expired at `now` (it answers SERVFAIL then, as NSD).
   bool expired(uint64_t now) const;

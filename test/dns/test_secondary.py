@@ -109,11 +109,11 @@ def dig(ns, address, name, rtype="A", port=53, extra=""):
     return (status.group(1) if status else "no answer"), answers
 
 
-def nsd_conf(work, zones_dir):
+def nsd_conf(work, zones_dir, zones):
     text = refservers.NSD_CONF.format(address=PRIMARY, port=NSD_PORT, zones=zones_dir, work=work)
     for key in (KEY, OTHER):
         text += f'key:\n  name: {key[1]}\n  algorithm: {key[0]}\n  secret: "{key[2]}"\n'
-    for zone, key in NSD_ZONES.items():
+    for zone, key in zones.items():
         keyname = key[1] if key else "NOKEY"
         text += (f"zone:\n  name: {zone}\n  zonefile: {zone}.zone\n"
                  f"  provide-xfr: {appliance.guest_ip()} {keyname}\n"
@@ -153,13 +153,13 @@ class Primary(refservers.Reference):
     """NSD or Knot as a primary (notify and provide-xfr for Keel), started in the namespace on
     the zone folder; log() and close() are Reference's."""
 
-    def __init__(self, ns, kind, work, zones_dir):
+    def __init__(self, ns, kind, work, zones_dir, zones=NSD_ZONES):
         self.kind, self.work = kind, os.path.join(work, kind)
         os.makedirs(self.work, exist_ok=True)
         conf = os.path.join(self.work, f"{kind}.conf")
         with open(conf, "w") as f:
             if kind == "nsd":
-                f.write(nsd_conf(self.work, zones_dir))
+                f.write(nsd_conf(self.work, zones_dir, zones))
                 args = ["nsd", "-d", "-c", conf]
             else:
                 os.makedirs(os.path.join(self.work, "knotdb"), exist_ok=True)
@@ -172,7 +172,7 @@ class Primary(refservers.Reference):
         self.process = subprocess.Popen(ns.exec_args(args), stdout=self.output, stderr=subprocess.STDOUT,
                                         stdin=subprocess.DEVNULL, start_new_session=True)
         port = NSD_PORT if kind == "nsd" else KNOT_PORT
-        zone = "sec.test" if kind == "nsd" else KNOT_ZONE
+        zone = next(iter(zones)) if kind == "nsd" else KNOT_ZONE
         for _ in range(100):
             if dig(ns, PRIMARY, zone, "SOA", port=port)[0] == "NOERROR":
                 return
@@ -334,3 +334,34 @@ def test_a_zone_expires_when_the_primary_is_gone(setup):
     # Zones that are not expired still answer from their copy.
     assert dig(ns, keel.address, "www.sec.test") == ("NOERROR", ["192.0.2.20"])
     keel.wait_for(r"servfail [1-9]", timeout=10)
+
+
+@pytest.mark.skipif(shutil.which("qemu-system-x86_64") is None, reason="needs QEMU")
+def test_the_image_is_a_secondary_too(tmp_path):
+    """The image under QEMU (TCG) on the stack's own TCP client: a zone of several messages
+    (3,000 A records, ~75 KB), then a new serial after NSD's NOTIFY."""
+    work = str(tmp_path)
+    compiled, zones_dir = os.path.join(work, "compiled"), os.path.join(work, "zones")
+    os.makedirs(compiled)
+    os.makedirs(zones_dir)
+    write_zone(compiled, "own.test", zone_text(1))
+    image = appliance.build(compiled, "kvm")
+    many = "".join(f"h{i} A 10.{i // 250}.{i % 250}.1\n" for i in range(3000))
+    write_zone(zones_dir, "big.test", zone_text(1, extra=many))
+    ns = appliance.Namespace(prefix="keel-dns-secondary")
+    started = []
+    try:
+        started.append(Primary(ns, "nsd", work, zones_dir, zones={"big.test": None}))
+        keel = appliance.Appliance(ns, image=image, append=f"dns_secondary=big.test:{PRIMARY}#{NSD_PORT}")
+        started.append(keel)
+        wait_serial(keel, "big.test", 1, timeout=60)
+        assert dig(ns, keel.address, "h2999.big.test") == ("NOERROR", ["10.11.249.1"])
+        write_zone(zones_dir, "big.test", zone_text(2, www="192.0.2.99", extra=many))
+        started[0].reload()
+        wait_serial(keel, "big.test", 2, timeout=60)
+        assert dig(ns, keel.address, "www.big.test") == ("NOERROR", ["192.0.2.99"])
+        assert dig(ns, keel.address, "h0.big.test") == ("NOERROR", ["10.0.0.1"])
+    finally:
+        for thing in reversed(started):
+            thing.close()
+        ns.close()

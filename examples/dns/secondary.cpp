@@ -174,7 +174,13 @@ struct Exchange : std::enable_shared_from_this<Exchange> {
     }
     const XfrIn::Status status = xfr->feed(m);
     if (status == XfrIn::Status::more) return read_length();
-    if (status == XfrIn::Status::failed) return (void)fail(xfr->error(), qtype == rr_type::ixfr);
+    if (status == XfrIn::Status::failed) {
+      if (xfr->over_limit()) {
+        ++counters.too_big;  // no AXFR after it: the zone would be as big
+        return (void)fail(xfr->error());
+      }
+      return (void)fail(xfr->error(), qtype == rr_type::ixfr);
+    }
     if (tsig && !tsig->last_signed()) return (void)fail("TSIG: the last message is not signed");
     if (qtype == rr_type::soa) return on_soa();
     if (status == XfrIn::Status::up_to_date) return finish_up_to_date();

@@ -33,6 +33,7 @@ struct SecondaryCounters {
   uint64_t transfers = 0;    // zone copies swapped in
   uint64_t incremental = 0;  // ... of them from an IXFR
   uint64_t failed = 0;       // checks or transfers that failed (the old copy kept)
+  uint64_t too_big = 0;      // ... of them over dns_xfr_in_max=
   uint64_t notify = 0;       // NOTIFY taken
   uint64_t notify_refused = 0;
   uint64_t servfail = 0;  // queries for a zone without a copy

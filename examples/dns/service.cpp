@@ -70,11 +70,11 @@ void print_stats() {
               (unsigned long long)s.tsig_refused);
   const dns_app::SecondaryCounters& in = dns_app::secondary_counters();
   std::printf(
-      " | secondary checks %llu current %llu transfers %llu ixfr %llu failed %llu notify %llu "
-      "notify-refused %llu servfail %llu",
+      " | secondary checks %llu current %llu transfers %llu ixfr %llu failed %llu too-big %llu "
+      "notify %llu notify-refused %llu servfail %llu",
       (unsigned long long)in.checks, (unsigned long long)in.up_to_date,
       (unsigned long long)in.transfers, (unsigned long long)in.incremental,
-      (unsigned long long)in.failed, (unsigned long long)in.notify,
+      (unsigned long long)in.failed, (unsigned long long)in.too_big, (unsigned long long)in.notify,
       (unsigned long long)in.notify_refused, (unsigned long long)in.servfail);
   std::printf(" |");
   for (std::size_t t = 0; t <= keel::dns::ServerStats::type_slots; ++t) {

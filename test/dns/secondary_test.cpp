@@ -242,6 +242,7 @@ TEST(Secondary, FailuresAndTheSizeBound) {
   XfrIn small(wire("example.com"), 77, rr_type::axfr, 20'000);
   EXPECT_EQ(feed_all(small, messages), XfrIn::Status::failed);
   EXPECT_EQ(small.error(), "the transfer is over 20000 octets (dns_xfr_in_max=)");
+  EXPECT_TRUE(small.over_limit());
   XfrIn other_id(wire("example.com"), 78, rr_type::axfr, default_xfr_in_limit);
   EXPECT_EQ(other_id.feed(messages[0]), XfrIn::Status::failed);
   XfrIn other_zone(wire("example.org"), 77, rr_type::axfr, default_xfr_in_limit);

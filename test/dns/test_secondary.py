@@ -221,7 +221,8 @@ def setup(tmp_path_factory):
             secondaries.append(f"{KNOT_ZONE}:{PRIMARY}#{KNOT_PORT}")
         keys = f"{KEY[0]}:{KEY[1]}:{KEY[2]},{OTHER[0]}:{OTHER[1]}:{WRONG}"
         keel = appliance.Appliance(ns, program=program,
-                                   append=f"dns_secondary={','.join(secondaries)} dns_key={keys} dns_stats=1")
+                                   append=f"dns_secondary={','.join(secondaries)} dns_key={keys} dns_stats=1 "
+                                          "dns_xfr_in_max=65535")
         started.append(keel)
         yield ns, keel, nsd, knot, zones_dir
     finally:
@@ -273,6 +274,20 @@ def test_a_notify_from_the_primary_address(setup):
     while counter(keel, "current") <= before:
         assert time.monotonic() < deadline, keel.output()[-2000:]
         time.sleep(0.2)
+
+
+def test_a_zone_over_the_bound_keeps_the_old_copy(setup):
+    ns, keel, nsd, _, zones_dir = setup
+    wait_serial(keel, "sec.test", 2)
+    # Serial 3 is ~100 KB on the wire, over dns_xfr_in_max=65535: refused, counted, serial 2 kept.
+    many = "".join(f'big{i} TXT "{"x" * 200}"\n' for i in range(500))
+    write_zone(zones_dir, "sec.test", zone_text(3, www="192.0.2.30", extra=many))
+    nsd.reload()
+    keel.wait_for(r"secondary sec\.test\.: (IXFR|AXFR) failed: the transfer is over 65535 octets", timeout=30)
+    keel.wait_for(r"too-big [1-9]", timeout=10)
+    assert dig(ns, keel.address, "www.sec.test") == ("NOERROR", ["192.0.2.20"])
+    assert dig(ns, keel.address, "big1.sec.test", "TXT")[0] == "NXDOMAIN"
+    assert "sec.test.: serial 3" not in keel.output()
 
 
 def test_notify_from_elsewhere_is_refused(setup):

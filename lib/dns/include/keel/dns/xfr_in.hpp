@@ -83,6 +83,8 @@ class XfrIn {
   std::size_t messages() const { return messages_; }
   std::size_t bytes() const { return bytes_; }
   bool incremental() const { return incremental_; }
+  // Whether it failed on the size bound (`limit` octets).
+  bool over_limit() const { return bytes_ > limit_; }
 
  private:
   Status fail(std::string why);

@@ -187,6 +187,9 @@ class Primary(refservers.Reference):
             assert "OK" in out.stdout, out.stdout + out.stderr
 
 
+BUILT = {}  # the Linux build the fixture made
+
+
 def write_zone(zones_dir, zone, text):
     with open(os.path.join(zones_dir, f"{zone}.zone"), "w") as f:
         f.write(text)
@@ -199,6 +202,7 @@ def setup(tmp_path_factory):
     os.makedirs(compiled)
     write_zone(compiled, "own.test", zone_text(1))
     program = appliance.build(compiled, "linux")
+    BUILT["program"] = program
     zones_dir = os.path.join(work, "zones")
     os.makedirs(zones_dir)
     for zone in NSD_ZONES:
@@ -334,6 +338,21 @@ def test_knot_as_primary_with_ixfr(setup):
     assert dig(ns, keel.address, f"www.{KNOT_ZONE}") == ("NOERROR", ["192.0.2.30"])
     assert dig(ns, keel.address, f"added.{KNOT_ZONE}") == ("NOERROR", ["192.0.2.31"])
     assert dig(ns, keel.address, f"txt.{KNOT_ZONE}", "TXT") == ("NOERROR", ['"serial 2"'])
+
+
+def test_bad_settings_stop_the_boot_with_a_clear_error(setup):
+    ns = appliance.Namespace(prefix="keel-dns-secondary")
+    cases = {"dns_secondary=sec.test": r"dns_secondary: 'sec.test' is not ZONE:ADDRESS\[#PORT\]\[@KEY\]",
+             "dns_secondary=sec.test:10.53.0.1#99999": r"dns_secondary: '99999' is not a port",
+             "dns_secondary=sec.test:10.53.0.1@nokey": r"dns_secondary: key 'nokey\.' is not in dns_key=",
+             "dns_secondary=a.test:10.53.0.1,A.test.:10.53.0.9": r"dns_secondary: zone 'a\.test\.' is named twice",
+             "dns_xfr_in_max=1000": r"dns_xfr_in_max: '1000' is less than one message \(65535\)"}
+    try:
+        for append, error in cases.items():
+            with pytest.raises(AssertionError, match=error):
+                appliance.Appliance(ns, program=BUILT["program"], append=append, timeout=10)
+    finally:
+        ns.close()
 
 
 def test_a_zone_expires_when_the_primary_is_gone(setup):

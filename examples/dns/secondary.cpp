@@ -60,7 +60,10 @@ SecondaryCounters counters;
 std::vector<std::string> unavailable;  // origins (lower case) without a copy
 std::vector<std::string> served;       // origins (lower case) of the catalog's zones
 uint16_t next_id = 0;
-std::array<uint8_t, length_octets + keel::dns::max_message_size> query;
+// A query: the question, an IXFR's SOA and a TSIG, each with names of at
+// most 255 octets, fit in 2 KiB (not a 64 KiB answer buffer's worth of .bss).
+constexpr std::size_t max_query_size = 2048;
+std::array<uint8_t, length_octets + max_query_size> query;
 
 void check(Zone& zone);
 

@@ -62,6 +62,32 @@ print(json.dumps(out))
 """
 
 
+# Asks `name` A over UDP every 5 ms for `seconds`; counts the answers by their address.
+ASKER = r"""
+import collections, json, sys, time
+import dns.message, dns.query, dns.exception
+address, name, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+seen = collections.Counter()
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    try:
+        r = dns.query.udp(dns.message.make_query(name, "A"), address, timeout=2)
+        seen[",".join(sorted(str(x) for rrset in r.answer for x in rrset)) or dns.rcode.to_text(r.rcode())] += 1
+    except dns.exception.Timeout:
+        seen["timeout"] += 1
+    time.sleep(0.005)
+print(json.dumps(seen))
+"""
+
+
+def start_asker(ns, address, name, seconds):
+    """ASKER in the background: (process, script path); its stdout is the JSON of counts."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="keel-dns-secondary-", delete=False) as f:
+        f.write(ASKER)
+    return subprocess.Popen(ns.exec_args(["/usr/bin/python3", f.name, address, name, str(seconds)]),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True), f.name
+
+
 def client(ns, *args):
     with tempfile.NamedTemporaryFile("w", suffix=".py", prefix="keel-dns-secondary-", delete=False) as f:
         f.write(CLIENT)

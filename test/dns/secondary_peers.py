@@ -16,6 +16,7 @@ import refservers
 PRIMARY = appliance.host_ip()  # NSD and Knot listen here, beside the TAP
 STRANGER = "10.53.0.3"         # a second host-side address: not the primary
 NSD_PORT, KNOT_PORT = 5300, 5302
+NSD_SECONDARY_PORT = 5304  # NSD as a secondary too, to compare NOTIFY answers with
 SECRET = base64.b64encode(b"keel-secondary-test-secret-32byt").decode()
 WRONG = base64.b64encode(b"another-secret-that-nsd-does-not").decode()
 KEY = ("hmac-sha256", "xfr-key", SECRET)
@@ -38,6 +39,7 @@ CLIENT = r"""
 import json, socket, struct, sys
 import dns.message, dns.opcode, dns.rcode, dns.tsig, dns.tsigkeyring
 address, zone, source = sys.argv[1:4]
+address, _, port = address.partition("#")  # "10.53.0.2" or "10.53.0.1#5304"
 q = dns.message.make_query(zone, "SOA")
 q.set_opcode(dns.opcode.NOTIFY)
 q.flags = (q.flags | 0x400) & ~0x100  # AA as primaries send it, no RD
@@ -48,7 +50,7 @@ if len(sys.argv) > 4:
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 s.bind((source, 0))
 s.settimeout(10)
-s.sendto(q.to_wire(), (address, 53))
+s.sendto(q.to_wire(), (address, int(port or 53)))
 data = s.recv(65535)
 flags, qdcount, arcount = struct.unpack("!H", data[2:4])[0], data[5], data[11]
 out = {"rcode": dns.rcode.to_text(flags & 0xf), "opcode": dns.opcode.to_text((flags >> 11) & 0xf),
@@ -123,6 +125,18 @@ def nsd_conf(work, zones_dir, zones):
         text += (f"zone:\n  name: {zone}\n  zonefile: {zone}.zone\n"
                  f"  provide-xfr: {appliance.guest_ip()} {keyname}\n"
                  f"  notify: {appliance.guest_ip()} {keyname}\n")
+    return text
+
+
+def nsd_secondary_conf(work):
+    """NSD as a secondary of the same zones Keel takes, from the same primary, with NOTIFY
+    allowed from it: the reference for Keel's NOTIFY answers."""
+    text = refservers.NSD_CONF.format(address=PRIMARY, port=NSD_SECONDARY_PORT, zones=work, work=work)
+    text += f'key:\n  name: {KEY[1]}\n  algorithm: {KEY[0]}\n  secret: "{KEY[2]}"\n'
+    for zone, key in (("sec.test", None), ("signed.test", KEY)):
+        keyname = key[1] if key else "NOKEY"
+        text += (f"zone:\n  name: {zone}\n  zonefile: {zone}.zone\n"
+                 f"  request-xfr: {PRIMARY}@{NSD_PORT} {keyname}\n  allow-notify: {PRIMARY} {keyname}\n")
     return text
 
 

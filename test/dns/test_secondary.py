@@ -17,14 +17,16 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import time
 
 import pytest
 
 import appliance
-from secondary_peers import (KEY, KNOT_PORT, KNOT_ZONE, NSD_PORT, NSD_ZONES, OTHER, PRIMARY, SECRET,
-                             STRANGER, WRONG, Primary, client, counter, dig, start_asker, wait_serial,
-                             write_zone, zone_text)
+from secondary_peers import (KEY, KNOT_PORT, KNOT_ZONE, NSD_PORT, NSD_SECONDARY_PORT, NSD_ZONES, OTHER,
+                             PRIMARY, SECRET, STRANGER, WRONG, Primary, client, counter, dig,
+                             nsd_secondary_conf, start_asker, wait_serial, write_zone, zone_text)
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP"),
@@ -150,6 +152,36 @@ def test_notify_with_an_unknown_key_is_notauth_badkey(setup):
     assert r["rcode"] == "NOERROR" and r["aa"] and r.get("verified"), r  # signed back
     # Unsigned, for a zone whose primary uses a key: REFUSED.
     assert client(ns, keel.address, "signed.test", PRIMARY)["rcode"] == "REFUSED"
+
+
+def test_notify_answers_are_nsds(setup, tmp_path):
+    """The same NOTIFY messages to Keel and to NSD 4.6 configured as a secondary of the same
+    zones with the same allow-notify: the same RCODE, flags, question count and TSIG error."""
+    ns, keel, _, _, _ = setup
+    work = str(tmp_path / "nsd-secondary")
+    os.makedirs(work)
+    conf = os.path.join(work, "nsd.conf")
+    with open(conf, "w") as f:
+        f.write(nsd_secondary_conf(work))
+    with open(os.path.join(work, "output.log"), "w") as log:
+        nsd = subprocess.Popen(ns.exec_args(["nsd", "-d", "-c", conf]), stdout=log, stderr=subprocess.STDOUT,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        reference = f"{PRIMARY}#{NSD_SECONDARY_PORT}"
+        deadline = time.monotonic() + 20  # until NSD answers (NOTIFY needs the zone set up, not its data)
+        while dig(ns, PRIMARY, "signed.test", "SOA", port=NSD_SECONDARY_PORT)[0] == "no answer":
+            assert time.monotonic() < deadline and nsd.poll() is None, open(os.path.join(work, "nsd.log")).read()
+            time.sleep(0.2)
+        cases = [("sec.test", PRIMARY), ("sec.test", STRANGER), ("signed.test", PRIMARY),
+                 ("signed.test", PRIMARY, "unknown-key", SECRET), ("signed.test", PRIMARY, KEY[1], SECRET),
+                 ("signed.test", STRANGER, KEY[1], SECRET), ("nowhere.test", PRIMARY)]
+        for zone, source, *key in cases:
+            ours = client(ns, keel.address, zone, source, *key)
+            theirs = client(ns, reference, zone, source, *key)
+            assert ours == theirs, (zone, source, key, ours, theirs)
+    finally:
+        os.killpg(nsd.pid, signal.SIGTERM)
+        nsd.wait(timeout=10)
 
 
 def test_signed_transfers_and_a_wrong_secret(setup):

@@ -57,8 +57,8 @@ keel::dns::Server* server = nullptr;
 SecondaryOptions settings;
 std::vector<std::unique_ptr<Zone>> zones;
 SecondaryCounters counters;
-std::vector<std::string> unavailable;  // origins (lower case) without a copy
-std::vector<std::string> served;       // origins (lower case) of the catalog's zones
+std::vector<keel::dns::UnavailableZone> unavailable;  // zones without a copy
+std::vector<std::string> served;                      // origins (lower case) of the catalog's zones
 uint16_t next_id = 0;
 // A query: the question, an IXFR's SOA and a TSIG, each with names of at
 // most 255 octets, fit in 2 KiB (not a 64 KiB answer buffer's worth of .bss).
@@ -72,8 +72,9 @@ void update(Zone* changed) {
   const uint64_t now = now_ms();
   unavailable.clear();
   for (const auto& z : zones) {
-    if (z->timers.state(now) != SecondaryTimers::State::loaded)
-      unavailable.push_back(z->config.origin);
+    const SecondaryTimers::State state = z->timers.state(now);
+    if (state != SecondaryTimers::State::loaded)
+      unavailable.push_back({z->config.origin, state == SecondaryTimers::State::expired});
   }
   served.clear();
   const keel::dns::Catalog& catalog = server->catalog();
@@ -332,14 +333,15 @@ std::optional<std::size_t> secondary_answer(std::span<const uint8_t> q,
   // Expiry is a matter of time: look again now.
   const uint64_t now = now_ms();
   for (const auto& z : zones) {
-    const bool listed =
-        std::find(unavailable.begin(), unavailable.end(), z->config.origin) != unavailable.end();
+    const bool listed = std::any_of(unavailable.begin(), unavailable.end(),
+                                    [&](const auto& u) { return u.origin == z->config.origin; });
     if (listed != (z->timers.state(now) != SecondaryTimers::State::loaded)) {
       update(nullptr);
       break;
     }
   }
-  if (const std::size_t size = keel::dns::answer_unavailable(q, unavailable, served, out)) {
+  if (const std::size_t size =
+          keel::dns::answer_unavailable(q, unavailable, served, settings.edns_payload, out)) {
     ++counters.servfail;
     return size;
   }

@@ -24,6 +24,7 @@ struct SecondaryOptions {
   std::vector<keel::dns::SecondaryZone> zones;  // dns_secondary=
   std::size_t max_transfer = 0;                 // dns_xfr_in_max= (octets)
   std::vector<keel::dns::TsigKey> keys;         // dns_key=
+  uint16_t edns_payload = 1232;                 // dns_edns_payload=: in SERVFAIL's OPT
 };
 
 // What the secondary side did (the stats line prints it).

@@ -156,8 +156,8 @@ void Service::start() {
   if (config.stats_interval != 0) {
     os::Timers::periodic(seconds(config.stats_interval), [](os::Timers::id_t) { print_stats(); });
   }
-  const dns_app::SecondaryOptions secondary{config.secondaries, config.xfr_in_max,
-                                            config.tsig_keys};
+  const dns_app::SecondaryOptions secondary{config.secondaries, config.xfr_in_max, config.tsig_keys,
+                                            options.edns_payload};
   const std::size_t bound = dns_app::listen(
       {config.port, config.address, config.tcp},
       [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client,

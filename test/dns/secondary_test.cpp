@@ -139,24 +139,43 @@ TEST(Secondary, NotifyAsNsdAnswersIt) {
 
 TEST(Secondary, ServfailWithoutACopy) {
   std::vector<uint8_t> out(max_message_size);
-  const std::vector<std::string> mine = {wire("example.com")};
+  const std::vector<UnavailableZone> never = {{wire("example.com"), false}};
+  const std::vector<UnavailableZone> expired = {{wire("example.com"), true}};
   const std::vector<std::string> served = {wire("sub.example.com"), wire("example.net")};
-  std::size_t size = answer_unavailable(make_query("www.EXAMPLE.com", rr_type::a, {.edns = 1232}),
-                                        mine, served, out);
+  auto ask_with = [&](const std::vector<UnavailableZone>& zones, const std::vector<uint8_t>& q,
+                      const std::vector<std::string>& s) {
+    Message m;
+    const std::size_t size = answer_unavailable(q, zones, s, 1232, out);
+    if (size != 0) {
+      EXPECT_EQ(parse_message(std::string_view(reinterpret_cast<char*>(out.data()), size), m),
+                WireError::none);
+    }
+    return std::pair{size, m};
+  };
+  // NSD's answers: SERVFAIL, the question, no AA, an OPT of our size with EDE 14 or 24.
+  auto [size, m] =
+      ask_with(never, make_query("www.EXAMPLE.com", rr_type::a, {.edns = 4096}), served);
   ASSERT_GT(size, 0u);
-  Message m;
-  ASSERT_EQ(parse_message(std::string_view(reinterpret_cast<char*>(out.data()), size), m),
-            WireError::none);
   EXPECT_EQ(m.header.rcode(), rcode::servfail);
+  EXPECT_EQ(m.header.flags & flag::aa, 0);
   EXPECT_EQ(m.questions.size(), 1u);
-  EXPECT_EQ(m.additional.size(), 1u);  // the OPT
-  EXPECT_EQ(answer_unavailable(make_query("www.sub.example.com", rr_type::a), mine, served, out),
-            0u);
-  EXPECT_EQ(answer_unavailable(make_query("www.example.net", rr_type::a), mine, served, out), 0u);
-  // Expired with its old copy still in the catalog: SERVFAIL all the same.
-  EXPECT_GT(
-      answer_unavailable(make_query("example.com", rr_type::soa), mine, {wire("example.com")}, out),
+  ASSERT_EQ(m.additional.size(), 1u);
+  EXPECT_EQ(m.additional[0].rclass, 1232);
+  const std::string not_ready =
+      std::string("\0\x0f\0\x23\0\x0e", 6) + "Zone is configured but not loaded";
+  EXPECT_EQ(m.additional[0].rdata, not_ready);
+  auto [expired_size, e] =
+      ask_with(expired, make_query("example.com", rr_type::soa, {.edns = 1232}),
+               {wire("example.com")});  // its old copy still in the catalog
+  ASSERT_GT(expired_size, 0u);
+  ASSERT_EQ(e.additional.size(), 1u);
+  EXPECT_EQ(e.additional[0].rdata, std::string("\0\x0f\0\x12\0\x18", 6) + "Zone has expired");
+  // No OPT without EDNS; names in a deeper served zone, or in no such zone, are not ours.
+  EXPECT_EQ(
+      ask_with(never, make_query("www.example.com", rr_type::a), served).second.additional.size(),
       0u);
+  EXPECT_EQ(ask_with(never, make_query("www.sub.example.com", rr_type::a), served).first, 0u);
+  EXPECT_EQ(ask_with(never, make_query("www.example.net", rr_type::a), served).first, 0u);
 }
 
 }  // namespace

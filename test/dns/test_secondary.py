@@ -154,6 +154,14 @@ def test_notify_with_an_unknown_key_is_notauth_badkey(setup):
     assert client(ns, keel.address, "signed.test", PRIMARY)["rcode"] == "REFUSED"
 
 
+def header_of(ns, address, name, port=53):
+    """dig's status, flags and EDNS lines for `name` A (the flags line without its counts)."""
+    out = appliance.run(ns.exec_args(["dig", "+norec", "+time=2", "-p", str(port), f"@{address}", name]),
+                        check=False).stdout
+    return [re.sub(r", id: \d+", "", line).strip()
+            for line in out.splitlines() if line.startswith((";; ->>HEADER", ";; flags", "; EDNS", "; EDE"))]
+
+
 def test_notify_answers_are_nsds(setup, tmp_path):
     """The same NOTIFY messages to Keel and to NSD 4.6 configured as a secondary of the same
     zones with the same allow-notify: the same RCODE, flags, question count and TSIG error."""
@@ -179,6 +187,11 @@ def test_notify_answers_are_nsds(setup, tmp_path):
             ours = client(ns, keel.address, zone, source, *key)
             theirs = client(ns, reference, zone, source, *key)
             assert ours == theirs, (zone, source, key, ours, theirs)
+        # A zone without a copy: Keel's wrongkey.test, NSD's signed.test (its transfers refused):
+        # SERVFAIL, EDE 14 "Zone is configured but not loaded".
+        ours = header_of(ns, keel.address, "www.wrongkey.test")
+        theirs = header_of(ns, PRIMARY, "www.signed.test", port=NSD_SECONDARY_PORT)
+        assert ours == theirs and "Not Ready" in ours[-1], (ours, theirs)
     finally:
         os.killpg(nsd.pid, signal.SIGTERM)
         nsd.wait(timeout=10)
@@ -234,6 +247,8 @@ def test_a_zone_expires_when_the_primary_is_gone(setup):
     while dig(ns, keel.address, "www.expire.test")[0] != "SERVFAIL":
         assert time.monotonic() < deadline, keel.output()[-3000:]
         time.sleep(0.5)
+    # NSD's answer for an expired zone: EDE 24 (Invalid Data), "Zone has expired".
+    assert header_of(ns, keel.address, "www.expire.test")[-1] == "; EDE: 24 (Invalid Data): (Zone has expired)"
     # Zones that are not expired still answer from their copy.
     assert dig(ns, keel.address, "www.sec.test") == ("NOERROR", ["192.0.2.20"])
     keel.wait_for(r"servfail [1-9]", timeout=10)

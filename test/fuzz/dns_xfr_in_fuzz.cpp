@@ -105,7 +105,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const NotifyOutcome n = answer_notify(bytes, ClientAddress::ipv4(0x0a000001, 53), {secondary},
                                           {key()}, 1'800'000'000, out);
     if (n.size > out.size()) std::abort();
-    if (answer_unavailable(bytes, {origin}, {}, out) > udp_plain_payload) std::abort();
+    if (answer_unavailable(bytes, {{origin, (mode & 0x20) != 0}}, {}, 1232, out) >
+        udp_plain_payload)
+      std::abort();
     if (signed_exchange) (void)tsig.verify(message, 1'800'000'000);
     if (status == XfrIn::Status::more) status = in.feed(message);
   }

@@ -102,35 +102,40 @@ NotifyOutcome answer_notify(std::span<const uint8_t> query, const ClientAddress&
 }
 
 std::size_t answer_unavailable(std::span<const uint8_t> query,
-                               const std::vector<std::string>& origins,
-                               const std::vector<std::string>& served, std::span<uint8_t> out) {
-  if (origins.empty()) return 0;
+                               const std::vector<UnavailableZone>& zones,
+                               const std::vector<std::string>& served, uint16_t edns_payload,
+                               std::span<uint8_t> out) {
+  if (zones.empty()) return 0;
   const std::string_view m(reinterpret_cast<const char*>(query.data()), query.size());
   Query q;
   const Verdict verdict = parse_query(m, q);
   if (verdict != Verdict::answer || out.size() < udp_plain_payload) return 0;
   if (q.qclass != rr_class::in && q.qclass != rr_class::any) return 0;
   // The deepest zone at or above the name: one of ours without a copy?
+  // (Names along one chain of ancestors: the longer origin is the deeper.)
   std::size_t deepest = 0;
-  bool unavailable = false;
-  for (const auto* list : {&served, &origins}) {
-    for (const std::string& origin : *list) {
-      if (!is_subdomain(q.lowered_name(), origin) || origin.size() < deepest) continue;
-      if (origin.size() == deepest && list == &served) continue;
-      deepest = origin.size();
-      unavailable = list == &origins;
+  const UnavailableZone* hit = nullptr;
+  for (const std::string& origin : served) {
+    if (is_subdomain(q.lowered_name(), origin) && origin.size() > deepest) deepest = origin.size();
+  }
+  for (const UnavailableZone& zone : zones) {
+    if (is_subdomain(q.lowered_name(), zone.origin) && zone.origin.size() >= deepest) {
+      deepest = zone.origin.size();
+      hit = &zone;
     }
   }
-  if (!unavailable) return 0;
+  if (hit == nullptr) return 0;
   MessageWriter w(out.data(), udp_plain_payload);
   w.put_bytes(q.message.substr(0, q.question_end));
-  const uint16_t rd = q.flags & flag::rd;
-  store16(out.data() + 2, uint16_t(flag::qr | rd | rcode::servfail));
-  store16(out.data() + 6, 0);
-  store16(out.data() + 8, 0);
-  store16(out.data() + 10, 0);
+  store16(out.data() + 2, uint16_t(flag::qr | (q.flags & flag::rd) | rcode::servfail));
+  std::memset(out.data() + 6, 0, 6);
   if (q.edns.present) {
-    write_opt(w, udp_plain_payload, rcode::servfail, q.edns.dnssec_ok, -1, {}, no_keepalive);
+    // RFC 8914 §4.15 (Not Ready) and §4.25 (Invalid Data), with NSD's texts.
+    constexpr int not_ready = 14, invalid_data = 24;
+    const bool expired = hit->expired;
+    write_opt(w, edns_payload, rcode::servfail, q.edns.dnssec_ok,
+              expired ? invalid_data : not_ready,
+              expired ? "Zone has expired" : "Zone is configured but not loaded", no_keepalive);
     store16(out.data() + 10, 1);
   }
   return w.position();

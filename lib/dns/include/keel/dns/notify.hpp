@@ -33,11 +33,20 @@ NotifyOutcome answer_notify(std::span<const uint8_t> query, const ClientAddress&
                             const std::vector<TsigKey>& keys, uint64_t now_unix,
                             std::span<uint8_t> out);
 
-// SERVFAIL (the question kept, AA clear, an OPT if the query had one) to a
-// query for a name in one of `origins` (wire) that no deeper zone of
-// `served` (wire origins) holds; 0 for any other query.
+// A secondary zone without a copy: never loaded, or expired.
+struct UnavailableZone {
+  std::string origin;  // wire, lower case
+  bool expired = false;
+};
+
+// NSD's answer for such a zone: SERVFAIL, the question kept, AA clear, and
+// with EDNS an OPT of our payload size with an Extended DNS Error (RFC
+// 8914): 14 Not Ready "Zone is configured but not loaded", or 24 Invalid
+// Data "Zone has expired". For a query for a name in one of `zones` that no
+// deeper zone of `served` (wire origins, lower case) holds; 0 for any other.
 std::size_t answer_unavailable(std::span<const uint8_t> query,
-                               const std::vector<std::string>& origins,
-                               const std::vector<std::string>& served, std::span<uint8_t> out);
+                               const std::vector<UnavailableZone>& zones,
+                               const std::vector<std::string>& served, uint16_t edns_payload,
+                               std::span<uint8_t> out);
 
 }  // namespace keel::dns

@@ -35,6 +35,8 @@ pytestmark = [
 ]
 
 BUILT = {}  # the Linux build the fixture made
+# signed.test is ~50 KB: NSD's signed AXFR comes in several messages, each MAC chained.
+SIGNED_EXTRA = "".join(f't{i} TXT "{"y" * 180}"\n' for i in range(250))
 
 
 @pytest.fixture(scope="module")
@@ -49,7 +51,8 @@ def setup(tmp_path_factory):
     os.makedirs(zones_dir)
     for zone in NSD_ZONES:
         write_zone(zones_dir, zone, zone_text(1, expire=6 if zone == "expire.test" else 1209600,
-                                              refresh=1 if zone == "expire.test" else 3600))
+                                              refresh=1 if zone == "expire.test" else 3600,
+                                              extra=SIGNED_EXTRA if zone == "signed.test" else ""))
     write_zone(zones_dir, KNOT_ZONE, zone_text(1))
     ns = appliance.Namespace(prefix="keel-dns-secondary")
     started = []
@@ -200,7 +203,10 @@ def test_notify_answers_are_nsds(setup, tmp_path):
 def test_signed_transfers_and_a_wrong_secret(setup):
     ns, keel, _, _, _ = setup
     wait_serial(keel, "signed.test", 1)
+    assert re.search(r"signed\.test\.: serial 1 .* in [2-9]\d* messages\)", keel.output())
     assert dig(ns, keel.address, "www.signed.test") == ("NOERROR", ["192.0.2.10"])
+    assert dig(ns, keel.address, "t249.signed.test", "TXT") == dig(ns, PRIMARY, "t249.signed.test", "TXT",
+                                                                   port=NSD_PORT)
     # Keel's other-key has another secret than NSD's: NOTAUTH (BADSIG), no copy, SERVFAIL.
     keel.wait_for(r"secondary wrongkey\.test\.: check failed: TSIG: the primary's TSIG error 16", timeout=30)
     assert dig(ns, keel.address, "www.wrongkey.test")[0] == "SERVFAIL"

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "keel/dns/constants.hpp"
+#include "keel/dns/message.hpp"
 #include "keel/dns/name.hpp"
 #include "keel/dns/notify.hpp"
 #include "keel/dns/xfr_in.hpp"
@@ -173,8 +174,12 @@ struct Exchange : std::enable_shared_from_this<Exchange> {
     os::Timers::arm(timer, silence_limit);
     const std::string_view m(reinterpret_cast<const char*>(bytes.data()), bytes.size());
     if (tsig) {
-      if (std::string why = tsig->verify(m, unix_s()); !why.empty())
+      if (std::string why = tsig->verify(m, unix_s()); !why.empty()) {
+        keel::dns::Header h;  // an error answered unsigned says more by its RCODE
+        if (keel::dns::read_header(m, h) && h.rcode() != 0)
+          why += ", RCODE " + std::to_string(h.rcode());
         return (void)fail("TSIG: " + why);
+      }
     }
     const XfrIn::Status status = xfr->feed(m);
     if (status == XfrIn::Status::more) return read_length();

@@ -208,7 +208,7 @@ def test_signed_transfers_and_a_wrong_secret(setup):
     assert dig(ns, keel.address, "t249.signed.test", "TXT") == dig(ns, PRIMARY, "t249.signed.test", "TXT",
                                                                    port=NSD_PORT)
     # Keel's other-key has another secret than NSD's: NOTAUTH (BADSIG), no copy, SERVFAIL.
-    keel.wait_for(r"secondary wrongkey\.test\.: check failed: TSIG: the primary's TSIG error 16", timeout=30)
+    keel.wait_for(r"secondary wrongkey\.test\.: check failed: TSIG: the primary's TSIG error 16, RCODE 9", timeout=30)
     assert dig(ns, keel.address, "www.wrongkey.test")[0] == "SERVFAIL"
     assert "wrongkey.test.: serial" not in keel.output()
 

@@ -13,6 +13,8 @@ namespace {
 using keel::settings::parse_bool;
 using keel::settings::parse_uint;
 
+constexpr uint32_t max_xfr_in = 1u << 30;  // 1 GiB: far past what an image holds
+
 std::vector<std::string> split(std::string_view text) {
   std::vector<std::string> out;
   while (!text.empty()) {
@@ -92,6 +94,20 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
       }
       c.tsig_keys.push_back(std::move(k));
     }
+  } else if (key == "secondary") {
+    c.secondaries.clear();
+    for (const std::string& text : split(value)) {
+      keel::dns::SecondaryZone zone;
+      if (std::string e = keel::dns::parse_secondary(text, zone); !e.empty()) {
+        error = field + ": " + e;
+        break;
+      }
+      c.secondaries.push_back(std::move(zone));
+    }
+  } else if (key == "xfr_in_max") {
+    error = parse_uint(field, value, max_xfr_in, c.xfr_in_max);
+    if (error.empty() && c.xfr_in_max < keel::dns::max_message_size)
+      error = field + ": '" + value + "' is less than one message (65535)";
   } else {
     error = field + ": unknown setting";
   }
@@ -113,6 +129,18 @@ std::string load_config(Config& config) {
     for (const auto& k : config.tsig_keys) known = known || k.name == entry.key;
     if (!known)
       return "dns_xfr_allow: key '" + keel::dns::name_to_text(entry.key) + "' is not in dns_key=";
+  }
+  for (std::size_t i = 0; i < config.secondaries.size(); ++i) {
+    const auto& zone = config.secondaries[i];
+    const std::string name = keel::dns::name_to_text(zone.origin);
+    bool known = zone.key.empty();
+    for (const auto& k : config.tsig_keys) known = known || k.name == zone.key;
+    if (!known)
+      return "dns_secondary: key '" + keel::dns::name_to_text(zone.key) + "' is not in dns_key=";
+    for (std::size_t j = 0; j < i; ++j) {
+      if (config.secondaries[j].origin == zone.origin)
+        return "dns_secondary: zone '" + name + "' is named twice";
+    }
   }
   return {};
 }

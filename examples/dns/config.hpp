@@ -9,6 +9,8 @@
 //   dns_xfr_allow=10.0.0.0/8,192.0.2.7@xfr-key (AXFR out; default: nobody;
 //     @KEY: only requests signed with that TSIG key, as NSD's provide-xfr)
 //   dns_key=hmac-sha256:xfr-key:BASE64,... (TSIG keys, RFC 8945, as dig -y)
+//   dns_secondary=example.org:192.0.2.1#53@xfr-key,... (zones taken from a
+//     primary: secondary.hpp) dns_xfr_in_max=16777216 (octets of one transfer in)
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -17,6 +19,7 @@
 
 #include "dns_socket.hpp"
 #include "keel/dns/rate_limiter.hpp"
+#include "keel/dns/secondary.hpp"
 #include "keel/dns/transfer.hpp"
 #include "keel/dns/tsig.hpp"
 
@@ -34,6 +37,8 @@ struct Config {
   TcpLimits tcp;
   keel::dns::TransferAcl transfer;            // dns_xfr_allow=: who may AXFR; nobody by default
   std::vector<keel::dns::TsigKey> tsig_keys;  // dns_key=
+  std::vector<keel::dns::SecondaryZone> secondaries;  // dns_secondary=
+  uint32_t xfr_in_max = 16 * 1024 * 1024;             // dns_xfr_in_max=
 };
 
 // Reads the command line; returns the first error ("dns_port: ..."), or an

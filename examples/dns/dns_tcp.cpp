@@ -102,6 +102,7 @@ struct Connection : std::enable_shared_from_this<Connection> {
       ++counters.transfer_messages;
       if (!scratch_transfer.done()) {
         transfer = std::make_unique<keel::dns::Transfer>(scratch_transfer);
+        scratch_transfer = {};  // (it held the catalog: a secondary may swap in a new one)
         // The next query is read once the transfer is queued (resume below).
         (void)stream.pause();
         read_length();

@@ -21,7 +21,13 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/answer/transfer.cpp
   ${KEEL_DNS_ROOT}/answer/tsig.cpp
   ${KEEL_DNS_ROOT}/answer/tsig_key.cpp
-  ${KEEL_DNS_ROOT}/answer/server.cpp)
+  ${KEEL_DNS_ROOT}/answer/server.cpp
+  ${KEEL_DNS_ROOT}/secondary/secondary_zone.cpp
+  ${KEEL_DNS_ROOT}/secondary/request.cpp
+  ${KEEL_DNS_ROOT}/secondary/tsig_client.cpp
+  ${KEEL_DNS_ROOT}/secondary/xfr_in.cpp
+  ${KEEL_DNS_ROOT}/secondary/zone_swap.cpp
+  ${KEEL_DNS_ROOT}/secondary/notify.cpp)
 # Of those, the code that runs only at load time (compiled for size in images).
 set(KEEL_DNS_LOAD_TIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/zone_data.cpp
@@ -29,11 +35,17 @@ set(KEEL_DNS_LOAD_TIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp)
-# Of those, code off the answer path that runs rarely (zone transfers out, TSIG).
+# Of those, code off the answer path that runs rarely (zone transfers out and in, TSIG).
 set(KEEL_DNS_COLD_SOURCES
   ${KEEL_DNS_ROOT}/answer/transfer.cpp
   ${KEEL_DNS_ROOT}/answer/tsig.cpp
-  ${KEEL_DNS_ROOT}/answer/tsig_key.cpp)
+  ${KEEL_DNS_ROOT}/answer/tsig_key.cpp
+  ${KEEL_DNS_ROOT}/secondary/secondary_zone.cpp
+  ${KEEL_DNS_ROOT}/secondary/request.cpp
+  ${KEEL_DNS_ROOT}/secondary/tsig_client.cpp
+  ${KEEL_DNS_ROOT}/secondary/xfr_in.cpp
+  ${KEEL_DNS_ROOT}/secondary/zone_swap.cpp
+  ${KEEL_DNS_ROOT}/secondary/notify.cpp)
 # Zone files (host only: the compiler and the tests; images embed blobs).
 set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp

@@ -10,6 +10,7 @@
 #include "keel/dns/message.hpp"
 #include "keel/dns/name.hpp"
 #include "keel/dns/server.hpp"
+#include "keel/dns/tsig.hpp"
 #include "keel/dns/zone_file.hpp"
 #include "zonefile/text_values.hpp"
 
@@ -98,6 +99,13 @@ inline Answer ask(Server& server, const std::vector<uint8_t>& query, std::size_t
                             a.message);
   }
   return a;
+}
+
+// A TSIG key from dig -y's form ("hmac-sha256:NAME:BASE64").
+inline TsigKey key_of(const std::string& text) {
+  TsigKey key;
+  EXPECT_EQ(parse_tsig_key(text, key), "") << text;
+  return key;
 }
 
 // "www.example.com. A" style summaries of a section, for readable expectations.

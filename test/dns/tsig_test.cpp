@@ -52,12 +52,6 @@ ns1     A   192.0.2.53
 www     A   192.0.2.10
 )";
 
-TsigKey key_of(const std::string& text) {
-  TsigKey key;
-  EXPECT_EQ(parse_tsig_key(text, key), "") << text;
-  return key;
-}
-
 std::unique_ptr<Server> server_with(std::vector<TsigKey> keys) {
   ServerOptions o;
   o.tsig_keys = std::move(keys);

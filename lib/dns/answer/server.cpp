@@ -97,6 +97,14 @@ Server::Server(std::unique_ptr<Catalog> catalog, const ServerOptions& options)
 
 Server::~Server() = default;
 
+void Server::replace_catalog(std::unique_ptr<Catalog> catalog) {
+  catalog_ = std::move(catalog);
+  if (cache_) {
+    cache_ = std::make_unique<AnswerCache>();
+    cache_->build(*this);
+  }
+}
+
 int32_t Server::keepalive_for(const Query& q, Transport transport) const {
   // RFC 7828 §3.2.2: over UDP the option is ignored.
   if (transport != Transport::tcp || !q.edns.keepalive || !options_.tcp_idle_ms)
@@ -304,6 +312,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
       opt.keepalive = keepalive;
       *transfer = Transfer(*catalog_, uint16_t(zone), q.id, q.flags,
                            q.message.substr(header_size, q.question_end - header_size), opt);
+      transfer->hold(catalog_);  // a new zone copy may be swapped in meanwhile
       if (signer != nullptr) transfer->sign_with(*signer, options_.clock_unix_s);
       result.size = transfer->next(std::span(out, out_size));
       return result;

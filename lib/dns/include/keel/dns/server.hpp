@@ -103,6 +103,10 @@ class Server {
 
   const ServerStats& stats() const { return stats_; }
   const Catalog& catalog() const { return *catalog_; }
+  // Serves `catalog` from the next query on (a secondary's new zone copy,
+  // zone_swap.hpp), pre-rendering its answers first. Transfers out in
+  // progress keep the catalog they started on until they end.
+  void replace_catalog(std::unique_ptr<Catalog> catalog);
   // Bytes the pre-rendered answers take (0 when off).
   std::size_t prerendered_bytes() const;
   std::size_t prerendered_answers() const;
@@ -134,7 +138,7 @@ class Server {
   // The edns-tcp-keepalive TIMEOUT for the response, or no_keepalive.
   int32_t keepalive_for(const Query& query, Transport transport) const;
 
-  std::unique_ptr<Catalog> catalog_;
+  std::shared_ptr<const Catalog> catalog_;
   ServerOptions options_;
   std::unique_ptr<AnswerCache> cache_;
   RateLimiter limiter_;

@@ -8,6 +8,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -74,6 +75,8 @@ class Transfer {
   // its size; 0 once done.
   std::size_t next(std::span<uint8_t> out);
   std::size_t messages() const { return messages_; }
+  // Keeps the catalog alive until the transfer ends (Server::replace_catalog).
+  void hold(std::shared_ptr<const Catalog> catalog) { held_ = std::move(catalog); }
   // Signs every message (RFC 8945 §5.3.1) with `signer`'s key, at the time
   // `clock` gives (seconds since 1970).
   void sign_with(const TsigSigner& signer, uint64_t (*clock)()) {
@@ -87,6 +90,7 @@ class Transfer {
   bool advance_rrset();
 
   const Catalog* catalog_ = nullptr;
+  std::shared_ptr<const Catalog> held_;
   uint16_t zone_ = 0;
   uint16_t id_ = 0;
   uint16_t flags_ = 0;

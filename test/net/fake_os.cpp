@@ -112,6 +112,7 @@ int Events::allocate(handler_t handler) {
 void Events::trigger(int event) { events.at(std::size_t(event))(); }
 const std::vector<std::string>& args() { return ::args; }
 std::size_t total_memory() { return std::size_t(64) << 20; }
+std::size_t memory_in_use() { return std::size_t(3) << 20; }
 std::string_view platform() { return "test"; }
 
 }  // namespace os

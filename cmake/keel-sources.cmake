@@ -54,11 +54,12 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip4/ip4.cpp
   ${KEEL_ROOT}/src/net/ip4/output.cpp
   ${KEEL_ROOT}/src/net/fragments/reassembly.cpp
-  ${KEEL_ROOT}/src/net/ip4/routes.cpp
   ${KEEL_ROOT}/src/net/ip4_addr.cpp
   ${KEEL_ROOT}/src/net/ip6/extensions.cpp
   ${KEEL_ROOT}/src/net/ip6/fragments.cpp
   ${KEEL_ROOT}/src/net/ip6/icmp6.cpp
+  ${KEEL_ROOT}/src/net/ip6/forward.cpp
+  ${KEEL_ROOT}/src/net/ip6/hooks.cpp
   ${KEEL_ROOT}/src/net/ip6/input.cpp
   ${KEEL_ROOT}/src/net/ip6/output.cpp
   ${KEEL_ROOT}/src/net/link/arp.cpp
@@ -74,6 +75,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/tcp_segmentation.cpp
   ${KEEL_ROOT}/src/net/metrics/exposition.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
+  ${KEEL_ROOT}/src/net/routes.cpp
   ${KEEL_ROOT}/src/net/stack.cpp
   ${KEEL_ROOT}/src/net/syslog/message.cpp
   ${KEEL_ROOT}/src/net/tcp/ack.cpp

@@ -29,6 +29,9 @@ struct InterfaceConfig {
   // SLAAC and router discovery (`ip=auto`, `ip=10.0.0.2/24,auto`, `iid=eui64`).
   bool slaac = false;
   SlaacIid iid = SlaacIid::stable;
+  // The link's MTU lowered below the NIC's (`mtu1=1400`, a tunnel or a
+  // router's narrower link); 0: the NIC's. At least 1280 (RFC 8200 §5).
+  uint16_t mtu = 0;
   // DHCP: give up (and fall back to the static settings, if any) after this.
   std::chrono::seconds dhcp_timeout{10};
   // Tests: renew at this time instead of the server's T1.
@@ -51,12 +54,13 @@ struct ReassemblyConfig {
   std::chrono::seconds timeout6{60};
 };
 
-// A static route: destination/prefix through a gateway, or on a link.
+// A static route, IPv4 or IPv6: destination/prefix through a gateway of the
+// same family, or on a link (`route=2001:db8:2::/48,fd01::1`).
 struct RouteConfig {
-  ip4::Addr destination;
+  Address destination;
   uint8_t prefix_len = 0;
-  ip4::Addr gateway;   // any(): on the interface's link
-  int interface = -1;  // -1: the interface whose subnet holds the gateway
+  Address gateway;     // none: on the interface's link
+  int interface = -1;  // -1: the interface whose subnet (prefix) holds the gateway
   uint32_t metric = 0;
 };
 

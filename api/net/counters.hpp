@@ -137,10 +137,16 @@ struct Ip6Counters {
   uint64_t delivered = 0;  // to a protocol of this host
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_version = 0;
-  uint64_t drop_bad_payload_length = 0;  // past the frame
-  uint64_t drop_bad_address = 0;         // group/loopback/mapped/own source, bad destination
-  uint64_t drop_not_for_us = 0;          // not ours (a host: no forwarding)
-  uint64_t drop_bad_extension = 0;       // truncated or misplaced extension header
+  uint64_t drop_bad_payload_length = 0;   // past the frame
+  uint64_t drop_bad_address = 0;          // group/loopback/mapped/own source, bad destination
+  uint64_t drop_not_for_us = 0;           // not ours, and not forwarded (forwarding off, a group)
+  uint64_t forwarded = 0;                 // forwarding (decision 0134)
+  uint64_t drop_hop_limit = 0;            // forwarding: hop limit ran out (time exceeded sent)
+  uint64_t drop_beyond_scope = 0;         // forwarding: a link-local source or destination
+  uint64_t drop_packet_too_big = 0;       // forwarding: over the next link's MTU (PTB sent)
+  uint64_t drop_address_unreachable = 0;  // forwarding: ND found no next hop (error sent)
+  uint64_t drop_by_hook = 0;              // a hook (firewall) said drop
+  uint64_t drop_bad_extension = 0;        // truncated or misplaced extension header
   uint64_t drop_too_many_extensions = 0;
   uint64_t drop_unknown_option = 0;  // an option whose action bits say discard
   uint64_t drop_routing_header = 0;  // segments left (type 0 included, RFC 5095)
@@ -160,9 +166,6 @@ struct Ip6Counters {
   uint64_t drop_no_route = 0;
   uint64_t drop_too_big = 0;  // a send over 65535 bytes, or TCP over the link MTU
   uint64_t drop_no_buffer = 0;
-  // In or out while hooks are registered: they see IPv4 only, so IPv6 would pass the
-  // firewall unseen (docs/net/ipv6.md).
-  uint64_t drop_unhooked = 0;
 };
 
 struct Icmp6Counters {
@@ -170,7 +173,8 @@ struct Icmp6Counters {
   uint64_t rx_echo_requests = 0, tx_echo_replies = 0;
   uint64_t rx_errors = 0;  // errors about what we sent (nothing reacts yet)
   uint64_t tx_parameter_problem = 0, tx_unreachable = 0;
-  uint64_t tx_time_exceeded = 0;  // reassembly timed out (RFC 8200 §4.5)
+  uint64_t tx_time_exceeded = 0;   // reassembly timed out (RFC 8200 §4.5), hop limit ran out
+  uint64_t tx_packet_too_big = 0;  // forwarding: over the next link's MTU (RFC 4443 §3.2)
   uint64_t drop_truncated = 0;
   uint64_t drop_bad_checksum = 0;
   uint64_t drop_bad_nd = 0;        // ND with hop limit != 255 or code != 0 (RFC 4861 §7.1)

@@ -41,9 +41,11 @@ class Stack {
   Udp& udp();
   Tcp& tcp();
   Routes& routes();
+  Routes6& routes6();  // IPv6's static routes (api/net/routes.hpp)
   Hooks& hooks();
 
-  // Forwarding between interfaces (a router): off unless turned on.
+  // Forwarding between interfaces (a router), IPv4 and IPv6 alike: off
+  // unless turned on (decision 0134).
   void set_forwarding(bool on);
   bool forwarding() const;
   // Reassemble every fragmented datagram before prerouting, forwarded ones

@@ -1,15 +1,19 @@
-// An IPv4 router: forwards between all its interfaces by the routing table
-// (connected subnets, the gateways' default routes, and route= words), with
-// TTL, ICMP time exceeded, unreachable and fragmentation needed as RFC 1812
-// asks. Configure each interface and extra routes on the command line:
+// An IPv4 and IPv6 router: forwards between all its interfaces by the
+// routing tables (connected subnets and prefixes, the gateways' default
+// routes, and route= words), with TTL/hop limit, time exceeded, unreachable
+// and fragmentation needed (IPv4, RFC 1812) or Packet Too Big (IPv6, RFC
+// 8200 §5: never fragmented). Configure each interface and extra routes on
+// the command line, either family or both:
 //
-//   ip=10.0.0.2/24 ip1=10.1.0.2/24 route=10.2.0.0/16,10.1.0.254
+//   ip=10.0.0.2/24,fd00::2/64 ip1=10.1.0.2/24,fd01::2/64
+//   route=10.2.0.0/16,10.1.0.254 route=2001:db8:2::/48,fd01::1
 //
 // `stats=SECONDS` prints the stack's counters that moved, that often.
 #include <charconv>
 #include <cstdio>
 #include <net/stack.hpp>
 #include <os>
+#include <string>
 #include <string_view>
 
 namespace {
@@ -28,11 +32,15 @@ void Service::start() {
   stack.set_forwarding(true);
   for (std::size_t i = 0; i < stack.interface_count(); ++i) {
     stack.interface(net::InterfaceId(i)).on_config([](net::Interface& nic) {
-      std::printf("router: %s %s is %s\n", nic.name().c_str(), nic.mac().to_string().c_str(),
-                  nic.address().to_string().c_str());
+      std::string ip6 =
+          nic.address6().is_any() ? "" : " " + net::Address(nic.address6()).to_string();
+      std::printf("router: %s %s is %s%s\n", nic.name().c_str(), nic.mac().to_string().c_str(),
+                  nic.address().to_string().c_str(), ip6.c_str());
     });
   }
   for (const net::Route& route : stack.routes().all())
+    std::printf("router: route %s\n", route.to_string().c_str());
+  for (const net::Route6& route : stack.routes6().all())
     std::printf("router: route %s\n", route.to_string().c_str());
   constexpr std::string_view key = "stats=";
   for (const std::string& arg : os::args()) {

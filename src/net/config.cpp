@@ -11,7 +11,8 @@ namespace {
 
 using namespace config_values;
 
-// route=DEST/LEN,GATEWAY[,INTERFACE] or route=DEST/LEN,,INTERFACE (on-link).
+// route=DEST/LEN,GATEWAY[,INTERFACE] or route=DEST/LEN,,INTERFACE (on-link),
+// IPv4 or IPv6.
 ConfigError parse_route_word(std::string_view name, std::string_view value, RouteConfig& r) {
   auto comma = value.find(',');
   if (comma == std::string_view::npos)
@@ -22,7 +23,7 @@ ConfigError parse_route_word(std::string_view name, std::string_view value, Rout
   auto second = rest.find(',');
   std::string_view gateway = rest.substr(0, second);
   if (!gateway.empty()) {
-    if (auto e = parse_addr(name, gateway, r.gateway); !e.empty()) return e;
+    if (auto e = parse_any_addr(name, gateway, r.gateway); !e.empty()) return e;
   }
   if (second != std::string_view::npos) {
     std::string_view iface = rest.substr(second + 1);
@@ -32,9 +33,7 @@ ConfigError parse_route_word(std::string_view name, std::string_view value, Rout
       return std::string(name) + ": " + quoted(iface) + " is not an interface number";
     r.interface = int(n);
   }
-  if (r.gateway.is_any() && r.interface < 0)
-    return std::string(name) + ": needs a gateway or an interface";
-  return {};
+  return check_route(name, r);
 }
 
 // Stack-wide command-line words; false when `name` is not one of them.
@@ -72,7 +71,7 @@ bool apply_stack_word(std::string_view name, std::string_view value, Config& con
 
 ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) {
   static constexpr std::string_view keys[] = {"ip",           "gw",      "dns", "netmask",
-                                              "dhcp_timeout", "dhcp_t1", "iid"};
+                                              "dhcp_timeout", "dhcp_t1", "iid", "mtu"};
   for (const std::string& arg : args) {
     auto eq = arg.find('=');
     if (eq == std::string::npos) continue;
@@ -122,6 +121,8 @@ ConfigError apply_cmdline(const std::vector<std::string>& args, Config& config) 
       e = parse_seconds(name, value, c.dhcp_timeout);
     } else if (key == "iid") {
       e = parse_iid(name, value, c);
+    } else if (key == "mtu") {
+      e = parse_mtu(name, value, c.mtu);
     } else if (key == "dhcp_t1") {
       std::chrono::seconds s;
       e = parse_seconds(name, value, s);

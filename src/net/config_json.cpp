@@ -23,7 +23,7 @@ ConfigError parse_route_json(const json& j, const std::string& at, RouteConfig& 
     if (item.key() == "destination" || item.key() == "gateway") {
       if (!value.is_string()) return field + ": expected a string";
       std::string text = value.get<std::string>();
-      e = item.key() == "gateway" ? parse_addr(field, text, r.gateway)
+      e = item.key() == "gateway" ? parse_any_addr(field, text, r.gateway)
                                   : parse_prefix(field, text, r.destination, r.prefix_len);
     } else if (item.key() == "interface" || item.key() == "metric") {
       if (!value.is_number_unsigned() || value.get<uint64_t>() > 1'000'000)
@@ -37,8 +37,7 @@ ConfigError parse_route_json(const json& j, const std::string& at, RouteConfig& 
     }
     if (!e.empty()) return e;
   }
-  if (r.gateway.is_any() && r.interface < 0) return at + ": needs a gateway or an interface";
-  return {};
+  return check_route(at, r);
 }
 
 ConfigError parse_reassembly(const json& j, ReassemblyConfig& r) {
@@ -79,6 +78,9 @@ ConfigError parse_interface(const json& j, const std::string& at, InterfaceConfi
         c.mode = InterfaceConfig::Mode::static_address;
     } else if (key == "iid") {
       if ((e = need_string()).empty()) e = parse_iid(field, value.get<std::string>(), c);
+    } else if (key == "mtu") {
+      if (!value.is_number_unsigned()) return field + ": expected a whole number";
+      e = parse_mtu(field, std::to_string(value.get<uint64_t>()), c.mtu);
     } else if (key == "netmask") {
       if ((e = need_string()).empty()) e = parse_addr(field, value.get<std::string>(), c.netmask);
     } else if (key == "gateway") {

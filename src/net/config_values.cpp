@@ -36,23 +36,59 @@ ConfigError parse_bytes(std::string_view field, std::string_view text, std::size
   return {};
 }
 
-ConfigError parse_prefix(std::string_view field, std::string_view text, ip4::Addr& address,
+namespace {
+
+ConfigError parse_prefix_length(std::string_view field, std::string_view text, unsigned max,
+                                uint8_t& out) {
+  unsigned prefix = max + 1;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), prefix);
+  if (ec != std::errc() || end != text.data() + text.size() || prefix > max)
+    return std::string(field) + ": " + quoted(text) + " is not a prefix length 0.." +
+           std::to_string(max);
+  out = uint8_t(prefix);
+  return {};
+}
+
+}  // namespace
+
+ConfigError parse_prefix(std::string_view field, std::string_view text, Address& address,
                          uint8_t& prefix_len) {
+  constexpr unsigned ip4_bits = 32, ip6_bits = 128;
   if (text == "default") {
-    address = {};
+    address = ip4::Addr{};
     prefix_len = 0;
     return {};
   }
   auto slash = text.find('/');
   if (slash == std::string_view::npos)
     return std::string(field) + ": " + quoted(text) + " is not an address/prefix";
-  if (auto e = parse_addr(field, text.substr(0, slash), address); !e.empty()) return e;
-  std::string_view p = text.substr(slash + 1);
-  unsigned prefix = 99;
-  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
-  if (ec != std::errc() || end != p.data() + p.size() || prefix > 32)
-    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..32";
-  prefix_len = uint8_t(prefix);
+  if (auto e = parse_any_addr(field, text.substr(0, slash), address); !e.empty()) return e;
+  return parse_prefix_length(field, text.substr(slash + 1), address.is_ip6() ? ip6_bits : ip4_bits,
+                             prefix_len);
+}
+
+ConfigError parse_mtu(std::string_view field, std::string_view text, uint16_t& out) {
+  constexpr unsigned min_mtu = 1280, max_mtu = 65535;
+  unsigned mtu = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), mtu);
+  if (ec != std::errc() || end != text.data() + text.size() || mtu < min_mtu || mtu > max_mtu)
+    return std::string(field) + ": " + quoted(text) + " is not an MTU from 1280 to 65535";
+  out = uint16_t(mtu);
+  return {};
+}
+
+ConfigError parse_any_addr(std::string_view field, std::string_view text, Address& out) {
+  auto a = Address::parse(text);
+  if (!a) return std::string(field) + ": " + quoted(text) + " is not an IPv4 or IPv6 address";
+  out = *a;
+  return {};
+}
+
+ConfigError check_route(std::string_view field, const RouteConfig& r) {
+  if (r.gateway.is_any() && r.interface < 0)
+    return std::string(field) + ": needs a gateway or an interface";
+  if (!r.gateway.is_any() && r.gateway.family() != r.destination.family())
+    return std::string(field) + ": the gateway is not of the destination's family";
   return {};
 }
 
@@ -86,13 +122,7 @@ ConfigError parse_address6(std::string_view field, std::string_view text, Interf
   auto slash = text.find('/');
   if (auto e = parse_addr6(field, text.substr(0, slash), c.address6); !e.empty()) return e;
   if (slash == std::string_view::npos) return {};  // the default /64 (RFC 4291 §2.5.4)
-  std::string_view p = text.substr(slash + 1);
-  unsigned prefix = max_prefix + 1;
-  auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), prefix);
-  if (ec != std::errc() || end != p.data() + p.size() || prefix > max_prefix)
-    return std::string(field) + ": " + quoted(p) + " is not a prefix length 0..128";
-  c.prefix6 = uint8_t(prefix);
-  return {};
+  return parse_prefix_length(field, text.substr(slash + 1), max_prefix, c.prefix6);
 }
 
 // Calls `each(part, is_ip6)` for the comma-separated parts, at most one per family.

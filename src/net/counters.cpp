@@ -139,6 +139,12 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ip6, drop_bad_payload_length);
   KEEL_C(ip6, drop_bad_address);
   KEEL_C(ip6, drop_not_for_us);
+  KEEL_C(ip6, forwarded);
+  KEEL_C(ip6, drop_hop_limit);
+  KEEL_C(ip6, drop_beyond_scope);
+  KEEL_C(ip6, drop_packet_too_big);
+  KEEL_C(ip6, drop_address_unreachable);
+  KEEL_C(ip6, drop_by_hook);
   KEEL_C(ip6, drop_bad_extension);
   KEEL_C(ip6, drop_too_many_extensions);
   KEEL_C(ip6, drop_unknown_option);
@@ -159,7 +165,6 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ip6, drop_no_route);
   KEEL_C(ip6, drop_too_big);
   KEEL_C(ip6, drop_no_buffer);
-  KEEL_C(ip6, drop_unhooked);
   KEEL_C(icmp6, rx);
   KEEL_C(icmp6, rx_echo_requests);
   KEEL_C(icmp6, tx_echo_replies);
@@ -167,6 +172,7 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(icmp6, tx_parameter_problem);
   KEEL_C(icmp6, tx_unreachable);
   KEEL_C(icmp6, tx_time_exceeded);
+  KEEL_C(icmp6, tx_packet_too_big);
   KEEL_C(icmp6, drop_truncated);
   KEEL_C(icmp6, drop_bad_checksum);
   KEEL_C(icmp6, drop_bad_nd);

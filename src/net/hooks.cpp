@@ -55,8 +55,9 @@ void Hooks::apply_pending() {
   for (Id id : removes) remove(id);
 }
 
-Verdict Hooks::run(Hook hook, Packet& packet, InterfaceId in, InterfaceId out) {
-  HookPacket p{hook, packet, in, out};
+Verdict Hooks::run(Hook hook, Packet& packet, InterfaceId in, InterfaceId out,
+                   Address::Family family) {
+  HookPacket p{hook, packet, in, out, family};
   Verdict verdict = Verdict::accept;
   ++running_;
   for (Entry& entry : chains_[std::size_t(hook)]) {

@@ -62,6 +62,7 @@ Stack::Stack(Clock& clock, const StackConfig& config)
     : parts_(std::make_unique<StackParts>(*this, clock, config)) {
   StackParts& p = *parts_;
   p.ip4.set_forwarding(config.forwarding);
+  p.ip6.set_forwarding(config.forwarding);
   p.ip4.set_protocol(wire::ip_protocol_icmp, [&p](const Ip4Received& info, PacketPtr message) {
     p.icmp.receive(info, std::move(message));
   });
@@ -111,6 +112,7 @@ Interface& Stack::add_interface(Nic& nic) {
   p.interfaces.push_back(std::unique_ptr<Interface>(new Interface(std::move(link))));
   l.set_interface(p.interfaces.back().get());
   p.routes.set_interface_count(p.interfaces.size());
+  p.routes6.set_interface_count(p.interfaces.size());
   // Each frame is done with before the next: its handlers run between the
   // frames of the driver's pass (docs/net/handlers.md).
   nic.set_receive([&l, &p](PacketPtr frame) {
@@ -132,8 +134,12 @@ std::size_t Stack::interface_count() const { return parts_->interfaces.size(); }
 Udp& Stack::udp() { return parts_->udp; }
 Tcp& Stack::tcp() { return parts_->tcp; }
 Routes& Stack::routes() { return parts_->routes; }
+Routes6& Stack::routes6() { return parts_->routes6; }
 Hooks& Stack::hooks() { return parts_->hooks; }
-void Stack::set_forwarding(bool on) { parts_->ip4.set_forwarding(on); }
+void Stack::set_forwarding(bool on) {
+  parts_->ip4.set_forwarding(on);
+  parts_->ip6.set_forwarding(on);
+}
 bool Stack::forwarding() const { return parts_->ip4.forwarding(); }
 void Stack::set_defragment_all(bool on) { parts_->ip4.set_defragment_all(on); }
 void Stack::send_icmp_error(uint8_t type, uint8_t code, const Packet& packet, InterfaceId in) {

@@ -42,6 +42,7 @@ struct StackParts {
   StackTime time;
   StackCounters counters;
   Routes routes;
+  Routes6 routes6;
   Hooks hooks;
   Ip4 ip4;
   Icmp4 icmp;

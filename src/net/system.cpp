@@ -85,30 +85,47 @@ ConfigError load_config(Config& config) {
   return apply_cmdline(os::args(), config);
 }
 
+// The interface on whose subnet `gateway` lies: for IPv4 the address it has
+// now, for IPv6 the static prefix its settings give (the address itself is
+// still under duplicate address detection).
+InterfaceId interface_of(Stack& stack, const Config& config, const Address& gateway) {
+  InterfaceId found = no_interface;
+  for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+    Interface& candidate = stack.interface(InterfaceId(i));
+    InterfaceConfig c = config.interface(i);
+    ip4::Addr mask = candidate.netmask();
+    bool holds = gateway.is_ip6()
+                     ? !c.address6.is_any() && Route6::network(gateway.ip6(), c.prefix6) ==
+                                                   Route6::network(c.address6, c.prefix6)
+                     : candidate.is_configured() && (gateway.ip4().value & mask.value) ==
+                                                        (candidate.address().value & mask.value);
+    if (holds) found = InterfaceId(i);
+  }
+  return found;
+}
+
 // A route without an interface goes through the interface on whose subnet
 // its gateway lies.
-void add_route(Stack& stack, const RouteConfig& r) {
-  Route route;
-  route.destination = r.destination;
-  route.prefix_len = r.prefix_len;
-  route.gateway = r.gateway;
-  route.metric = r.metric;
+void add_route(Stack& stack, const Config& config, const RouteConfig& r) {
   std::string text = r.destination.to_string() + "/" + std::to_string(r.prefix_len);
-  if (r.interface >= 0) {
-    route.interface = InterfaceId(r.interface);
-  } else {
-    for (std::size_t i = 0; i < stack.interface_count(); ++i) {
-      Interface& candidate = stack.interface(InterfaceId(i));
-      if (candidate.is_configured() && (r.gateway.value & candidate.netmask().value) ==
-                                           (candidate.address().value & candidate.netmask().value))
-        route.interface = InterfaceId(i);
-    }
-    if (route.interface == no_interface)
-      config_panic("route " + text + ": no interface has " + r.gateway.to_string() +
-                   " on its subnet yet (for a DHCP interface, name it: route=" + text + "," +
-                   r.gateway.to_string() + ",N)");
-  }
-  if (stack.routes().add(route) != Status::ok)
+  InterfaceId interface =
+      r.interface >= 0 ? InterfaceId(r.interface) : interface_of(stack, config, r.gateway);
+  if (interface == no_interface)
+    config_panic("route " + text + ": no interface has " + r.gateway.to_string() +
+                 " on its subnet yet (for a DHCP interface, name it: route=" + text + "," +
+                 r.gateway.to_string() + ",N)");
+  Status added = r.destination.is_ip6()
+                     ? stack.routes6().add(Route6{.destination = r.destination.ip6(),
+                                                  .prefix_len = r.prefix_len,
+                                                  .gateway = r.gateway.ip6(),
+                                                  .interface = interface,
+                                                  .metric = r.metric})
+                     : stack.routes().add(Route{.destination = r.destination.ip4(),
+                                                .prefix_len = r.prefix_len,
+                                                .gateway = r.gateway.ip4(),
+                                                .interface = interface,
+                                                .metric = r.metric});
+  if (added != Status::ok)
     config_panic("route " + text + ": no interface " + std::to_string(r.interface));
 }
 
@@ -143,7 +160,7 @@ Stack& stack() {
     }
     s.stack->interface(InterfaceId(i)).apply(config.interfaces[i]);
   }
-  for (const RouteConfig& route : config.routes) add_route(*s.stack, route);
+  for (const RouteConfig& route : config.routes) add_route(*s.stack, config, route);
   if (std::string e = syslog::start(*s.stack, os::args()); !e.empty()) config_panic(e);
   return *s.stack;
 }

@@ -101,7 +101,7 @@ TEST(Config, StackWideSettingsAndRoutes) {
             "");
   EXPECT_FALSE(c.stack.forwarding);
   ASSERT_EQ(c.routes.size(), 3u);
-  EXPECT_EQ(c.routes[2].gateway, Ip{});
+  EXPECT_TRUE(c.routes[2].gateway.is_any());
   EXPECT_EQ(c.routes[2].interface, 1);
   EXPECT_EQ(c.stack.reassembly.max_bytes, std::size_t(1) << 20);
   EXPECT_EQ(c.stack.reassembly.timeout, std::chrono::seconds(20));
@@ -116,6 +116,46 @@ TEST(Config, StackWideSettingsAndRoutes) {
             "net.routes[0]: needs a gateway or an interface");
   EXPECT_EQ(::net::parse_config_json(R"({"net": {"reassembly": {"timeout": 0}}})", c),
             "net.reassembly.timeout: expected 1 to 3600 seconds");
+}
+
+// mtuN= lowers a link's MTU (a router's narrower link), never below IPv6's 1280.
+TEST(Config, LinkMtu) {
+  Config c;
+  ASSERT_EQ(::net::apply_cmdline({"mtu1=1400"}, c), "");
+  EXPECT_EQ(c.interface(1).mtu, 1400);
+  EXPECT_EQ(c.interface(0).mtu, 0);
+  ASSERT_EQ(::net::parse_config_json(R"({"net": {"interfaces": [{"mtu": 9000}]}})", c), "");
+  EXPECT_EQ(c.interface(0).mtu, 9000);
+  EXPECT_EQ(::net::apply_cmdline({"mtu=1279"}, c), "mtu: '1279' is not an MTU from 1280 to 65535");
+}
+
+// route= takes IPv6 prefixes and gateways as well (decision 0134), in the
+// same words and JSON fields; a gateway of the other family is refused.
+TEST(Config, Ipv6Routes) {
+  Config c;
+  ASSERT_EQ(::net::apply_cmdline({"route=2001:db8:2::/48,fd01::1", "route=::/0,,1"}, c), "");
+  ASSERT_EQ(::net::parse_config_json(R"({"net": {"routes": [
+      {"destination": "2001:db8:3::/64", "gateway": "fd00::1", "interface": 0, "metric": 7}]}})",
+                                     c),
+            "");
+  ASSERT_EQ(c.routes.size(), 3u);
+  EXPECT_EQ(c.routes[0].destination, *::net::Address::parse("2001:db8:2::"));
+  EXPECT_EQ(c.routes[0].prefix_len, 48);
+  EXPECT_EQ(c.routes[0].gateway, *::net::Address::parse("fd01::1"));
+  EXPECT_EQ(c.routes[0].interface, -1);
+  EXPECT_TRUE(c.routes[1].destination.is_ip6());
+  EXPECT_EQ(c.routes[1].prefix_len, 0);
+  EXPECT_EQ(c.routes[1].interface, 1);
+  EXPECT_EQ(c.routes[2].metric, 7u);
+  EXPECT_EQ(c.routes[2].gateway, *::net::Address::parse("fd00::1"));
+  EXPECT_EQ(::net::apply_cmdline({"route=2001:db8::/129,fd00::1"}, c),
+            "route: '129' is not a prefix length 0..128");
+  EXPECT_EQ(::net::apply_cmdline({"route=2001:db8::/32,10.0.0.1"}, c),
+            "route: the gateway is not of the destination's family");
+  EXPECT_EQ(::net::apply_cmdline({"route=10.0.0.0/8,fd00::1"}, c),
+            "route: the gateway is not of the destination's family");
+  EXPECT_EQ(::net::apply_cmdline({"route=2001:db8::/32,fd00::zz"}, c),
+            "route: 'fd00::zz' is not an IPv4 or IPv6 address");
 }
 
 // TSO is on unless a boot setting turns it off (docs/decisions/0092).

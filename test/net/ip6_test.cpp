@@ -207,19 +207,32 @@ TEST_F(StackTest, AnInterfaceGivenNoIpv6AddressTakesNoIpv6) {
   EXPECT_TRUE(nic.transmitted.empty());
 }
 
-// Hooks see IPv4 only: with one registered (a firewall), IPv6 would pass it unseen, so it is
-// refused both ways until the hook goes.
-TEST_F(Ip6Test, WhileAHookIsRegisteredIpv6IsRefusedBothWays) {
-  auto id = stack.hooks().add(::net::Hook::input, 0,
-                              [](::net::HookPacket&) { return ::net::Verdict::accept; });
+// IPv6 passes the hooks IPv4 does, its family named (decision 0135): a hook
+// sees the request at prerouting and input, the reply at output and
+// postrouting, each at its IPv6 header; a drop at input leaves no reply.
+TEST_F(Ip6Test, HooksSeeIpv6WithItsFamily) {
+  using ::net::Hook;
+  std::vector<std::pair<Hook, Ip6>> seen;
+  for (Hook hook : {Hook::prerouting, Hook::input, Hook::output, Hook::postrouting}) {
+    stack.hooks().add(hook, 0, [&seen](::net::HookPacket& p) {
+      EXPECT_EQ(p.family, ::net::Address::Family::ip6);
+      ::net::wire::Ip6View<uint8_t> v(p.packet.data(), p.packet.size());
+      EXPECT_EQ(v.check(), ::net::wire::Ip6Error::none);
+      seen.emplace_back(p.hook, v.dst());
+      return ::net::Verdict::accept;
+    });
+  }
   inject6(ip6(peer_ip6, stack_ip6, 58, echo6(stack_ip6)));
+  ASSERT_EQ(nic.transmitted.size(), 1u);
+  EXPECT_EQ(seen, (std::vector<std::pair<Hook, Ip6>>{{Hook::prerouting, stack_ip6},
+                                                     {Hook::input, stack_ip6},
+                                                     {Hook::output, peer_ip6},
+                                                     {Hook::postrouting, peer_ip6}}));
+  nic.transmitted.clear();
+  stack.hooks().add(Hook::input, 1, [](::net::HookPacket&) { return ::net::Verdict::drop; });
+  inject6(ip6(peer_ip6, stack_ip6, 58, echo6(stack_ip6, 7, 2)));
   EXPECT_TRUE(nic.transmitted.empty());
-  EXPECT_EQ(send6(peer_ip6), ::net::Status::unsupported);
-  EXPECT_TRUE(nic.transmitted.empty());
-  EXPECT_EQ(ip6_counters().drop_unhooked, 2u);
-  stack.hooks().remove(id);
-  inject6(ip6(peer_ip6, stack_ip6, 58, echo6(stack_ip6)));
-  EXPECT_EQ(nic.transmitted.size(), 1u);
+  EXPECT_EQ(ip6_counters().drop_by_hook, 1u);
 }
 
 }  // namespace

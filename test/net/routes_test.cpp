@@ -229,3 +229,43 @@ TEST_F(StackRoutesTest, ANewAddressReplacesTheOldSubnet) {
 
 }  // namespace
 }  // namespace keel::test
+
+namespace keel::test {
+namespace {
+
+// The IPv6 table is the same template (decision 0134): the longest of
+// prefixes that do not end on a byte boundary, host bits cleared, /128 the
+// longest, /129 refused.
+TEST(Routes6Test, LongestPrefixOverAllBitsOfTheAddress) {
+  ::net::Routes6 routes;
+  routes.set_interface_count(3);
+  auto add = [&](const char* prefix, uint8_t len, ::net::InterfaceId dev) {
+    ::net::Route6 r;
+    r.destination = ::net::Address::parse(prefix)->ip6();
+    r.prefix_len = len;
+    r.interface = dev;
+    return routes.add(r);
+  };
+  auto via = [&](const char* a) {
+    auto r = routes.lookup(::net::Address::parse(a)->ip6());
+    return r ? r->interface : ::net::no_interface;
+  };
+  EXPECT_EQ(via("2001:db8::1"), ::net::no_interface);
+  ASSERT_EQ(add("::", 0, 0), Status::ok);
+  ASSERT_EQ(add("2001:db8:ffff::", 33, 1), Status::ok);  // host bits: 2001:db8:8000::/33
+  ASSERT_EQ(add("2001:db8:1:2::", 63, 2), Status::ok);
+  ASSERT_EQ(add("2001:db8:1:2::5", 128, 0), Status::ok);
+  EXPECT_EQ(add("2001:db8::", 129, 0), Status::invalid);
+  EXPECT_EQ(add("2001:db8::", 32, 3), Status::invalid);  // no interface 3
+  EXPECT_EQ(via("2001:db8:1:2::5"), 0);
+  EXPECT_EQ(via("2001:db8:1:3::5"), 2);  // bit 64 is past /63
+  EXPECT_EQ(via("2001:db8:1:4::5"), 0);  // outside the /63: the default
+  EXPECT_EQ(via("2001:db8:8000::1"), 1);
+  EXPECT_EQ(via("2001:db8:7fff::1"), 0);
+  EXPECT_EQ(routes.all()[2].to_string(), "2001:db8:8000::/33 dev 1 metric 0");
+  EXPECT_TRUE(routes.remove(::net::Address::parse("2001:db8:8000::1")->ip6(), 33, 1));
+  EXPECT_EQ(via("2001:db8:8000::1"), 0);
+}
+
+}  // namespace
+}  // namespace keel::test

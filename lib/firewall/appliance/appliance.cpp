@@ -98,6 +98,10 @@ uint8_t Appliance::rules_interface(uint16_t stack_interface) const {
 
 net::Verdict Appliance::run(net::HookPacket& hp) {
   ++counters_.seen[static_cast<int>(hp.hook)];
+  if (hp.family != net::Address::Family::ip4) {
+    ++counters_.drop_ip6;
+    return net::Verdict::drop;
+  }
   switch (hp.hook) {
     case net::Hook::prerouting:
       return prerouting(hp);

@@ -20,7 +20,7 @@ void Ip4::set_protocol(uint8_t protocol, Upper handler) {
 }
 
 bool Ip4::run_hook(Hook hook, Packet& packet, InterfaceId in, InterfaceId out) {
-  if (hooks_.run(hook, packet, in, out) == Verdict::accept) return true;
+  if (hooks_.run(hook, packet, in, out, Address::Family::ip4) == Verdict::accept) return true;
   ++parts_.counters.ip4.drop_by_hook;
   return false;
 }

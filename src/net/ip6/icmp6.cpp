@@ -210,6 +210,7 @@ void Icmp6::send_error(uint8_t type, uint8_t code, uint32_t rest, const uint8_t*
     return;
   ++(type == wire::icmp6::parameter_problem ? counters_.tx_parameter_problem
      : type == wire::icmp6::time_exceeded   ? counters_.tx_time_exceeded
+     : type == wire::icmp6::packet_too_big  ? counters_.tx_packet_too_big
                                             : counters_.tx_unreachable);
 }
 

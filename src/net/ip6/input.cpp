@@ -1,5 +1,6 @@
-// IPv6 input (RFC 8200): header checks, the addresses a host accepts
-// (RFC 4291), the extension-header walk (extensions.cpp) and delivery.
+// IPv6 input (RFC 8200): header checks, prerouting, the addresses a host
+// accepts (RFC 4291) or forwarding (forward.cpp), the extension-header walk
+// (extensions.cpp), input and delivery.
 #include "ip6.hpp"
 #include "net/ip6/addr.hpp"
 #include "net/stack_parts.hpp"
@@ -16,19 +17,9 @@ bool Ip6::is_for_us(const ip6::Addr& dst, InterfaceId in) const {
   return dst == ip6addr::all_nodes() || link.is_solicited_group6(dst);
 }
 
-bool Ip6::hooked() const {
-  for (std::size_t h = 0; h < hook_count; ++h)
-    if (!parts_.hooks.empty(Hook(h))) return true;
-  return false;
-}
-
 void Ip6::receive(InterfaceId in, PacketPtr packet, LinkCast cast) {
   Ip6Counters& c = parts_.counters.ip6;
   ++c.rx;
-  if (hooked()) {
-    ++c.drop_unhooked;
-    return;
-  }
   wire::Ip6View<uint8_t> v(packet->data(), packet->size());
   switch (v.check()) {
     case wire::Ip6Error::none:
@@ -53,8 +44,11 @@ void Ip6::receive(InterfaceId in, PacketPtr packet, LinkCast cast) {
     ++c.drop_bad_address;
     return;
   }
+  if (!passes(Hook::prerouting, *packet, in, no_interface)) return;
+  // The destination again: prerouting may have rewritten it (NAT).
+  dst = wire::Ip6View<uint8_t>(packet->data(), packet->size()).dst();
   if (!is_for_us(dst, in)) {
-    ++c.drop_not_for_us;  // a host: no forwarding (docs/net/ipv6.md)
+    forward(in, std::move(packet), cast);
     return;
   }
   deliver(in, std::move(packet), cast != LinkCast::unicast || ip6addr::is_multicast(dst));
@@ -74,6 +68,7 @@ void Ip6::deliver(InterfaceId in, PacketPtr packet, bool to_multicast, bool reas
     if (whole) deliver(in, std::move(whole), to_multicast, true);
     return;
   }
+  if (!passes(Hook::input, *packet, in, no_interface)) return;
   wire::Ip6View<uint8_t> v(packet->data(), packet->size());
   Ip6Received info;
   info.header = wire::Ip6Repr::parse(v);

@@ -1,13 +1,14 @@
 // IPv6 for the host stack (RFC 8200): the input path (header checks, the
-// extension-header walk with limits, fragment reassembly, local delivery;
-// no forwarding) and the output path (on-link prefix or gateway, source
-// fragmentation). Issue 22: docs/net/ipv6.md says what is there and what
-// is not (hooks, forwarding, SLAAC).
+// extension-header walk with limits, fragment reassembly, local delivery),
+// the forward path (hop limit, routes, Packet Too Big: forward.cpp) and the
+// output path (routes, source fragmentation), each passing the hook points
+// of api/net/hooks.hpp as IPv4's do. docs/net/ipv6.md says what is there.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <net/address.hpp>
 #include <net/config.hpp>
+#include <net/hooks.hpp>
 #include <net/packet.hpp>
 #include <net/routes.hpp>
 #include <net/status.hpp>
@@ -67,6 +68,14 @@ class Ip6 {
   Status send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next_header,
               PacketPtr payload, uint8_t hop_limit = wire::ip6_default_hop_limit);
 
+  // Forwarding between interfaces (a router; RFC 8200 §3, RFC 4443): off for a host.
+  void set_forwarding(bool on) { forwarding_ = on; }
+  bool forwarding() const { return forwarding_; }
+  // Neighbor Discovery gave up on the next hop of `packet` (data() at its
+  // IPv6 header): a forwarded one is answered with address unreachable
+  // (RFC 4861 §7.2.2).
+  void neighbour_unreachable(const Packet& packet);
+
   // Whether `a` is a unicast address of one of our interfaces.
   bool is_local_address(const ip6::Addr& a) const { return owner(a) != no_interface; }
   // The interface holding unicast address `a`, or no_interface.
@@ -78,9 +87,17 @@ class Ip6 {
 
  private:
   bool is_for_us(const ip6::Addr& dst, InterfaceId in) const;
-  // Whether any hook is registered. Hooks see IPv4 only for now, so with a firewall on
-  // them IPv6 is refused both ways instead of passing unseen (docs/net/ipv6.md).
-  bool hooked() const;
+  // The route to a unicast, non-link-local `destination`: the longest of the
+  // table's match and the interfaces' on-link prefixes, else a default
+  // router (decision 0134). Fills interface, next hop and a preferred source.
+  bool lookup(const ip6::Addr& destination, Ip6Path& path) const;
+  // hooks.cpp: runs a hook point; false (counted) when a function dropped the packet.
+  bool passes(Hook hook, Packet& packet, InterfaceId in, InterfaceId out);
+  // forward.cpp
+  void forward(InterfaceId in, PacketPtr packet, LinkCast cast);
+  bool forwardable(InterfaceId in, Packet& packet, LinkCast cast);
+  // output.cpp: postrouting, then source fragmentation or the link.
+  Status post_route(InterfaceId in, InterfaceId out, const ip6::Addr& next_hop, PacketPtr packet);
   // extensions.cpp: walks the header chain; false when the packet was dropped.
   struct Chain {
     uint8_t next_header = 0;
@@ -111,6 +128,7 @@ class Ip6 {
   // next poll (not from inside the sender's call).
   std::vector<std::pair<InterfaceId, PacketPtr>> loopback_;
   Reassembly reassembly_;
+  bool forwarding_ = false;
   // Fragment identifications: a keyed hash of the addresses and a counter,
   // not predictable from outside (RFC 7739 §5.3); keyed on first use.
   bool identification_keyed_ = false;

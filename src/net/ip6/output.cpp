@@ -1,6 +1,7 @@
-// IPv6 output: the path (interface, source, next hop) and the header, then
-// source fragmentation over the link MTU (fragments.cpp) and the link's
-// neighbour discovery. No hooks yet (docs/net/ipv6.md).
+// IPv6 output: the path (interface, source, next hop) and the header, the
+// output hook, then (with forwarded packets) postrouting, source
+// fragmentation over the link MTU (fragments.cpp) and the link's neighbour
+// discovery.
 #include <cstring>
 
 #include "ip6.hpp"
@@ -28,6 +29,36 @@ InterfaceId Ip6::owner(const ip6::Addr& a) const {
   return no_interface;
 }
 
+bool Ip6::lookup(const ip6::Addr& destination, Ip6Path& path) const {
+  int longest = -1;
+  if (auto r = parts_.routes6.lookup(destination)) {
+    path.interface = r->interface;
+    path.next_hop = r->gateway.is_any() ? destination : r->gateway;
+    path.source = r->source;
+    longest = r->prefix_len;
+  }
+  // A connected or advertised prefix as long as the table's match wins:
+  // the neighbour is on that link (RFC 4861 §5.2).
+  for (std::size_t i = 0; i < parts_.link_count(); ++i) {
+    int length = parts_.link(InterfaceId(i)).on_link_length6(destination);
+    if (length >= longest && length >= 0) {
+      path.interface = InterfaceId(i);
+      path.next_hop = destination;
+      path.source = {};
+      longest = length;
+    }
+  }
+  for (std::size_t i = 0; i < parts_.link_count() && longest < 0; ++i) {
+    ip6::Addr router = parts_.link(InterfaceId(i)).router6();
+    if (!router.is_any()) {
+      path.interface = InterfaceId(i);
+      path.next_hop = router;
+      longest = 0;
+    }
+  }
+  return longest >= 0;
+}
+
 Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source,
                            InterfaceId via) const {
   if (parts_.link_count() == 0) return Status::not_configured;
@@ -38,31 +69,23 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
   bool link_scope = ip6addr::is_link_local(destination) || ip6addr::is_multicast(destination);
   if (via != no_interface) {
     path.interface = via;
-    // Off the link (a reply on the interface a request came in): through its router.
+    // Off the link (a reply on the interface a request came in): through the
+    // route's gateway if it leaves there, else the link's router.
     const Link& link = parts_.link(via);
     ip6::Addr router = link.router6();
-    if (!link_scope && !link.on_link6(destination) && !router.is_any()) path.next_hop = router;
+    Ip6Path routed;
+    if (!link_scope && lookup(destination, routed) && routed.interface == via) {
+      path.next_hop = routed.next_hop;
+    } else if (!link_scope && !link.on_link6(destination) && !router.is_any()) {
+      path.next_hop = router;
+    }
   } else if (link_scope) {
     // Without a zone, the interface of the source, else the first (RFC 4007
     // §6 leaves a zone-less link-local destination to the implementation).
     path.interface = from != no_interface ? from : 0;
-  } else {
-    for (std::size_t i = 0; i < parts_.link_count() && path.interface == no_interface; ++i) {
-      const Link& link = parts_.link(InterfaceId(i));
-      if (link.on_link6(destination)) path.interface = InterfaceId(i);
-    }
-    for (std::size_t i = 0; i < parts_.link_count() && path.interface == no_interface; ++i) {
-      const Link& link = parts_.link(InterfaceId(i));
-      ip6::Addr router = link.router6();
-      if (!router.is_any()) {
-        path.interface = InterfaceId(i);
-        path.next_hop = router;
-      }
-    }
-    if (path.interface == no_interface) {
-      ++parts_.counters.ip6.drop_no_route;
-      return Status::no_route;
-    }
+  } else if (!lookup(destination, path)) {
+    ++parts_.counters.ip6.drop_no_route;
+    return Status::no_route;
   }
   const Link& link = parts_.link(path.interface);
   if (!link.ip6_on()) {  // no IPv6 address was given to it (decision 0130)
@@ -71,7 +94,7 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
   }
   if (!source.is_any()) {
     path.source = source;
-  } else {
+  } else if (path.source.is_any()) {
     // RFC 6724 §5 rule 2, for the two addresses an interface has: the one
     // of the destination's scope.
     ip6::Addr global = link.global_source6();
@@ -83,10 +106,6 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
 Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next_header,
                  PacketPtr payload, uint8_t hop_limit) {
   Ip6Counters& c = parts_.counters.ip6;
-  if (hooked()) {
-    ++c.drop_unhooked;
-    return Status::unsupported;
-  }
   uint32_t len = payload->size();
   Link& link = parts_.link(path.interface);
   bool local = is_local_address(destination);
@@ -114,14 +133,44 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   header.payload_len = uint16_t(len);
   header.emit(payload->push(wire::ip6_header_size));
   ++c.tx;
+  InterfaceId out = path.interface;
+  ip6::Addr next_hop = path.next_hop;
+  if (!parts_.hooks.empty(Hook::output)) {
+    if (!passes(Hook::output, *payload, no_interface, out)) return Status::filtered;
+    // Output may rewrite the destination (NAT): route it anew.
+    ip6::Addr now_to = wire::Ip6View<uint8_t>(payload->data(), payload->size()).dst();
+    if (now_to != destination) {
+      auto again = route(now_to, path.source);
+      if (!again) return again.status;
+      out = again->interface;
+      next_hop = again->next_hop;
+      local = is_local_address(now_to);
+    }
+  }
   if (local) {
-    loopback_.emplace_back(path.interface, std::move(payload));
+    loopback_.emplace_back(out, std::move(payload));
     parts_.time.wake_by(0);
     return Status::ok;
   }
-  if (!fits) return fragment(link, path.next_hop, std::move(payload));
-  link.transmit_ip6(std::move(payload), path.next_hop);
-  return Status::ok;
+  return post_route(no_interface, out, next_hop, std::move(payload));
+}
+
+Status Ip6::post_route(InterfaceId in, InterfaceId out, const ip6::Addr& next_hop,
+                       PacketPtr packet) {
+  if (!passes(Hook::postrouting, *packet, in, out)) return Status::filtered;
+  Link& link = parts_.link(out);
+  bool segmented = (packet->flags & Packet::segmentation_offload) && link.segments_tcp(true);
+  if (packet->size() <= link.mtu6() || segmented) {
+    link.transmit_ip6(std::move(packet), next_hop);
+    return Status::ok;
+  }
+  // Only this host's own packets are fragmented (send() refused what may
+  // not be); a forwarded one never is (RFC 8200 §5: forward() answered it).
+  if (in != no_interface) {
+    ++parts_.counters.ip6.drop_packet_too_big;
+    return Status::too_big;
+  }
+  return fragment(link, next_hop, std::move(packet));
 }
 
 void Ip6::poll(uint64_t now) {

@@ -222,6 +222,8 @@ void Link::deconfigure() {
 }
 
 void Link::apply(const InterfaceConfig& config) {
+  // Only lowered: the NIC's buffers are sized for its own.
+  if (config.mtu) mtu_ = std::min(config.mtu, nic_.mtu());
   // IPv6 is static or SLAAC, whatever IPv4 does (docs/net/ipv6.md).
   if (config.mode != InterfaceConfig::Mode::none && !config.address6.is_any())
     configure6(config.address6, config.prefix6, config.gateway6);

@@ -136,7 +136,10 @@ class Link {
   // The global address to send from: the static one, else SLAAC's (any() if none).
   ip6::Addr global_source6() const;
   // Whether `a` is on this link: the static prefix or an advertised on-link one.
-  bool on_link6(const ip6::Addr& a) const;
+  bool on_link6(const ip6::Addr& a) const { return on_link_length6(a) >= 0; }
+  // The length of the longest of those prefixes holding `a` (routing's
+  // longest match, decision 0134); -1 when none does.
+  int on_link_length6(const ip6::Addr& a) const;
   // The static gateway, else a default router from advertisements (any() if none).
   ip6::Addr router6() const;
   // IPv6's MTU: the link's, lowered by an advertised MTU option.
@@ -144,6 +147,8 @@ class Link {
   Ndp& ndp() { return ndp_; }
   RouterDiscovery& routers() { return routers_; }
   Mld& mld() { return mld_; }
+  // From Ndp: resolution failed for a queued IPv6 packet (RFC 4861 §7.2.2).
+  void neighbour_unreachable(const Packet& packet);
   // An address was added, detected or removed: MLD reports its group's change.
   void addresses6_changed() { mld_.update(); }
   // From Ndp: a tentative address is ours (unique) or someone else's.

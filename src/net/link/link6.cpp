@@ -1,10 +1,12 @@
 // An interface's IPv6 settings and output (docs/net/ipv6.md): the static
 // address, prefix and gateway, SLAAC's (routers.hpp, slaac.hpp), and
 // packets to a group or a neighbour.
+#include <algorithm>
 #include <cstdio>
 
 #include "link.hpp"
 #include "net/ip6/addr.hpp"
+#include "net/stack_parts.hpp"
 #include "net/wire/ethernet.hpp"
 
 namespace net {
@@ -40,8 +42,12 @@ ip6::Addr Link::global_source6() const {
   return routers_.slaac().source(now()).value_or(ip6::Addr{});
 }
 
-bool Link::on_link6(const ip6::Addr& a) const {
-  return (!address6_.is_any() && ip6addr::in_prefix(a, address6_, prefix6_)) || routers_.on_link(a);
+void Link::neighbour_unreachable(const Packet& packet) { parts_.ip6.neighbour_unreachable(packet); }
+
+int Link::on_link_length6(const ip6::Addr& a) const {
+  int advertised = routers_.on_link_length(a);
+  bool in_static = !address6_.is_any() && ip6addr::in_prefix(a, address6_, prefix6_);
+  return in_static ? std::max(int(prefix6_), advertised) : advertised;
 }
 
 ip6::Addr Link::router6() const {

@@ -259,6 +259,7 @@ void Ndp::poll(uint64_t now) {
     if (now >= t.deadline) done.push_back(t.address);
   for (const ip6::Addr& a : done) finish_dad(a, true);
   for (const Tentative& t : tentative_) next_deadline_ = std::min(next_deadline_, t.deadline);
+  std::vector<PacketPtr> unresolved;  // answered once the cache is no longer walked
   for (std::size_t i = 0; i < cache_.size();) {
     Entry& e = cache_[i];
     bool gone = false;
@@ -266,6 +267,7 @@ void Ndp::poll(uint64_t now) {
       switch (e.state) {
         case State::incomplete:
           if (e.probes >= max_multicast_solicit) {
+            for (PacketPtr& p : e.queue) unresolved.push_back(std::move(p));
             drop_queue(e);
             gone = true;
             break;
@@ -301,6 +303,7 @@ void Ndp::poll(uint64_t now) {
     ++i;
   }
   if (next_deadline_ != never) link_.wake_by(next_deadline_);
+  for (const PacketPtr& p : unresolved) link_.neighbour_unreachable(*p);
 }
 
 std::optional<ethernet::Addr> Ndp::lookup(const ip6::Addr& a) const {

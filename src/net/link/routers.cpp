@@ -152,9 +152,11 @@ std::optional<ip6::Addr> RouterDiscovery::default_router() const {
   return routers_.front().address;
 }
 
-bool RouterDiscovery::on_link(const ip6::Addr& a) const {
-  return std::any_of(prefixes_.begin(), prefixes_.end(),
-                     [&](const OnLink& o) { return ip6addr::in_prefix(a, o.prefix, o.length); });
+int RouterDiscovery::on_link_length(const ip6::Addr& a) const {
+  int longest = -1;
+  for (const OnLink& o : prefixes_)
+    if (ip6addr::in_prefix(a, o.prefix, o.length)) longest = std::max(longest, int(o.length));
+  return longest;
 }
 
 void RouterDiscovery::poll(uint64_t now) {

@@ -53,7 +53,8 @@ class RouterDiscovery {
 
   // The first default router (§6.3.6, without reachability yet), if any.
   std::optional<ip6::Addr> default_router() const;
-  bool on_link(const ip6::Addr& a) const;
+  // The length of the longest on-link prefix holding `a`; -1 when none does.
+  int on_link_length(const ip6::Addr& a) const;
   // The MTU an advertisement gave (0: none).
   uint32_t mtu() const { return mtu_; }
   const std::vector<Router>& routers() const { return routers_; }

@@ -31,7 +31,12 @@ enum Type : uint8_t {
 // RFC 4443 §2.1: types below 128 are errors.
 inline constexpr uint8_t first_informational = 128;
 // Destination unreachable codes (§3.1).
-enum UnreachableCode : uint8_t { no_route = 0, address_unreachable = 3, port_unreachable = 4 };
+enum UnreachableCode : uint8_t {
+  no_route = 0,
+  beyond_scope = 2,  // beyond the scope of the source address (a link-local one, RFC 4007 §9)
+  address_unreachable = 3,
+  port_unreachable = 4,
+};
 // Parameter problem codes (§3.4).
 enum ParameterProblemCode : uint8_t {
   erroneous_header = 0,

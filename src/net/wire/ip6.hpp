@@ -56,6 +56,8 @@ class Ip6View : public View<Byte> {
   ip6::Addr src() const { return read(data_ + 8); }
   ip6::Addr dst() const { return read(data_ + 24); }
   Byte* payload() const { return data_ + ip6_header_size; }
+  // A router's one hop (RFC 8200 §3): no header checksum to mend.
+  void decrement_hop_limit() { --data_[7]; }
 
  private:
   static ip6::Addr read(const uint8_t* p) {

@@ -45,6 +45,9 @@ struct ApplianceCounters {
   std::array<uint64_t, kHookCount> seen{};
   uint64_t accepted = 0, dropped = 0, rejected = 0;
   uint64_t drop_conntrack_full = 0, drop_confirm = 0, drop_nat = 0;
+  // IPv6 at any hook: the rules are IPv4's (issue 22's firewall slice is to
+  // come), so IPv6 is refused rather than passed unfiltered (decision 0135).
+  uint64_t drop_ip6 = 0;
   uint64_t rules_loaded = 0, rules_refused = 0;
   uint64_t log_lines = 0, log_suppressed = 0;
   template <class Fn>
@@ -54,7 +57,7 @@ struct ApplianceCounters {
     for (int i = 0; i < kHookCount; ++i) fn(kSeen[i], seen[i]);
     fn("accepted", accepted), fn("dropped", dropped), fn("rejected", rejected);
     fn("drop_conntrack_full", drop_conntrack_full), fn("drop_confirm", drop_confirm),
-        fn("drop_nat", drop_nat);
+        fn("drop_nat", drop_nat), fn("drop_ip6", drop_ip6);
     fn("rules_loaded", rules_loaded), fn("rules_refused", rules_refused);
     fn("log_lines", log_lines), fn("log_suppressed", log_suppressed);
   }

@@ -1,10 +1,12 @@
 // libFuzzer target: IPv6 input of a host stack (the fixed header, the
 // extension-header chain, fragment reassembly, ICMPv6 echo and errors,
-// Neighbor Discovery and its cache, UDP over IPv6, source fragmentation) on
-// an in-memory NIC, with a clock the input moves.
+// Neighbor Discovery and its cache, UDP over IPv6, source fragmentation) and
+// forwarding (hop limit, routes, Packet Too Big, ND failure) on in-memory
+// NICs, with a clock the input moves.
 // Build with -DKEEL_FUZZ=ON (clang); run test/fuzz/run_ip6.sh.
 //
 //   net0  10.0.0.2/24, fd00::2/64 (gateway fd00::1), 02:00:00:00:00:01
+//   net1  fd01::2/64, MTU 1400; route 2001:db8::/32 via fd01::1; forwarding on
 //   a UDP socket on port 7 echoes every datagram back
 //
 // Records:
@@ -15,14 +17,18 @@
 //                           ours, our link-local, our solicited-node group,
 //                           all nodes); nh, hl: next header, hop limit; then n
 //                           bytes of payload (n ≤ 2048); bit 4 of a: fix the
-//                           ICMPv6/UDP checksum when nh is 58 or 17
+//                           ICMPv6/UDP checksum when nh is 58 or 17; bit 5: to be
+//                           forwarded instead ((a >> 2) & 3: fd01::1 on net1,
+//                           2001:db8::5 by the route, fe80::99, fd00::77 on net0)
 //   0x02 n_hi n_lo ...      a raw frame of n bytes
 //   0x03 d                  a UDP datagram from the stack to destination d % 4
 //   0x04 d s_hi s_lo        the same with s bytes (sent in fragments past the MTU)
 //   other                   the rest as one raw frame, and stop
 // Invariants (abort): no crash, leak or undefined behaviour (ASan/UBSan);
-// every transmitted IPv6 frame fits the MTU and has a valid header whose payload length
-// matches; every pool buffer comes back once the timers have run out.
+// every transmitted IPv6 frame fits its link's MTU (nothing forwarded is
+// fragmented) and has a valid header whose payload length matches; the forward
+// hook sees IPv6 from net0 with a hop limit left; every pool buffer comes back
+// once the timers have run out.
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -43,12 +49,16 @@ namespace {
 using net::ip6::Addr;
 
 const net::ethernet::Addr mac{{0x02, 0, 0, 0, 0, 1}}, peer_mac{{0x02, 0, 0, 0, 0, 2}};
+const net::ethernet::Addr mac1{{0x02, 0, 0, 0, 1, 1}};
+constexpr uint16_t mtu1 = 1400;
 constexpr std::size_t buffers = 256;
 constexpr std::size_t max_frame = 2048;
 
 Addr parse(const char* s) { return net::Address::parse(s)->ip6(); }
 const Addr ours = parse("fd00::2"), peer = parse("fd00::1"), peer_ll = parse("fe80::2");
 const std::array<Addr, 4> destinations{peer, peer_ll, parse("fd00::77"), parse("2001:db8::1")};
+const std::array<Addr, 4> elsewhere{parse("fd01::1"), parse("2001:db8::5"), parse("fe80::99"),
+                                    parse("fd00::77")};
 
 void check(bool ok) {
   if (!ok) std::abort();
@@ -56,10 +66,22 @@ void check(bool ok) {
 
 class Harness {
  public:
-  Harness() : nic_(mac, 1500, buffers), stack_(clock_, config()) {
+  Harness() : nic_(mac, 1500, buffers), nic1_(mac1, mtu1, buffers), stack_(clock_, config()) {
     net::Interface& i = stack_.add_interface(nic_);
     i.configure(net::ip4::Addr{10, 0, 0, 2}, net::ip4::netmask_of(24));
     i.configure6(ours, 64, peer);
+    stack_.add_interface(nic1_).configure6(parse("fd01::2"), 64);
+    stack_.set_forwarding(true);
+    net::Route6 route;
+    route.destination = parse("2001:db8::");
+    route.prefix_len = 32;
+    route.gateway = parse("fd01::1");
+    route.interface = 1;
+    check(stack_.routes6().add(route) == net::Status::ok);
+    stack_.hooks().add(net::Hook::forward, 0, [](net::HookPacket& p) {
+      check(p.family == net::Address::Family::ip6 && p.in == 0 && p.out <= 1);
+      return net::Verdict::accept;
+    });
     clock_.advance(std::chrono::seconds(1));  // duplicate address detection
     echo_ = *stack_.udp().bind(7);
     echo_.on_read([this](const net::UdpDatagram& d) {
@@ -75,6 +97,7 @@ class Harness {
     const net::Interface& i = stack_.interface(0);
     Addr dst = std::array<Addr, 4>{ours, i.link_local(), net::ip6addr::solicited_node(ours),
                                    net::ip6addr::all_nodes()}[(a >> 2) & 3];
+    if (a & 32) dst = elsewhere[(a >> 2) & 3];
     std::vector<uint8_t> f(14 + 40 + n);
     net::ethernet::Addr to =
         net::ip6addr::is_multicast(dst) ? net::ip6addr::multicast_mac(dst) : mac;
@@ -109,19 +132,24 @@ class Harness {
   }
   // Every IPv6 frame sent has a valid header whose length is the frame's.
   void check_transmitted() {
-    for (const auto& f : nic_.transmitted) {
+    check_transmitted(nic_, 1500);   // fragments, too, fit the MTU
+    check_transmitted(nic1_, mtu1);  // forwarded packets are never fragmented
+  }
+  static void check_transmitted(net::MemoryNic& nic, std::size_t mtu) {
+    for (const auto& f : nic.transmitted) {
       check(f.size() >= 14);
       if (net::wire::load16(f.data() + 12) != net::wire::ethertype_ip6) continue;
       net::wire::Ip6View<const uint8_t> v(f.data() + 14, f.size() - 14);
       check(v.check() == net::wire::Ip6Error::none);
       check(40 + v.payload_length() == f.size() - 14);
-      check(f.size() - 14 <= 1500);  // fragments, too, fit the MTU
+      check(f.size() - 14 <= mtu);
     }
-    nic_.transmitted.clear();
+    nic.transmitted.clear();
   }
   bool all_buffers_back() {
     for (int i = 0; i < 4 * 60; ++i) advance(4);  // every timer runs out
-    return nic_.pool().available() == nic_.pool().count();
+    return nic_.pool().available() == nic_.pool().count() &&
+           nic1_.pool().available() == nic1_.pool().count();
   }
 
  private:
@@ -131,7 +159,7 @@ class Harness {
     return c;
   }
   keel::test::ManualClock clock_;
-  net::MemoryNic nic_;
+  net::MemoryNic nic_, nic1_;
   net::Stack stack_;
   net::UdpSocket echo_, sender_;
 };

@@ -18,19 +18,25 @@ ROUTER = os.path.join(ROOT, "examples", "router")
 
 
 class Side:
-    """A namespace for one side of the router, with the TAP moved into it."""
+    """A namespace for one side of the router, with the TAP moved into it; `ip6`, if given,
+    is (address, the other side's prefix, the router's address) for IPv6 beside IPv4."""
 
-    def __init__(self, name, tap, address, peer_net, router):
+    def __init__(self, name, tap, address, peer_net, router, ip6=None):
         self.name = name
         run(["ip", "netns", "add", name])
         self.sh("ip link set lo up")
         self.address = address
         self.tap, self.peer_net, self.router = tap, peer_net, router
+        self.ip6 = ip6
 
     def attach(self, from_ns):
         from_ns.sh(f"ip link set {self.tap} netns {self.name}")
         self.sh(f"ip link set {self.tap} up && ip addr add {self.address}/24 dev {self.tap} && "
                 f"ip route add {self.peer_net} via {self.router}")
+        if self.ip6:
+            address, peer_net, router = self.ip6
+            self.sh(f"ip -6 addr add {address}/64 dev {self.tap} nodad && "
+                    f"ip -6 route add {peer_net} via {router}")
 
     def sh(self, command, timeout=30, check=True):
         return run(["ip", "netns", "exec", self.name, "sh", "-c", command], timeout=timeout,
@@ -45,20 +51,26 @@ class Side:
 
 
 @contextlib.contextmanager
-def router_between_sides(machine):
+def router_between_sides(machine, ip6=False, append="", prefix="keel-net"):
     """The topology above with the router on `machine` (or "linux"): yields (a, b, guest) and
-    removes all of it afterwards."""
-    middle = Namespace(taps=2)
+    removes all of it afterwards. With `ip6`, IPv6 too: A fd00::1, the router fd00::2 and
+    fd01::2, B fd01::1; `append`: more words for the router."""
+    middle = Namespace(taps=2, prefix=prefix)
     for tap in middle.taps:  # the router's side: no host addresses here
         middle.sh(f"ip addr flush dev {tap}")
-    a = Side(middle.name + "-a", "tap0", "10.0.0.1", "10.1.0.0/24", "10.0.0.2")
-    b = Side(middle.name + "-b", "tap1", "10.1.0.1", "10.0.0.0/24", "10.1.0.2")
+    a = Side(middle.name + "-a", "tap0", "10.0.0.1", "10.1.0.0/24", "10.0.0.2",
+             ("fd00::1", "fd01::/64", "fd00::2") if ip6 else None)
+    b = Side(middle.name + "-b", "tap1", "10.1.0.1", "10.0.0.0/24", "10.1.0.2",
+             ("fd01::1", "fd00::/64", "fd01::2") if ip6 else None)
+    words = "ip=10.0.0.2/24,fd00::2/64 ip1=10.1.0.2/24,fd01::2/64" if ip6 else \
+        "ip=10.0.0.2/24 ip1=10.1.0.2/24"
     guest = None
     try:
         guest = Guest(middle, machine=machine, platform="linux" if machine == "linux" else "kvm",
-                      append="ip=10.0.0.2/24 ip1=10.1.0.2/24", service=ROUTER,
+                      append=f"{words} {append}".strip(), service=ROUTER,
                       ready=r"router: forwarding between 2 interfaces", ready_count=1)
-        guest.wait_for(r"router: net\d .* is 10\.\d\.0\.2", count=2)
+        guest.wait_for(r"router: net\d .* is 10\.\d\.0\.2" + (r" fd0\d::2" if ip6 else ""),
+                       count=2)
         a.attach(middle)
         b.attach(middle)
         yield a, b, guest

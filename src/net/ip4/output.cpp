@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "ip4.hpp"
+#include "net/reroute.hpp"
 #include "net/stack_parts.hpp"
 
 namespace net {
@@ -102,15 +103,9 @@ Status Ip4::send(const Ip4Path& path, ip4::Addr destination, uint8_t protocol, P
   ip4::Addr next_hop = path.next_hop;
   if (!parts_.hooks.empty(Hook::output)) {
     if (!passes(Hook::output, *payload, no_interface, out)) return Status::filtered;
-    // Output may rewrite the destination (NAT): route it anew.
     ip4::Addr now_to = wire::Ip4View<uint8_t>(payload->data(), payload->size()).dst();
-    if (now_to != destination) {
-      auto again = route(now_to, path.source);
-      if (!again) return again.status;
-      out = again->interface;
-      next_hop = again->next_hop;
-      destination = now_to;
-    }
+    Status s = route_rewritten(*this, now_to, path.source, destination, out, next_hop);
+    if (s != Status::ok) return s;
   }
   if (is_local_address(destination)) {
     // To ourselves: no link carries it. Delivered on the next poll, so a

@@ -6,6 +6,7 @@
 
 #include "ip6.hpp"
 #include "net/ip6/addr.hpp"
+#include "net/reroute.hpp"
 #include "net/stack_parts.hpp"
 
 namespace net {
@@ -134,18 +135,13 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   header.emit(payload->push(wire::ip6_header_size));
   ++c.tx;
   InterfaceId out = path.interface;
-  ip6::Addr next_hop = path.next_hop;
+  ip6::Addr next_hop = path.next_hop, to = destination;
   if (!parts_.hooks.empty(Hook::output)) {
     if (!passes(Hook::output, *payload, no_interface, out)) return Status::filtered;
-    // Output may rewrite the destination (NAT): route it anew.
     ip6::Addr now_to = wire::Ip6View<uint8_t>(payload->data(), payload->size()).dst();
-    if (now_to != destination) {
-      auto again = route(now_to, path.source);
-      if (!again) return again.status;
-      out = again->interface;
-      next_hop = again->next_hop;
-      local = is_local_address(now_to);
-    }
+    Status s = route_rewritten(*this, now_to, path.source, to, out, next_hop);
+    if (s != Status::ok) return s;
+    local = is_local_address(to);
   }
   if (local) {
     loopback_.emplace_back(out, std::move(payload));

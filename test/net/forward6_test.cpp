@@ -68,6 +68,21 @@ TEST_F(Forward6Test, OffByDefault) {
   EXPECT_EQ(counters6().forwarded, 0u);
 }
 
+// RFC 4861 §4.4, §7.2.4: a router's advertisements set the router flag.
+TEST_F(Forward6Test, AdvertisementsSayRouterWhenForwarding) {
+  auto flags_of_answer = [&] {
+    learn(nic0, peer_ip6, stack_ip6, peer_mac);
+    auto out = sent(nic0);
+    EXPECT_EQ(out.size(), 1u);
+    Bytes m = out.empty() ? Bytes(8) : sent_icmp6(out[0]);
+    EXPECT_EQ(m[0], msg::neighbor_advertisement);
+    return m[4];
+  };
+  EXPECT_EQ(flags_of_answer(), 0x60);  // solicited, override
+  stack.set_forwarding(true);
+  EXPECT_EQ(flags_of_answer(), 0xe0);  // and router
+}
+
 TEST_F(Forward6Test, ForwardsBothWaysWithTheHopLimitOneLower) {
   stack.set_forwarding(true);
   Bytes there = udp_packet(peer_ip6, peer1_ip6, 100);

@@ -147,6 +147,8 @@ class Link {
   Ndp& ndp() { return ndp_; }
   RouterDiscovery& routers() { return routers_; }
   Mld& mld() { return mld_; }
+  // Whether the stack forwards IPv6 (a router: NAs say so, RFC 4861 §4.4).
+  bool forwards6() const;
   // From Ndp: resolution failed for a queued IPv6 packet (RFC 4861 §7.2.2).
   void neighbour_unreachable(const Packet& packet);
   // An address was added, detected or removed: MLD reports its group's change.

@@ -42,6 +42,8 @@ ip6::Addr Link::global_source6() const {
   return routers_.slaac().source(now()).value_or(ip6::Addr{});
 }
 
+bool Link::forwards6() const { return parts_.ip6.forwarding(); }
+
 void Link::neighbour_unreachable(const Packet& packet) { parts_.ip6.neighbour_unreachable(packet); }
 
 int Link::on_link_length6(const ip6::Addr& a) const {

@@ -46,15 +46,16 @@ void Ndp::solicit(const ip6::Addr& target, const ip6::Addr* unicast_to, const et
             mac ? *mac : ip6addr::multicast_mac(dst));
 }
 
-// §7.2.4: from the target, override set (not an anycast address), with our
-// MAC; to the solicitor, or to all nodes.
+// §7.2.4: from the target, override set (not an anycast address), router
+// set when we forward (§4.4), with our MAC; to the solicitor, or to all nodes.
 void Ndp::advertise(const ip6::Addr& target, const ip6::Addr& to, bool solicited) {
   PacketPtr p = link_.allocate();
   uint8_t* m = p ? p->append(wire::nd::na_size + wire::nd::mac_option_size) : nullptr;
   if (!m) return;
   std::memset(m, 0, wire::nd::na_size);
   m[0] = wire::icmp6::neighbor_advertisement;
-  m[4] = uint8_t(wire::nd::na_override | (solicited ? wire::nd::na_solicited : 0));
+  m[4] = uint8_t(wire::nd::na_override | (solicited ? wire::nd::na_solicited : 0) |
+                 (link_.forwards6() ? wire::nd::na_router : 0));
   std::memcpy(m + target_at, target.bytes.data(), target.bytes.size());
   m[wire::nd::na_size] = wire::nd::option_target_mac;
   m[wire::nd::na_size + 1] = 1;

@@ -190,10 +190,11 @@ TEST_F(Forward6Test, LinkLocalAndGroupsAreNotForwarded) {
   nic0.inject(ethernet(::net::ip6addr::multicast_mac(group), peer_mac, ethertype_ip6,
                        udp_packet(peer_ip6, group, 10)));
   from_peer0_6(udp_packet(Ip6{}, peer1_ip6, 10));
+  from_peer0_6(udp_packet(peer_ip6, Ip6{}, 10));  // the default route would take ::
   EXPECT_TRUE(sent(nic0).empty());
   EXPECT_TRUE(sent(nic1).empty());
   EXPECT_EQ(counters6().drop_not_for_us, 1u);  // the group's MAC is not even taken
-  EXPECT_EQ(counters6().drop_bad_address, 1u);
+  EXPECT_EQ(counters6().drop_bad_address, 2u);
   EXPECT_EQ(counters6().forwarded, 0u);
 }
 

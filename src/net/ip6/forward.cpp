@@ -23,8 +23,8 @@ bool Ip6::forwardable(InterfaceId in, Packet& packet, LinkCast cast) {
     ++c.drop_not_for_us;
     return false;
   }
-  // RFC 4291 §2.5.2: the unspecified address is never a source of what is forwarded.
-  if (src.is_any()) {
+  // RFC 4291 §2.5.2: the unspecified address is never forwarded, as source or destination.
+  if (src.is_any() || dst.is_any()) {
     ++c.drop_bad_address;
     return false;
   }

@@ -32,21 +32,25 @@ InterfaceId Ip6::owner(const ip6::Addr& a) const {
 
 bool Ip6::lookup(const ip6::Addr& destination, Ip6Path& path) const {
   int longest = -1;
+  bool from_table = false;
   if (auto r = parts_.routes6.lookup(destination)) {
     path.interface = r->interface;
     path.next_hop = r->gateway.is_any() ? destination : r->gateway;
     path.source = r->source;
     longest = r->prefix_len;
+    from_table = true;
   }
   // A connected or advertised prefix as long as the table's match wins:
-  // the neighbour is on that link (RFC 4861 §5.2).
+  // the neighbour is on that link (RFC 4861 §5.2). Between interfaces, the
+  // first with the longest.
   for (std::size_t i = 0; i < parts_.link_count(); ++i) {
     int length = parts_.link(InterfaceId(i)).on_link_length6(destination);
-    if (length >= longest && length >= 0) {
+    if (length > longest || (length == longest && from_table)) {
       path.interface = InterfaceId(i);
       path.next_hop = destination;
       path.source = {};
       longest = length;
+      from_table = false;
     }
   }
   for (std::size_t i = 0; i < parts_.link_count() && longest < 0; ++i) {

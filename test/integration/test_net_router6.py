@@ -6,7 +6,8 @@ test_net_router.py with IPv6 beside IPv4:
 
 The router's link to B is narrowed to 1400 bytes (mtu1=1400) so that a packet from A that
 fits A's link does not fit the next one: the router answers with Packet Too Big, never
-fragments, and TCP from A finds the path MTU through it."""
+fragments, and TCP from A finds the path MTU through it. A static route
+(route=2001:db8:2::/48,fd01::1) sends a prefix behind B through B."""
 import re
 import subprocess
 import time
@@ -20,7 +21,8 @@ NAME = "ip6-forward"  # namespaces of this test are named after it
 
 @pytest.fixture(scope="module", params=["microvm", "linux"])
 def routed6(request):
-    with router_between_sides(request.param, ip6=True, append="mtu1=1400",
+    with router_between_sides(request.param, ip6=True,
+                              append="mtu1=1400 route=2001:db8:2::/48,fd01::1",
                               prefix=NAME) as topology:
         yield topology
 
@@ -33,6 +35,17 @@ def test_ping6_crosses_the_router_and_the_hop_limit_drops_by_one(routed6):
     assert re.findall(r"(?:ttl|hlim)=(\d+)", result.stdout) == ["63"] * 3, result.stdout
     back = b.sh("ping -6 -n -c 1 -W 3 fd00::1", check=False, timeout=30)
     assert " 0% packet loss" in back.stdout, back.stdout + back.stderr
+
+
+def test_a_static_route_takes_a_prefix_through_its_gateway(routed6):
+    # 2001:db8:2::1 lives on B's loopback; only the router's route= knows it is behind fd01::1.
+    a, b, guest = routed6
+    assert "router: route 2001:db8:2::/48 via fd01::1 dev 1 metric 0" in guest.output()
+    b.sh("ip -6 addr replace 2001:db8:2::1/128 dev lo")
+    a.sh("ip -6 route replace 2001:db8:2::/48 via fd00::2")
+    result = a.sh("ping -6 -n -c 2 -W 3 2001:db8:2::1", check=False, timeout=30)
+    assert " 0% packet loss" in result.stdout, result.stdout + result.stderr
+    assert re.findall(r"(?:ttl|hlim)=(\d+)", result.stdout) == ["63"] * 2, result.stdout
 
 
 def test_hop_limit_running_out_is_answered_with_time_exceeded(routed6):

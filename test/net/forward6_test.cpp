@@ -135,6 +135,21 @@ TEST_F(Forward6Test, LongestPrefixMatch) {
   EXPECT_EQ(sent_icmp6(out[0])[0], msg::neighbor_solicitation);
 }
 
+// The host's own packets take the same lookup: a table route's gateway,
+// from the outgoing interface's address (forwarding off).
+TEST_F(Forward6Test, ThisHostsPacketsTakeTheTableRouteToo) {
+  add_route6("2001:db8::", 32, "fd01::1", 1);
+  auto socket = *stack.udp().bind(0);
+  ASSERT_EQ(socket.send_to({ip6_of("2001:db8::9"), 9}, "a", 1), ::net::Status::ok);
+  EXPECT_TRUE(sent(nic0).empty());
+  auto out = sent(nic1);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(sent_ethernet(out[0]), (EthernetRepr{peer1_mac, router_mac1, ethertype_ip6}));
+  EXPECT_EQ(sent_ip6(out[0]).src, router_ip6_1);
+  EXPECT_EQ(sent_ip6(out[0]).dst, ip6_of("2001:db8::9"));
+  EXPECT_EQ(socket.send_to({ip6_of("2001:db9::9"), 9}, "a", 1), ::net::Status::no_route);
+}
+
 TEST_F(Forward6Test, HopLimitRunningOutIsAnsweredWithTimeExceeded) {
   stack.set_forwarding(true);
   for (uint8_t hop_limit : {1, 0}) {

@@ -39,6 +39,7 @@ set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp
   ${KEEL_DNS_ROOT}/zonefile/text_values.cpp
   ${KEEL_DNS_ROOT}/zonefile/rdata_text.cpp
+  ${KEEL_DNS_ROOT}/zonefile/dnssec_text.cpp
   ${KEEL_DNS_ROOT}/zonefile/parser.cpp)
 # src/ for util/ only (header-only helpers with no kernel dependency).
 set(KEEL_DNS_INCLUDE_DIRS ${KEEL_DNS_ROOT}/include ${KEEL_DNS_ROOT} ${KEEL_DNS_ROOT}/../../src)

@@ -134,9 +134,11 @@ bool CatalogBuilder::check_owner(const ZoneData& zone, const Owner& owner) {
     }
   }
   if (cname != nullptr && owner.sets.size() > 1) {
-    // RFC 1034 §3.6.2: a CNAME owner has no other data.
+    // RFC 1034 §3.6.2: a CNAME owner has no other data, but its DNSSEC
+    // records (RFC 4035 §2.5: RRSIG and NSEC).
     for (const auto& set : owner.sets) {
-      if (&set == cname) continue;
+      const uint16_t type = recs[set.front()].type;
+      if (&set == cname || type == rr_type::rrsig || type == rr_type::nsec) continue;
       const std::size_t later = std::max(set.front(), cname->front());
       error(zone, recs[later].where,
             owner_text(owner.name) + " has a CNAME record and other data (" +

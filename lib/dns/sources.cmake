@@ -6,12 +6,15 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/wire/rdata.cpp
   ${KEEL_DNS_ROOT}/wire/message.cpp
   ${KEEL_DNS_ROOT}/wire/writer.cpp
+  ${KEEL_DNS_ROOT}/wire/dnssec_names.cpp
   ${KEEL_DNS_ROOT}/zone/zone_data.cpp
   ${KEEL_DNS_ROOT}/zone/canonical.cpp
   ${KEEL_DNS_ROOT}/zone/catalog.cpp
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
+  ${KEEL_DNS_ROOT}/zone/dnssec_index.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/query.cpp
+  ${KEEL_DNS_ROOT}/answer/denial.cpp
   ${KEEL_DNS_ROOT}/answer/resolver.cpp
   ${KEEL_DNS_ROOT}/answer/render.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache.cpp
@@ -27,6 +30,7 @@ set(KEEL_DNS_LOAD_TIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/zone_data.cpp
   ${KEEL_DNS_ROOT}/zone/canonical.cpp
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
+  ${KEEL_DNS_ROOT}/zone/dnssec_index.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp)
 # Of those, code off the answer path that runs rarely (zone transfers out, TSIG).

@@ -62,3 +62,31 @@ TEST(DnssecZoneFile, CnameKeepsItsSignatureAndNsec) {
 
 }  // namespace
 }  // namespace keel::dns::test
+
+namespace keel::dns::test {
+namespace {
+
+TEST(DnssecNames, Nsec3HashOfRfc5155AppendixA) {
+  DnssecZone zone;
+  zone.iterations = 12;
+  zone.salt = std::string("\xaa\xbb\xcc\xdd", 4);
+  const Nsec3Hash h = nsec3_hash(zone, wire("example"));
+  // 0p9mhaveqvm6t7vbl5lop2u3t2rp3tom in base32hex.
+  const uint8_t expected[] = {0x06, 0x53, 0x68, 0xab, 0xee, 0xd7, 0xec, 0x6e, 0x9f, 0xeb,
+                              0xa9, 0x6b, 0x8c, 0x8b, 0xc3, 0xe8, 0xb7, 0x91, 0xf7, 0x16};
+  EXPECT_TRUE(std::equal(h.begin(), h.end(), expected));
+}
+
+TEST(DnssecNames, CanonicalOrderOfRfc4034Section61) {
+  const char* ordered[] = {"example",         "a.example",      "yljkjljk.a.example",
+                           "Z.a.example",     "zABC.a.EXAMPLE", "z.example",
+                           "\\001.z.example", "*.z.example",    "\\200.z.example"};
+  for (std::size_t i = 0; i + 1 < std::size(ordered); ++i) {
+    EXPECT_LT(canonical_compare(wire(ordered[i]), wire(ordered[i + 1])), 0) << ordered[i];
+    EXPECT_GT(canonical_compare(wire(ordered[i + 1]), wire(ordered[i])), 0) << ordered[i];
+  }
+  EXPECT_EQ(canonical_compare(wire("Z.a.example"), wire("z.A.example")), 0);
+}
+
+}  // namespace
+}  // namespace keel::dns::test

@@ -74,6 +74,7 @@ std::unique_ptr<Catalog> CatalogBuilder::build() {
   for (uint16_t z = 0; z < input_.size(); ++z) add_zone(z);
   if (errors_.size() != errors_before_) return nullptr;
   build_index();
+  catalog_->dnssec_ = index_dnssec(*catalog_);
   return std::move(catalog_);
 }
 

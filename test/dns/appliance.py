@@ -46,8 +46,8 @@ def guest_ip(i=0):
 class Namespace:
     """A fresh network namespace with TAP devices tap0, tap1, ... on 10.53.<n>.1/24."""
 
-    def __init__(self, taps=1):
-        self.name = f"keel-dns-{os.getpid()}-{next(_counter)}"
+    def __init__(self, taps=1, prefix="keel-dns"):
+        self.name = f"{prefix}-{os.getpid()}-{next(_counter)}"
         run(["ip", "netns", "add", self.name])
         try:
             self.sh("ip link set lo up")

@@ -73,9 +73,10 @@ void Denial::add_nsec3(uint32_t node, Proofs& out) const {
 
 void Denial::closest_encloser_proof(std::string_view name, std::string_view encloser,
                                     Proofs& out) const {
-  add_nsec3(nsec3_matching(encloser), out);
+  // NSD's order (nothing below, then the encloser): it decides what a truncated answer keeps.
   const int extra = label_count(name) - label_count(encloser);
   if (extra > 0) add_nsec3(nsec3_covering(strip_labels(name, extra - 1)), out);
+  add_nsec3(nsec3_matching(encloser), out);
 }
 
 void Denial::closest_provable_encloser_proof(std::string_view name, Proofs& out) const {
@@ -100,6 +101,10 @@ void Denial::nxdomain(std::string_view name, uint32_t encloser, Proofs& out) con
 
 void Denial::nodata(std::string_view name, uint32_t node, Proofs& out) const {
   if (zone_.nsec3) {  // RFC 5155 §7.2.3; §7.2.4 for a DS at an opt-out delegation
+    // A name asked that is a wildcard's own gets the wildcard NODATA proof (as NSD).
+    const std::string_view owner = catalog_.name(node);
+    if (is_wildcard(owner) && catalog_.node(node).parent != no_node)
+      add_nsec3(nsec3_matching(catalog_.name(catalog_.node(node).parent)), out);
     if (uint32_t n = nsec3_matching(name); n != no_node)
       add_nsec3(n, out);
     else

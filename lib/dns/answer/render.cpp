@@ -50,9 +50,12 @@ uint16_t put_item(const Catalog& catalog, const PlanItem& item, MessageWriter& w
     if (written++ == 0) first_ttl = ttl;
     return true;
   });
+  bool signed_whole = true;
   if (all && item.signatures != no_signatures)
-    all = put_signatures(catalog, item, set.type, first_ttl, w, written);
-  if (!all && !partial) {
+    all = signed_whole = put_signatures(catalog, item, set.type, first_ttl, w, written);
+  // An additional RRset whose signatures do not fit is left out whole, as NSD
+  // does (RFC 4035 §3.1.1 lets a server drop either).
+  if (!all && (!partial || !signed_whole)) {
     w.rewind(start);
     return 0;
   }

@@ -321,13 +321,13 @@ class Resolver {
         return answer_domain(wild, name, m.node);
       }
     }
-    plan_.rcode = rcode::nxdomain;  // answer_nxdomain
-    add_soa();
+    plan_.rcode = rcode::nxdomain;  // answer_nxdomain; NSD adds the proofs before the SOA
     if (signed_ != nullptr) {
       Proofs proofs;
       Denial(catalog_, *signed_).nxdomain(lowered.view(), m.node, proofs);
       add_proofs(proofs);
     }
+    add_soa();
     return {};
   }
 

@@ -188,13 +188,12 @@ class Resolver {
       return catalog_.first_rr(*set).rdata;
     }
     add_soa();  // answer_nodata
-    if (signed_ == nullptr) return {};
-    Proofs proofs;
-    if (wildcard != no_node)
-      Denial(catalog_, *signed_).wildcard_nodata(owner, wildcard, n, proofs);
-    else
-      Denial(catalog_, *signed_).nodata(owner, n, proofs);
-    add_proofs(proofs);
+    prove([&](const Denial& d, Proofs& p) {
+      if (wildcard != no_node)
+        d.wildcard_nodata(owner, wildcard, n, p);
+      else
+        d.nodata(owner, n, p);
+    });
     return {};
   }
 
@@ -205,7 +204,12 @@ class Resolver {
     return sigs ? catalog_.rrset_index(sigs) : no_signatures;
   }
 
-  void add_proofs(const Proofs& proofs) {
+  // In a signed zone with DO: the NSEC or NSEC3 RRsets `make` picks, in the authority section.
+  template <typename Make>
+  void prove(Make make) {
+    if (signed_ == nullptr) return;
+    Proofs proofs;
+    make(Denial(catalog_, *signed_), proofs);
     for (int i = 0; i < proofs.count; ++i) {
       add(Section::authority, ItemKind::rrset, catalog_.rrset_index(proofs.sets[i]),
           catalog_.name(proofs.nodes[i]), 0, {}, false, signatures(proofs.nodes[i]));
@@ -267,11 +271,7 @@ class Resolver {
         plan_.authoritative = class_in();
         signed_ = request_.dnssec_ok ? catalog_.dnssec(zone_) : nullptr;
         add_soa();
-        if (signed_ != nullptr) {
-          Proofs proofs;
-          Denial(catalog_, *signed_).nodata(lowered.view(), m.node, proofs);
-          add_proofs(proofs);
-        }
+        prove([&](const Denial& d, Proofs& p) { d.nodata(lowered.view(), m.node, p); });
         return {};
       }
       zone_ = uint16_t(parent);
@@ -297,13 +297,10 @@ class Resolver {
       add_rrset(Section::authority, *catalog_.find_rrset(cut, rr_type::ns), catalog_.name(cut),
                 cut);
       if (signed_ != nullptr) {  // RFC 4035 §3.1.4: the DS, or the proof there is none
-        if (const RRset* ds = catalog_.find_rrset(cut, rr_type::ds)) {
+        if (const RRset* ds = catalog_.find_rrset(cut, rr_type::ds))
           add_rrset(Section::authority, *ds, catalog_.name(cut), cut);
-        } else {
-          Proofs proofs;
-          Denial(catalog_, *signed_).insecure_referral(cut, proofs);
-          add_proofs(proofs);
-        }
+        else
+          prove([&](const Denial& d, Proofs& p) { d.insecure_referral(cut, p); });
       }
       return {};
     }
@@ -313,20 +310,12 @@ class Resolver {
     if (node(m.node).flags & node_flag::wildcard_child) {
       // RFC 4592 §3.3.1: the closest encloser's wildcard answers, owned by the name asked.
       if (uint32_t wild = wildcard_of(m.node); wild != no_node) {
-        if (signed_ != nullptr) {
-          Proofs proofs;
-          Denial(catalog_, *signed_).wildcard(lowered.view(), m.node, proofs);
-          add_proofs(proofs);
-        }
+        prove([&](const Denial& d, Proofs& p) { d.wildcard(lowered.view(), m.node, p); });
         return answer_domain(wild, name, m.node);
       }
     }
     plan_.rcode = rcode::nxdomain;  // answer_nxdomain; NSD adds the proofs before the SOA
-    if (signed_ != nullptr) {
-      Proofs proofs;
-      Denial(catalog_, *signed_).nxdomain(lowered.view(), m.node, proofs);
-      add_proofs(proofs);
-    }
+    prove([&](const Denial& d, Proofs& p) { d.nxdomain(lowered.view(), m.node, p); });
     add_soa();
     return {};
   }

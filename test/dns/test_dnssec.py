@@ -13,7 +13,8 @@ not, wrong types, wildcards, delegations, hashed NSEC3 owners, UDP sizes
 from 512 — go to NSD and to the appliance with and without its
 pre-rendered answers; every section is compared as a set of RRsets
 (records, TTLs, signatures). Then `delv`, a validator, checks a positive
-answer, an NXDOMAIN and a NODATA from the appliance against the zone's key.
+answer, an NXDOMAIN and a NODATA from the appliance against the zone's key,
+and from the bootable image in QEMU.
 """
 import os
 import random
@@ -169,3 +170,35 @@ def test_signed_zones_like_nsd_and_validated(denial, tmp_path):
     assert "negative response, fully validated" in validated[(f"nope.{SMALL}", "A")]
     assert "NXDOMAIN" in validated[(f"nope.{SMALL}", "A")]
     assert "NXRRSET" in validated[(f"www.{SMALL}", "TXT")]
+
+
+@pytest.mark.skipif(not os.path.exists("/usr/bin/qemu-system-x86_64"), reason="needs qemu-system-x86")
+def test_image_in_qemu_validated(tmp_path):
+    """The bootable image (microvm, TCG) with an NSEC3 zone and an NSEC zone:
+    `delv` validates a positive answer, an NXDOMAIN and a NODATA from each."""
+    work = str(tmp_path)
+    text = small_zone()
+    signed, anchors = {}, {}
+    signed[SMALL], anchors[SMALL] = signer.sign_nsec3(SMALL, text, os.path.join(work, "sign3"), iterations=0)
+    other = "nsec.test"
+    signed[other], anchors[other] = signer.sign_nsec(other, text.replace(SMALL, other),
+                                                     os.path.join(work, "sign1"))
+    zones_dir = os.path.join(work, "zones")
+    zonegen.write_zone_set(zones_dir, signed)
+    image = appliance.build(zones_dir, "kvm")
+    ns = appliance.Namespace(taps=1, prefix="dnssec")
+    server = None
+    try:
+        server = appliance.Appliance(ns, image=image)
+        outputs = {(zone, name, rdtype): delv(ns, work, zone, anchors[zone], f"{name}.{zone}", rdtype)
+                   for zone in (SMALL, other)
+                   for name, rdtype in (("www", "A"), ("nope", "A"), ("www", "TXT"), ("x.wild", "TXT"))}
+    finally:
+        if server:
+            server.close()
+        ns.close()
+    for key, out in outputs.items():
+        assert "fully validated" in out, f"delv {key}:\n{out}"
+    for zone in (SMALL, other):
+        assert "NXDOMAIN" in outputs[(zone, "nope", "A")]
+        assert "NXRRSET" in outputs[(zone, "www", "TXT")]

@@ -11,9 +11,12 @@
 namespace keel::dns {
 namespace {
 
-// A wire name lowercased into a buffer (hash input, RFC 5155 §5).
+// A wire name lowercased into a buffer (hash input, RFC 5155 §5). With the
+// wildcard prefix it still fits: an encloser is at least one label (two
+// octets) shorter than a name asked, so "*." and it are at most 255 octets;
+// the two spare octets keep even a longer one inside the buffer.
 struct LowerName {
-  char bytes[max_name_length];
+  char bytes[max_name_length + 2];
   std::size_t size = 0;
   explicit LowerName(std::string_view name, std::string_view prefix = {})
       : size(prefix.size() + name.size()) {

@@ -210,6 +210,10 @@ class Resolver {
     if (signed_ == nullptr) return;
     Proofs proofs;
     make(Denial(catalog_, *signed_), proofs);
+    add_proofs(proofs);
+  }
+  // Out of line: the five sites above share one copy (1.7 KiB of image otherwise).
+  [[gnu::noinline]] void add_proofs(const Proofs& proofs) {
     for (int i = 0; i < proofs.count; ++i) {
       add(Section::authority, ItemKind::rrset, catalog_.rrset_index(proofs.sets[i]),
           catalog_.name(proofs.nodes[i]), 0, {}, false, signatures(proofs.nodes[i]));

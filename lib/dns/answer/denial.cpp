@@ -20,7 +20,7 @@ struct LowerName {
   std::size_t size = 0;
   explicit LowerName(std::string_view name, std::string_view prefix = {})
       : size(prefix.size() + name.size()) {
-    std::memcpy(bytes, prefix.data(), prefix.size());
+    if (!prefix.empty()) std::memcpy(bytes, prefix.data(), prefix.size());
     for (std::size_t i = 0; i < name.size(); ++i)
       bytes[prefix.size() + i] = static_cast<char>(ascii_lower(octet(name, i)));
   }

@@ -80,6 +80,8 @@ std::vector<DnssecZone> index_dnssec(const Catalog& c) {
     std::sort(z.hashed.begin(), z.hashed.end(),
               [](const Nsec3Owner& a, const Nsec3Owner& b) { return a.hash < b.hash; });
     z.nsec3 = z.nsec3 && !z.hashed.empty();
+    z.nsec.shrink_to_fit();
+    z.hashed.shrink_to_fit();
   }
   return zones;
 }

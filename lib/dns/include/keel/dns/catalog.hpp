@@ -68,7 +68,8 @@ struct RRView {
 
 struct CatalogMemory {
   std::size_t nodes = 0, rrsets = 0, names = 0, rdata = 0, index = 0, zones = 0;
-  std::size_t total() const { return nodes + rrsets + names + rdata + index + zones; }
+  std::size_t dnssec = 0;  // the NSEC and NSEC3 owner indexes of signed zones
+  std::size_t total() const { return nodes + rrsets + names + rdata + index + zones + dnssec; }
 };
 
 class Catalog {

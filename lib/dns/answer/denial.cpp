@@ -84,7 +84,9 @@ void Denial::closest_encloser_proof(std::string_view name, std::string_view encl
 
 void Denial::closest_provable_encloser_proof(std::string_view name, Proofs& out) const {
   for (std::string_view up = name; up.size() > 1; up = strip_labels(up, 1)) {
-    if (nsec3_matching(up) != no_node) {
+    if (uint32_t encloser = nsec3_matching(up); encloser != no_node) {
+      // Here NSD puts the encloser first (nsec3_add_ds_proof).
+      add_nsec3(encloser, out);
       closest_encloser_proof(name, up, out);
       return;
     }

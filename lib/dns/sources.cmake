@@ -6,12 +6,15 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/wire/rdata.cpp
   ${KEEL_DNS_ROOT}/wire/message.cpp
   ${KEEL_DNS_ROOT}/wire/writer.cpp
+  ${KEEL_DNS_ROOT}/wire/dnssec_names.cpp
   ${KEEL_DNS_ROOT}/zone/zone_data.cpp
   ${KEEL_DNS_ROOT}/zone/canonical.cpp
   ${KEEL_DNS_ROOT}/zone/catalog.cpp
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
+  ${KEEL_DNS_ROOT}/zone/dnssec_index.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/query.cpp
+  ${KEEL_DNS_ROOT}/answer/denial.cpp
   ${KEEL_DNS_ROOT}/answer/resolver.cpp
   ${KEEL_DNS_ROOT}/answer/render.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache.cpp
@@ -33,6 +36,7 @@ set(KEEL_DNS_LOAD_TIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/zone_data.cpp
   ${KEEL_DNS_ROOT}/zone/canonical.cpp
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
+  ${KEEL_DNS_ROOT}/zone/dnssec_index.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/answer_cache_build.cpp)
 # Of those, code off the answer path that runs rarely (zone transfers out and in, TSIG).
@@ -51,6 +55,7 @@ set(KEEL_DNS_ZONEFILE_SOURCES
   ${KEEL_DNS_ROOT}/zonefile/lexer.cpp
   ${KEEL_DNS_ROOT}/zonefile/text_values.cpp
   ${KEEL_DNS_ROOT}/zonefile/rdata_text.cpp
+  ${KEEL_DNS_ROOT}/zonefile/dnssec_text.cpp
   ${KEEL_DNS_ROOT}/zonefile/parser.cpp)
 # src/ for util/ only (header-only helpers with no kernel dependency).
 set(KEEL_DNS_INCLUDE_DIRS ${KEEL_DNS_ROOT}/include ${KEEL_DNS_ROOT} ${KEEL_DNS_ROOT}/../../src)

@@ -10,16 +10,19 @@ truncation zone and generated zones with large RRsets (zonegen.big_rrsets),
 served with our EDNS payload at 1232 and at 4096. Answers larger than the
 client's size are where the two paths once disagreed: the pre-rendered path
 denied the RRset (NODATA) where the computed one set TC.
+Signed zones (NSEC and NSEC3, signer.py) are asked with DO on and off.
 
     /usr/bin/python3 -m pytest -v test/dns/test_answer_paths.py
 """
 import os
 import random
+import shutil
 import subprocess
 
 import pytest
 
 import queries
+import signer
 import zonegen
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -99,3 +102,18 @@ def test_features_zones_both_paths_agree(payload, tmp_path):
 def test_generated_zones_both_paths_agree(seed, payload, tmp_path):
     zones, asked = generated_set(seed)
     check(zones, asked, str(tmp_path), payload)
+
+
+@pytest.mark.skipif(not (shutil.which("ldns-signzone") and shutil.which("knotd")), reason="needs ldnsutils and knot")
+@pytest.mark.parametrize("denial", ["nsec", "nsec3"])
+def test_signed_zones_both_paths_agree(denial, tmp_path):
+    """Signed zones (signer.py), every query with DO on and off: with DO the
+    signed answers take the computed path in both servers; without it the
+    pre-rendered answers must still be the computed ones."""
+    text, names, cuts, dnames = zonegen.generated_zone(3, big=12)
+    sign = signer.sign_nsec if denial == "nsec" else signer.sign_nsec3
+    signed, _ = sign("gen.test", text, str(tmp_path / "sign"))
+    zones = {"gen.test": signed}
+    asked = [wire for _, wire in queries.generated_queries(names, cuts, dnames, 3)]
+    fqdns = ["gen.test."] + [f"{n}.gen.test." for n in names] + [f"x.{n}.gen.test." for n in cuts + dnames]
+    check(zones, asked + variants(fqdns, random.Random(3)), str(tmp_path), 1232)

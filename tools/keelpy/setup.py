@@ -37,8 +37,11 @@ TEST_PACKAGES = ["libgtest-dev", "python3-pytest", "clang", "libclang-rt-14-dev"
                  "wrk",
                  # test/dns: the reference servers, response comparison, bench/dns load
                  "nsd", "knot", "knot-dnsutils", "python3-dnspython", "dnsperf",
-                 # dig, beside kdig, as a client of DNS over TCP (test/dns/test_tcp.py)
+                 # dig, beside kdig, as a client of DNS over TCP (test/dns/test_tcp.py);
+                 # delv, the validator of test/dns/test_dnssec.py
                  "bind9-dnsutils",
+                 # test/dns/signer.py: ldns-signzone signs the NSEC zones (Knot the NSEC3 ones)
+                 "ldnsutils",
                  # test/http/test_web.py: a REST client
                  "python3-requests",
                  # test/http/test_metrics.py: Prometheus' own text format parser

@@ -12,6 +12,8 @@ namespace keel::dns {
 enum class Section : uint8_t { answer, authority, additional_a, additional_aaaa };
 inline constexpr int section_count = 4;
 
+inline constexpr uint32_t no_signatures = 0xffffffffu;
+
 enum class ItemKind : uint8_t {
   rrset,         // catalog RRset `rrset` with owner `owner`
   negative_soa,  // the zone's SOA with the RFC 2308 negative TTL
@@ -28,6 +30,9 @@ struct PlanItem {
   uint32_t ttl = 0;
   std::string_view owner;
   std::string_view target;
+  // RFC 4035 §3.1.1: the RRSIG RRset of the records' owner, whose signatures
+  // covering this RRset's type follow it (DO set, signed zone).
+  uint32_t signatures = no_signatures;
 };
 
 // RFC 8914 Extended DNS Error codes NSD sends.

@@ -17,6 +17,7 @@ struct Request {
   uint16_t type = 0;
   uint16_t rclass = 0;
   bool client_ipv6 = false;  // NSD lists AAAA glue first for IPv6 clients
+  bool dnssec_ok = false;    // RFC 3225 DO: signatures and proofs from signed zones
 };
 
 void resolve(const Catalog& catalog, const Request& request, Plan& plan);

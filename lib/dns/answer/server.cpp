@@ -321,7 +321,11 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     // Over TCP the general path: a pre-rendered answer was fitted to a UDP
     // size, and a referral's glue that did not fit is left out without TC
     // (RFC 9471 §3), so it is not the whole answer.
-    if (use_cache && cache_ && q.qclass == rr_class::in && transport == Transport::udp) {
+    // With DO, a signed zone's answers carry RRSIGs and proofs the pre-rendered
+    // ones lack (decision 0146): those take the general path.
+    const bool signed_answer = q.edns.dnssec_ok && catalog_->any_signed();
+    if (use_cache && cache_ && q.qclass == rr_class::in && transport == Transport::udp &&
+        !signed_answer) {
       uint16_t shift = 0;  // question octets beyond the node's name
       const CachedAnswer* hit = find_prerendered(q, shift);
       const bool family_ok =
@@ -346,7 +350,7 @@ Server::Outcome Server::respond(const Query& q, Verdict verdict, const ClientAdd
     }
     Plan plan;
     const Request request{q.qname(), q.qtype, q.qclass,
-                          client.family == ClientAddress::Family::ipv6};
+                          client.family == ClientAddress::Family::ipv6, q.edns.dnssec_ok};
     resolve(*catalog_, request, plan);
     ede = plan.ede;
     ede_text = plan.ede_text;

@@ -68,9 +68,9 @@ void print_stats(const keel::dns::Server& server) {
   std::printf("zones %zu, names %zu, records %zu\n", c.zone_count(), c.node_count(),
               c.record_count());
   std::printf(
-      "bytes: nodes %zu, rrsets %zu, names %zu, rdata %zu, index %zu, zones %zu, pre-rendered %zu "
-      "(%zu answers)\n",
-      m.nodes, m.rrsets, m.names, m.rdata, m.index, m.zones, server.prerendered_bytes(),
+      "bytes: nodes %zu, rrsets %zu, names %zu, rdata %zu, index %zu, zones %zu, dnssec %zu, "
+      "pre-rendered %zu (%zu answers)\n",
+      m.nodes, m.rrsets, m.names, m.rdata, m.index, m.zones, m.dnssec, server.prerendered_bytes(),
       server.prerendered_answers());
   std::printf("total %zu bytes, %.1f bytes per record (%.1f without pre-rendered answers)\n", total,
               double(total) / double(records), double(m.total()) / double(records));

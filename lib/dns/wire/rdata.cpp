@@ -32,25 +32,61 @@ constexpr TypeInfo types[] = {
      {F::u16, F::u16, F::char_string, F::char_string, F::char_string, F::name, E}},
     {rr_type::kx, "KX", {F::u16, F::name, E}},
     {rr_type::dname, "DNAME", {F::name, E}},
-    {rr_type::ds, "DS", {F::u16, F::u8, F::u8, F::rest_nonempty, E}},
+    {rr_type::ds, "DS", {F::u16, F::algorithm, F::u8, F::rest_nonempty, E}},
     {rr_type::sshfp, "SSHFP", {F::u8, F::u8, F::rest_nonempty, E}},
     {rr_type::tlsa, "TLSA", {F::u8, F::u8, F::u8, F::rest_nonempty, E}},
     {rr_type::smimea, "SMIMEA", {F::u8, F::u8, F::u8, F::rest_nonempty, E}},
-    {rr_type::cds, "CDS", {F::u16, F::u8, F::u8, F::rest_nonempty, E}},
+    {rr_type::cds, "CDS", {F::u16, F::algorithm, F::u8, F::rest_nonempty, E}},
+    // RFC 4034 §2-4, RFC 5155 §3-4, RFC 7344 §3.2.
+    {rr_type::rrsig,
+     "RRSIG",
+     {F::rrtype, F::algorithm, F::u8, F::u32, F::time, F::time, F::u16, F::name, F::base64}},
+    {rr_type::nsec, "NSEC", {F::name, F::type_bitmap, E}},
+    {rr_type::dnskey, "DNSKEY", {F::u16, F::u8, F::algorithm, F::base64, E}},
+    {rr_type::nsec3, "NSEC3", {F::u8, F::u8, F::u16, F::salt, F::hash32, F::type_bitmap, E}},
+    {rr_type::nsec3param, "NSEC3PARAM", {F::u8, F::u8, F::u16, F::salt, E}},
+    {rr_type::cdnskey, "CDNSKEY", {F::u16, F::u8, F::algorithm, F::base64, E}},
     {rr_type::spf, "SPF", {F::char_strings, E}},
     {rr_type::uri, "URI", {F::u16, F::u16, F::rest, E}},  // target: one string, no length octet
     {rr_type::caa, "CAA", {F::u8, F::caa_tag, F::rest, E}},
 };
+
+// RFC 4034 §4.1.2: windows in increasing order, each 1..32 octets long.
+// Returns the length (all of what is left) or 0 if malformed or empty.
+std::size_t bitmap_length(std::string_view rdata, std::size_t pos) {
+  constexpr std::size_t max_window_octets = 32;
+  int last_window = -1;
+  for (std::size_t p = pos; p < rdata.size();) {
+    if (rdata.size() - p < 2) return 0;
+    const int window = octet(rdata, p);
+    const std::size_t length = octet(rdata, p + 1);
+    if (window <= last_window || length == 0 || length > max_window_octets ||
+        rdata.size() - p - 2 < length)
+      return 0;
+    last_window = window;
+    p += 2 + length;
+  }
+  return rdata.size() - pos;
+}
 
 // Length of the field at `pos`, or 0 if it does not fit or is malformed.
 std::size_t field_length(Field field, std::string_view rdata, std::size_t pos) {
   const std::size_t left = rdata.size() - pos;
   switch (field) {
     case F::u8:
+    case F::algorithm:
       return left >= 1 ? 1 : 0;
     case F::u16:
+    case F::rrtype:
       return left >= 2 ? 2 : 0;
+    case F::salt:
+      return left >= 1 && left >= 1u + octet(rdata, pos) ? 1u + octet(rdata, pos) : 0;
+    case F::hash32:
+      return field_length(F::caa_tag, rdata, pos);  // the same: a length of at least 1
+    case F::type_bitmap:
+      return bitmap_length(rdata, pos);
     case F::u32:
+    case F::time:
     case F::ipv4:
       return left >= 4 ? 4 : 0;
     case F::ipv6:
@@ -75,6 +111,7 @@ std::size_t field_length(Field field, std::string_view rdata, std::size_t pos) {
     }
     case F::rest:
     case F::rest_nonempty:
+    case F::base64:
       return left;
     case F::end:
       return 0;
@@ -114,7 +151,8 @@ bool rdata_valid(uint16_t type, std::string_view rdata) {
   for (Field f : info->fields) {
     if (f == F::end) break;
     const std::size_t n = field_length(f, rdata, pos);
-    if (n == 0 && f != F::rest) return false;
+    const bool may_be_empty = f == F::rest || f == F::type_bitmap;
+    if (n == 0 && !may_be_empty) return false;
     pos += n;
   }
   return pos == rdata.size();

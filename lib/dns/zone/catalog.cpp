@@ -58,6 +58,10 @@ CatalogMemory Catalog::memory() const {
   m.index = index_.capacity() * sizeof(uint32_t);
   m.zones = zones_.capacity() * sizeof(Zone);
   for (const Zone& z : zones_) m.zones += z.origin.capacity();
+  m.dnssec = dnssec_.capacity() * sizeof(DnssecZone);
+  for (const DnssecZone& z : dnssec_) {
+    m.dnssec += z.nsec.capacity() * sizeof(uint32_t) + z.hashed.capacity() * sizeof(Nsec3Owner);
+  }
   return m;
 }
 

@@ -1,6 +1,7 @@
 // Catalog::build: the zone checks, then nodes, RRsets, arenas and the index.
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "keel/dns/catalog.hpp"
 #include "keel/dns/constants.hpp"
@@ -74,6 +75,7 @@ std::unique_ptr<Catalog> CatalogBuilder::build() {
   for (uint16_t z = 0; z < input_.size(); ++z) add_zone(z);
   if (errors_.size() != errors_before_) return nullptr;
   build_index();
+  catalog_->dnssec_ = index_dnssec(*catalog_);
   return std::move(catalog_);
 }
 
@@ -134,9 +136,11 @@ bool CatalogBuilder::check_owner(const ZoneData& zone, const Owner& owner) {
     }
   }
   if (cname != nullptr && owner.sets.size() > 1) {
-    // RFC 1034 §3.6.2: a CNAME owner has no other data.
+    // RFC 1034 §3.6.2: a CNAME owner has no other data, but its DNSSEC
+    // records (RFC 4035 §2.5: RRSIG and NSEC).
     for (const auto& set : owner.sets) {
-      if (&set == cname) continue;
+      const uint16_t type = recs[set.front()].type;
+      if (&set == cname || type == rr_type::rrsig || type == rr_type::nsec) continue;
       const std::size_t later = std::max(set.front(), cname->front());
       error(zone, recs[later].where,
             owner_text(owner.name) + " has a CNAME record and other data (" +
@@ -216,7 +220,10 @@ void CatalogBuilder::add_zone(uint16_t z) {
   // Group records by owner and type, dropping exact duplicates (RFC 2181 §5: an RRset is a set).
   std::vector<Owner> owners;
   std::unordered_map<std::string, std::size_t> owner_index;
-  std::unordered_map<std::string, bool> seen_rr;
+  // Hashes of (owner, type, canonical RDATA): a hash seen before sends the record to
+  // a comparison with its RRset's. Keys of whole records cost a signed zone's
+  // RRSIGs twice over at load (a 100,000-record zone did not load in 64 MiB).
+  std::unordered_set<uint64_t> seen_rr;
   std::size_t soa_count = 0;
   for (std::size_t i = 0; i < zone.records.size(); ++i) {
     const ZoneRecord& r = zone.records[i];
@@ -226,14 +233,21 @@ void CatalogBuilder::add_zone(uint16_t z) {
       continue;
     }
     std::string key = lowercase_name(r.owner);
-    std::string rr_key =
-        key + '\0' + std::to_string(r.type) + '\0' + canonical_rdata(r.type, r.rdata);
-    if (!seen_rr.emplace(std::move(rr_key), true).second) continue;
+    const std::string canonical = canonical_rdata(r.type, r.rdata);
+    const std::hash<std::string_view> hash;
+    const uint64_t rr_hash = (uint64_t(hash(key)) * 0x9e3779b97f4a7c15u) ^ hash(canonical) ^ r.type;
+    const bool seen = !seen_rr.insert(rr_hash).second;
     auto [it, fresh] = owner_index.emplace(std::move(key), owners.size());
     if (fresh) owners.push_back({r.owner, {}});
     Owner& owner = owners[it->second];
     auto set = std::find_if(owner.sets.begin(), owner.sets.end(),
                             [&](const auto& s) { return zone.records[s.front()].type == r.type; });
+    if (seen && set != owner.sets.end() &&
+        std::any_of(set->begin(), set->end(), [&](std::size_t j) {
+          return canonical_rdata(r.type, zone.records[j].rdata) == canonical;
+        })) {
+      continue;
+    }
     if (set == owner.sets.end()) {
       if (owner.sets.size() == 0xffff) {
         error(zone, r.where, "too many types at " + owner_text(r.owner));
@@ -250,6 +264,9 @@ void CatalogBuilder::add_zone(uint16_t z) {
     errors_.push_back(diagnostic_at(zone, Location{0, zone.files.empty() ? 0u : 1u, 1},
                                     "the zone " + owner_text(zone.origin) + " has no SOA record"));
   }
+  // The grouping's indexes are done with: free them before the arenas grow.
+  std::unordered_set<uint64_t>().swap(seen_rr);
+  std::unordered_map<std::string, std::size_t>().swap(owner_index);
   for (const Owner& owner : owners) check_owner(zone, owner);
   check_below_dname(zone, owners);
   // After any error (in this zone or an earlier one) only the checks go on, so
@@ -262,6 +279,19 @@ void CatalogBuilder::add_zone(uint16_t z) {
   info.origin = zone.origin;
   info.apex = node_for(z, zone.origin);
   c.nodes_[info.apex].flags |= node_flag::apex;
+  // The arenas at their final sizes at once (empty non-terminals aside): doubling
+  // them costs a big zone (signed: RRSIGs, NSEC3s) twice over at load.
+  std::size_t rdata_size = c.rdata_.size(), names_size = c.names_.size(), sets = c.rrsets_.size();
+  for (const Owner& owner : owners) {
+    names_size += 1 + owner.name.size();
+    sets += owner.sets.size();
+    for (const auto& set : owner.sets)
+      for (std::size_t i : set) rdata_size += rr_header_size + zone.records[i].rdata.size();
+  }
+  c.rdata_.reserve(rdata_size);
+  c.names_.reserve(names_size);
+  c.nodes_.reserve(c.nodes_.size() + owners.size() + 1);
+  c.rrsets_.reserve(sets);
   for (const Owner& owner : owners) add_rrsets(node_for(z, owner.name), zone, owner);
   const RRset* soa = c.find_rrset(info.apex, rr_type::soa);
   info.soa = c.rrset_index(soa);
@@ -271,6 +301,7 @@ void CatalogBuilder::add_zone(uint16_t z) {
   info.negative_ttl = std::min(soa_rr.ttl, minimum);  // RFC 2308 §5
   c.zones_.push_back(std::move(info));
   set_flags(z);
+  std::unordered_map<std::string, uint32_t>().swap(zone_nodes_);
 }
 
 void CatalogBuilder::set_flags(uint16_t z) {

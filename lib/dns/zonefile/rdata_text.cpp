@@ -4,6 +4,7 @@
 #include "keel/dns/constants.hpp"
 #include "keel/dns/name.hpp"
 #include "keel/dns/rdata.hpp"
+#include "zonefile/dnssec_text.hpp"
 #include "zonefile/text_values.hpp"
 
 namespace keel::dns::zonefile {
@@ -16,42 +17,10 @@ struct OpaqueType {
   uint16_t type;
 };
 constexpr OpaqueType opaque_types[] = {
-    {"LOC", 29},  {"CERT", 37},    {"APL", 42},        {"IPSECKEY", 45}, {"RRSIG", 46},
-    {"NSEC", 47}, {"DNSKEY", 48},  {"DHCID", 49},      {"NSEC3", 50},    {"NSEC3PARAM", 51},
-    {"HIP", 55},  {"CDNSKEY", 60}, {"OPENPGPKEY", 61}, {"CSYNC", 62},    {"ZONEMD", 63},
-    {"SVCB", 64}, {"HTTPS", 65},   {"EUI48", 108},     {"EUI64", 109},
+    {"LOC", 29},   {"CERT", 37},       {"APL", 42},    {"IPSECKEY", 45}, {"DHCID", 49},
+    {"HIP", 55},   {"OPENPGPKEY", 61}, {"CSYNC", 62},  {"ZONEMD", 63},   {"SVCB", 64},
+    {"HTTPS", 65}, {"EUI48", 108},     {"EUI64", 109},
 };
-
-// DNSSEC algorithm mnemonics (RFC 4034 Appendix A.1, IANA registry), accepted in DS.
-struct Algorithm {
-  std::string_view name;
-  uint8_t number;
-};
-constexpr Algorithm algorithms[] = {
-    {"RSAMD5", 1},
-    {"DH", 2},
-    {"DSA", 3},
-    {"RSASHA1", 5},
-    {"DSA-NSEC3-SHA1", 6},
-    {"RSASHA1-NSEC3-SHA1", 7},
-    {"RSASHA256", 8},
-    {"RSASHA512", 10},
-    {"ECC-GOST", 12},
-    {"ECDSAP256SHA256", 13},
-    {"ECDSAP384SHA384", 14},
-    {"ED25519", 15},
-    {"ED448", 16},
-    {"INDIRECT", 252},
-    {"PRIVATEDNS", 253},
-    {"PRIVATEOID", 254},
-};
-
-bool same_text(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (ascii_lower(octet(a, i)) != ascii_lower(octet(b, i))) return false;
-  return true;
-}
 
 const char* field_noun(Field f) {
   switch (f) {
@@ -59,6 +28,20 @@ const char* field_noun(Field f) {
     case Field::u16:
     case Field::u32:
       return "a number";
+    case Field::algorithm:
+      return "an algorithm";
+    case Field::rrtype:
+      return "a type";
+    case Field::time:
+      return "a time";
+    case Field::base64:
+      return "base64 data";
+    case Field::salt:
+      return "a salt";
+    case Field::hash32:
+      return "a base32hex hash";
+    case Field::type_bitmap:
+      return "types";
     case Field::ipv4:
       return "an IPv4 address";
     case Field::ipv6:
@@ -111,20 +94,6 @@ bool parse_generic(uint16_t type, const std::vector<Token>& tokens, std::size_t 
   return true;
 }
 
-Error parse_algorithm(std::string_view text, std::string& out) {
-  for (const Algorithm& a : algorithms) {
-    if (same_text(a.name, text)) {
-      out += static_cast<char>(a.number);
-      return {};
-    }
-  }
-  uint32_t value = 0;
-  if (Error e = parse_number(text, 255, value); !e.empty())
-    return "unknown algorithm '" + std::string(text) + "'";
-  out += static_cast<char>(value);
-  return {};
-}
-
 Error parse_integer(std::string_view text, Field f, bool timer, std::string& out) {
   uint32_t value = 0;
   const uint32_t max = f == Field::u8 ? 0xff : f == Field::u16 ? 0xffff : 0xffffffffu;
@@ -146,8 +115,6 @@ Error parse_field(uint16_t type, std::size_t index, Field f, const std::vector<T
     case Field::u16:
     case Field::u32:
       ++t;
-      if ((type == rr_type::ds || type == rr_type::cds) && index == 1)
-        return parse_algorithm(token.text, out);
       // RFC 1035 §5.1 leaves the SOA timers as numbers; BIND and NSD also take units.
       return parse_integer(token.text, f, type == rr_type::soa && index >= 3, out);
     case Field::ipv4:
@@ -191,6 +158,41 @@ Error parse_field(uint16_t type, std::size_t index, Field f, const std::vector<T
         if (Error e = parse_hex(tokens[t].text, out); !e.empty()) return e;
       }
       return {};
+    case Field::algorithm:
+      ++t;
+      return parse_algorithm(token.text, out);
+    case Field::rrtype: {
+      ++t;
+      const int number = type_number(token.text);
+      if (number < 0) return "unknown type '" + token.text + "'";
+      out += static_cast<char>(number >> 8);
+      out += static_cast<char>(number);
+      return {};
+    }
+    case Field::time:
+      ++t;
+      return parse_time(token.text, out);
+    case Field::base64: {
+      std::string joined;  // RFC 4034 §2.2: the key may hold white space
+      for (; t < tokens.size(); ++t) joined += tokens[t].text;
+      return parse_base64(joined, out);
+    }
+    case Field::salt:
+      ++t;
+      return parse_salt(token.text, out);
+    case Field::hash32:
+      ++t;
+      return parse_base32hex(token.text, out);
+    case Field::type_bitmap: {
+      std::vector<uint16_t> types;
+      for (; t < tokens.size(); ++t) {
+        const int number = type_number(tokens[t].text);
+        if (number < 0) return "unknown type '" + tokens[t].text + "' in the type bit map";
+        types.push_back(uint16_t(number));
+      }
+      append_type_bitmap(std::move(types), out);
+      return {};
+    }
     case Field::end:
       break;
   }
@@ -225,6 +227,7 @@ bool parse_rdata(uint16_t type, const std::vector<Token>& tokens, std::size_t fi
   }
   std::size_t t = first;
   for (std::size_t f = 0; f < max_fields && info->fields[f] != Field::end; ++f) {
+    if (t >= tokens.size() && info->fields[f] == Field::type_bitmap) break;  // none: allowed
     if (t >= tokens.size()) {
       error = {tokens.size() - 1, "missing " + std::string(field_noun(info->fields[f])) +
                                       " in the " + std::string(info->mnemonic) + " RDATA"};

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 
 #include "keel/dns/constants.hpp"
+#include "keel/dns/name.hpp"
 
 namespace keel::dns::zonefile {
 namespace {
@@ -41,6 +42,13 @@ bool is_decimal(std::string_view text) {
   if (text.empty()) return false;
   for (char c : text)
     if (!is_digit(c)) return false;
+  return true;
+}
+
+bool same_text(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (ascii_lower(octet(a, i)) != ascii_lower(octet(b, i))) return false;
   return true;
 }
 

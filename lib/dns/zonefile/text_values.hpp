@@ -29,5 +29,7 @@ Error parse_hex(std::string_view text, std::string& out);
 Error parse_character_string(std::string_view raw, std::string& out);
 
 bool is_decimal(std::string_view text);
+// ASCII letters compared without case (mnemonics).
+bool same_text(std::string_view a, std::string_view b);
 
 }  // namespace keel::dns::zonefile

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "keel/dns/dnssec_zone.hpp"
 #include "keel/dns/zone_data.hpp"
 
 namespace keel::dns {
@@ -67,7 +68,8 @@ struct RRView {
 
 struct CatalogMemory {
   std::size_t nodes = 0, rrsets = 0, names = 0, rdata = 0, index = 0, zones = 0;
-  std::size_t total() const { return nodes + rrsets + names + rdata + index + zones; }
+  std::size_t dnssec = 0;  // the NSEC and NSEC3 owner indexes of signed zones
+  std::size_t total() const { return nodes + rrsets + names + rdata + index + zones + dnssec; }
 };
 
 class Catalog {
@@ -114,6 +116,11 @@ class Catalog {
   RRView rr_at(std::size_t at) const;
 
   const Zone& zone(uint16_t z) const { return zones_[z]; }
+  // The zone's DNSSEC records, if it is signed (its apex holds RRSIGs); else nullptr.
+  const DnssecZone* dnssec(uint16_t z) const {
+    return z < dnssec_.size() && dnssec_[z].secure ? &dnssec_[z] : nullptr;
+  }
+  bool any_signed() const { return !dnssec_.empty(); }
   std::size_t zone_count() const { return zones_.size(); }
   std::size_t node_count() const { return nodes_.size(); }
   std::size_t record_count() const { return record_count_; }
@@ -128,6 +135,7 @@ class Catalog {
   std::string rdata_;
   std::vector<uint32_t> index_;  // open addressing, power-of-two size, no_node = empty
   std::vector<Zone> zones_;
+  std::vector<DnssecZone> dnssec_;  // per zone; empty when no zone is signed
   std::size_t record_count_ = 0;
 };
 

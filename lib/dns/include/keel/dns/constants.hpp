@@ -97,6 +97,11 @@ inline constexpr uint16_t axfr = 252;   // RFC 5936
 inline constexpr uint16_t any = 255;    // RFC 8482
 inline constexpr uint16_t uri = 256;    // RFC 7553
 inline constexpr uint16_t caa = 257;    // RFC 8659
+
+// DNSSEC types beside those above (RFC 5155, RFC 7344).
+inline constexpr uint16_t nsec3 = 50;
+inline constexpr uint16_t nsec3param = 51;
+inline constexpr uint16_t cdnskey = 60;
 }  // namespace rr_type
 
 // RFC 6891 §6.1.2: the OPT record's fixed part (root owner, type, class, TTL, RDLENGTH).

@@ -24,9 +24,18 @@ enum class Field : uint8_t {
   caa_tag,          // RFC 8659 §4.1: 1..255 octets, length-prefixed
   rest,             // opaque octets to the end, possibly none
   rest_nonempty,    // opaque octets to the end, at least one (digests, fingerprints)
+  // DNSSEC fields (RFC 4034, RFC 5155): on the wire the same as one of the
+  // above, told apart for their presentation forms.
+  algorithm,    // u8; a mnemonic or a number (RFC 4034 Appendix A.1)
+  rrtype,       // u16; a type mnemonic (RRSIG's type covered)
+  time,         // u32; YYYYMMDDHHmmSS or seconds (RFC 4034 §3.2)
+  base64,       // rest_nonempty; base64, may be split into several tokens
+  salt,         // u8 length + octets; hex or "-" for none (RFC 5155 §3.3)
+  hash32,       // u8 length + at least one octet; base32hex (RFC 5155 §3.3)
+  type_bitmap,  // to the end: windows of RFC 4034 §4.1.2, possibly none; type mnemonics
 };
 
-inline constexpr std::size_t max_fields = 8;
+inline constexpr std::size_t max_fields = 10;  // RRSIG's nine and the end
 
 struct TypeInfo {
   uint16_t type;

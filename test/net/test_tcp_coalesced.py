@@ -9,8 +9,8 @@ so QEMU passes the TCP segments Linux hands the TAP as GSO packets (up to
 having the host kernel cut them to the MTU first. Linux sends 4 MiB to
 examples/tcp_echo, which prints per connection the bytes it took in and
 the longest segment its TCP received: over the 1,460-byte MSS of a
-1,500-byte MTU with the offloads on (MMIO on microvm, modern and legacy
-PCI on q35), never with the boot setting tso=off. Both ways every byte
+1,500-byte MTU with the offloads on (modern and legacy MMIO on microvm,
+modern and legacy PCI on q35), never with the boot setting tso=off. Both ways every byte
 comes back (sha256 of the echo). test/net/test_tcp_linux.py runs the
 interop suite with and without (`kvm`, `kvm-tso-off`).
 """
@@ -34,9 +34,9 @@ def net():
     n.close()
 
 
-@pytest.mark.parametrize("platform,transport", [("kvm", "mmio"), ("kvm", "pci"),
-                                                ("kvm", "pci-legacy"), (TSO_OFF, "mmio"),
-                                                (TSO_OFF, "pci")])
+@pytest.mark.parametrize("platform,transport", [("kvm", "mmio"), ("kvm", "mmio-legacy"),
+                                                ("kvm", "pci"), ("kvm", "pci-legacy"),
+                                                (TSO_OFF, "mmio"), (TSO_OFF, "pci")])
 def test_coalesced_segments_arrive_whole(net, platform, transport):
     guest = net.keel("examples/tcp_echo", platform, ready="listening on", transport=transport)
     size = 4 * MB

@@ -67,7 +67,8 @@ std::size_t Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion&
 
 // Takes the `more` buffers that follow `frame`'s first and copies them all
 // into one heap packet (decision 0093): the stack parses a frame as one run
-// of bytes. False (counted, `frame` emptied) when the device lied.
+// of bytes. False (counted, `frame` emptied) when the device lied or the
+// heap is short.
 bool Net::gather(net::PacketPtr& frame, std::size_t more) {
   const uint32_t descriptor_offset = rx_frame_offset - header_size_;
   rx_pieces_.clear();

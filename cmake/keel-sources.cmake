@@ -126,6 +126,8 @@ set(KEEL_DRIVER_SOURCES
   ${KEEL_ROOT}/src/drivers/virtio/mmio_arguments.cpp
   ${KEEL_ROOT}/src/drivers/virtio/net.cpp
   ${KEEL_ROOT}/src/drivers/virtio/net_datapath.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/net_receive.cpp
+  ${KEEL_ROOT}/src/drivers/virtio/net_rx.cpp
   ${KEEL_ROOT}/src/drivers/virtio/register.cpp
   ${KEEL_ROOT}/src/drivers/virtio/rng.cpp
   ${KEEL_ROOT}/src/drivers/virtio/rng_discovery.cpp

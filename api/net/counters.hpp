@@ -40,6 +40,10 @@ struct ArpCounters {
 struct LinkCounters {
   uint64_t tx_queued = 0;           // frames that waited for room in the NIC's ring
   uint64_t drop_tx_queue_full = 0;  // frames dropped: the queue was full too
+  // TCP segments longer than the MTU (a router's coalesced ones) the NIC
+  // cannot segment: cut in software into this many frames (decision 0093).
+  uint64_t tx_software_segmented = 0, tx_software_segments = 0;
+  uint64_t drop_unsegmentable = 0;  // such a segment with headers not whole, or no buffer
 };
 
 struct DhcpCounters {

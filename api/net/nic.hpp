@@ -53,6 +53,11 @@ class Nic {
     // to 64 KiB flagged Packet::segmentation_offload (VIRTIO_NET_F_HOST_TSO4/6).
     bool tso4 = false;
     bool tso6 = false;
+    // Received TCP segments may be longer than the MTU: the host coalesced
+    // them (VIRTIO_NET_F_GUEST_TSO4/6). They come flagged
+    // Packet::segmentation_offload with gso_size, so a router can pass them
+    // on to a NIC with tso4/tso6 or have them cut (docs/decisions/0093).
+    bool rx_segmentation = false;
   };
 
   // Per-driver statistics, for the service and for tests.

@@ -64,6 +64,9 @@ class Packet {
     // Transmit: a TCP segment larger than the link's MTU that the device
     // cuts into segments of gso_size payload bytes each (virtio-net's
     // HOST_TSO4/6, Nic::Offloads::tso4/tso6). Always with checksum_partial.
+    // Receive: a segment the host coalesced from ones of gso_size payload
+    // bytes (GUEST_TSO4/6, Nic::Offloads::rx_segmentation); forwarded, it
+    // leaves whole on a NIC with TSO or is cut in software (decision 0093).
     segmentation_offload = 1u << 2,
   };
 

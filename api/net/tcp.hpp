@@ -126,6 +126,9 @@ struct TcpStats {
   uint64_t bytes_acked = 0;
   uint64_t bytes_received = 0;  // in order, delivered to the buffer
   uint64_t segments_sent = 0, segments_received = 0;
+  // Payload bytes of the longest segment received: over an MSS when the NIC
+  // hands over segments the host coalesced (Nic::Offloads::rx_segmentation).
+  uint32_t largest_segment_received = 0;
   uint64_t retransmits = 0;                     // segments sent again
   uint64_t fast_retransmits = 0, timeouts = 0;  // recovery episodes by cause
   uint64_t sack_recoveries = 0;                 // fast recoveries driven by SACK (RFC 6675)

@@ -8,7 +8,8 @@
 //   ip=10.0.0.2/24,fd00::2/64 ip1=10.1.0.2/24,fd01::2/64
 //   route=10.2.0.0/16,10.1.0.254 route=2001:db8:2::/48,fd01::1
 //
-// `stats=SECONDS` prints the stack's counters that moved, that often.
+// `stats=SECONDS` prints the counters that moved, that often: the stack's,
+// then each interface's (`net1.link.tx_software_segments=...`).
 #include <charconv>
 #include <cstdio>
 #include <net/stack.hpp>
@@ -22,6 +23,15 @@ void print_counters(net::Stack& stack) {
   stack.counters().for_each([](std::string_view name, uint64_t value) {
     if (value) std::printf(" %.*s=%llu", int(name.size()), name.data(), (unsigned long long)value);
   });
+  for (std::size_t i = 0; i < stack.interface_count(); ++i) {
+    stack.interface(net::InterfaceId(i))
+        .counters()
+        .for_each([i](std::string_view name, uint64_t value) {
+          if (value)
+            std::printf(" net%zu.%.*s=%llu", i, int(name.size()), name.data(),
+                        (unsigned long long)value);
+        });
+  }
   std::printf("\n");
 }
 

@@ -37,7 +37,15 @@ void echo(net::TcpConnection c) {
   });
   s.on_drain([s]() mutable { s.resume(); });
   // The client half-closed and everything went back: our FIN follows it.
-  s.on_end([s](std::span<const uint8_t>) mutable { s.close(); });
+  // One line per connection: what came in, and the longest segment (over
+  // the MSS where the NIC takes segments the host coalesced).
+  s.on_end([s](std::span<const uint8_t>) mutable {
+    net::TcpStats stats = s.connection().stats();
+    std::printf("tcp_echo: %llu bytes in, largest segment %u\n",
+                static_cast<unsigned long long>(stats.bytes_received),
+                stats.largest_segment_received);
+    s.close();
+  });
 }
 
 }  // namespace

@@ -75,6 +75,9 @@ void InterfaceCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(mld, drop_v1_query);
   KEEL_C(link, tx_queued);
   KEEL_C(link, drop_tx_queue_full);
+  KEEL_C(link, tx_software_segmented);
+  KEEL_C(link, tx_software_segments);
+  KEEL_C(link, drop_unsegmentable);
   KEEL_C(dhcp, tx_discover);
   KEEL_C(dhcp, tx_request);
   KEEL_C(dhcp, tx_release);

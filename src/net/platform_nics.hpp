@@ -5,11 +5,13 @@
 // uses the network links no driver at all (it is never pulled from the
 // archive).
 #pragma once
+#include <net/config.hpp>
 
 namespace net {
 
 // Finds the platform's network devices and hands each to register_nic(),
-// in a stable order.
-void probe_platform_nics();
+// in a stable order. `config` says which offloads to ask the devices for
+// (segmentation_offload: coalesced receive too, decision 0093).
+void probe_platform_nics(const StackConfig& config);
 
 }  // namespace net

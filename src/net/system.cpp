@@ -144,7 +144,7 @@ Stack& stack() {
   if (s.stack) return *s.stack;
   Config config;
   if (ConfigError e = load_config(config); !e.empty()) config_panic(e);
-  probe_platform_nics();
+  probe_platform_nics(config.stack);
   for (std::size_t i = 0; i < s.probes.size(); ++i) s.probes[i]();
   if (s.nics.empty()) stop_without_nic();
   if (config.stack.total_memory == 0) config.stack.total_memory = os::total_memory();

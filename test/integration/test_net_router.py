@@ -51,10 +51,11 @@ class Side:
 
 
 @contextlib.contextmanager
-def router_between_sides(machine, ip6=False, append="", prefix="keel-net"):
+def router_between_sides(machine, ip6=False, append="", prefix="keel-net", device_options=""):
     """The topology above with the router on `machine` (or "linux"): yields (a, b, guest) and
     removes all of it afterwards. With `ip6`, IPv6 too: A fd00::1, the router fd00::2 and
-    fd01::2, B fd01::1; `append`: more words for the router."""
+    fd01::2, B fd01::1; `append`: more words for the router; `device_options` go to each
+    virtio-net-pci device."""
     middle = Namespace(taps=2, prefix=prefix)
     for tap in middle.taps:  # the router's side: no host addresses here
         middle.sh(f"ip addr flush dev {tap}")
@@ -68,6 +69,7 @@ def router_between_sides(machine, ip6=False, append="", prefix="keel-net"):
     try:
         guest = Guest(middle, machine=machine, platform="linux" if machine == "linux" else "kvm",
                       append=f"{words} {append}".strip(), service=ROUTER,
+                      device_options=device_options,
                       ready=r"router: forwarding between 2 interfaces", ready_count=1)
         guest.wait_for(r"router: net\d .* is 10\.\d\.0\.2" + (r" fd0\d::2" if ip6 else ""),
                        count=2)
@@ -159,3 +161,92 @@ def test_router_still_alive(routed):
     a, b, guest = routed
     assert "panic" not in guest.output().lower()
     assert b.sh("ping -n -c 1 -W 3 10.0.0.1", check=False).returncode == 0
+
+
+# Bulk TCP from A to B through the image (decision 0093). The router's NICs take the
+# segments Linux on A coalesced (GUEST_TSO4): up to 64 KiB each. Where B's NIC segments TCP
+# (HOST_TSO4, QEMU's default) they leave whole and the TAP on B's side shows frames longer than
+# an MTU; where it does not (host_tso4=off) the router cuts them itself and no frame on B's
+# side is longer than 1,514 bytes. Every byte arrives (sha256).
+TCP_SINK = r"""
+import hashlib, socket
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("10.1.0.1", 5001))
+s.listen(1)
+s.settimeout(60)
+c, _ = s.accept()
+c.settimeout(60)
+h, n = hashlib.sha256(), 0
+while True:
+    b = c.recv(1 << 20)
+    if not b:
+        break
+    h.update(b)
+    n += len(b)
+print("got", n, h.hexdigest(), flush=True)
+"""
+
+TCP_SOURCE = r"""
+import hashlib, os, socket, sys
+size = int(sys.argv[1])
+data = os.urandom(size)
+s = socket.create_connection(("10.1.0.1", 5001), timeout=60)
+s.sendall(data)
+s.shutdown(socket.SHUT_WR)
+s.recv(1)
+print("sent", size, hashlib.sha256(data).hexdigest())
+"""
+
+ETHERNET_MTU_FRAME = 1514
+
+
+def frame_lengths(path):
+    """The original length of every frame in a classic pcap file."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    lengths, at = [], 24
+    while at + 16 <= len(data):
+        _, _, captured, original = struct.unpack_from("<IIII", data, at)
+        lengths.append(original)
+        at += 16 + captured
+    return lengths
+
+
+@pytest.mark.parametrize("egress_tso", [True, False], ids=["egress-tso", "egress-no-tso"])
+def test_coalesced_tcp_crosses_whole_or_cut_never_over_the_mtu(egress_tso, tmp_path):
+    import subprocess
+    import time
+    options = "" if egress_tso else ",host_tso4=off,host_tso6=off"
+    with router_between_sides("pc", append="stats=1", device_options=options) as (a, b, guest):
+        capture = tmp_path / "tap1.pcap"
+        dump = subprocess.Popen(["ip", "netns", "exec", b.name, "tcpdump", "-i", "tap1", "-nn",
+                                 "-U", "--immediate-mode", "-s", "96", "-w", str(capture),
+                                 "tcp and src host 10.0.0.1"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        sink = subprocess.Popen(["ip", "netns", "exec", b.name, "/usr/bin/python3", "-c",
+                                 TCP_SINK], stdout=subprocess.PIPE, text=True)
+        try:
+            time.sleep(1)
+            size = 8 << 20
+            sent = a.python(TCP_SOURCE, size, timeout=120)
+            got = sink.communicate(timeout=60)[0]
+            time.sleep(2.5)  # a stats line after the transfer
+        finally:
+            sink.kill()
+            dump.terminate()
+            dump.wait(timeout=10)
+        assert sent.stdout.split()[1:] == got.split()[1:], sent.stdout + sent.stderr + got
+        lengths = frame_lengths(capture)
+        counters = guest.output().strip().splitlines()[-1]
+        cut = re.search(r"net1\.link\.tx_software_segments=(\d+)", counters)
+        large = [n for n in lengths if n > ETHERNET_MTU_FRAME]
+        print(f"egress tso {egress_tso}: {len(lengths)} frames on B's side, {len(large)} over "
+              f"{ETHERNET_MTU_FRAME}, largest {max(lengths)}; {counters}")
+        if egress_tso:
+            assert large and max(large) <= 14 + 65535
+            assert not cut
+        else:
+            assert not large
+            assert cut and int(cut[1]) > 0

@@ -22,7 +22,7 @@ std::vector<net::MemoryNic*> platform_nics;
 }  // namespace
 
 // The "platform": two NICs, found when the stack is first built.
-void net::probe_platform_nics() {
+void net::probe_platform_nics(const net::StackConfig&) {
   for (const auto& mac : {keel::test::stack_mac, keel::test::peer_mac}) {
     auto nic = std::make_unique<MemoryNic>(mac);
     platform_nics.push_back(nic.get());

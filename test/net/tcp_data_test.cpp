@@ -69,6 +69,25 @@ TEST_F(TcpData, InOrderDataIsAckedEverySecondSegmentOrAfter40ms) {
   EXPECT_EQ(sent_count(), 0u);  // nothing more was owed
 }
 
+// A segment the host coalesced from ten (GUEST_TSO4/6, decision 0093) is
+// longer than the MSS: taken whole and acknowledged at once, as the ten
+// would have been, and later full-sized segments still count as full.
+TEST_F(TcpData, CoalescedSegmentIsTakenWholeAndAckedAtOnce) {
+  open();
+  Bytes big = pattern(10 * data_mss, 1);
+  // As virtio-net hands it over: flagged, partial and verified (decision 0093).
+  nic.inject_coalesced(ip_frame(tcp_packet(from_peer(flag::ack, peer_isn + 1, iss + 1, 511), big)),
+                       data_mss, uint16_t(14 + 20));
+  EXPECT_EQ(received, big);
+  ASSERT_EQ(sent_count(), 1u);
+  EXPECT_EQ(next_header().ack, peer_isn + 1 + 10 * data_mss);
+  peer_sends(10 * data_mss, pattern(data_mss, 2));
+  EXPECT_EQ(sent_count(), 0u);
+  peer_sends(11 * data_mss, pattern(data_mss, 3));
+  ASSERT_EQ(sent_count(), 1u);
+  EXPECT_EQ(next_header().ack, peer_isn + 1 + 12 * data_mss);
+}
+
 TEST_F(TcpData, OutOfOrderDataIsAckedAtOnceWithSackBlocks) {
   open();
   const uint32_t p = peer_isn + 1, m = data_mss;

@@ -112,8 +112,9 @@ class Net:
 
     def keel(self, directory, platform, args="", ready=None, memory="128M", transport="mmio"):
         """Starts a service on keel0 as 10.0.0.2: the Linux-process build, or
-        the image in QEMU (TCG, virtio-net on the TAP: over MMIO on microvm, or
-        with transport "pci" or "pci-legacy" over PCI on q35). "kvm-tso-off"
+        the image in QEMU (TCG, virtio-net on the TAP: over MMIO on microvm,
+        "mmio-legacy" its version 1 interface, or with transport "pci" or
+        "pci-legacy" over PCI on q35). "kvm-tso-off"
         is the image with the boot setting tso=off (MSS-sized segments)."""
         if platform == TSO_OFF:
             platform, args = "kvm", f"tso=off {args}"
@@ -123,10 +124,11 @@ class Net:
             command = [binary, "tap=keel0", *append.split()]
         else:
             extra = ["-netdev", "tap,id=n0,ifname=keel0,script=no,downscript=no"]
-            if transport == "mmio":
+            if transport in ("mmio", "mmio-legacy"):
                 machine = "microvm"
-                extra += ["-device", "virtio-net-device,netdev=n0",
-                          "-global", "virtio-mmio.force-legacy=false"]
+                extra += ["-device", "virtio-net-device,netdev=n0"]
+                if transport == "mmio":
+                    extra += ["-global", "virtio-mmio.force-legacy=false"]
             else:
                 machine = "q35"
                 legacy = ",disable-modern=on" if transport == "pci-legacy" else ""

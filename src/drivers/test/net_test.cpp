@@ -5,41 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <kernel/events.hpp>
-#include <kernel/timers.hpp>
-#include <os>
 
 #include "drivers/test/fake_device.hpp"
+#include "drivers/test/fake_os.hpp"
 #include "drivers/virtio/net_header.hpp"
 
 using namespace keel::drivers::virtio;
 using namespace keel::drivers::virtio::fake;
-
-// The kernel pieces Net uses, reduced to what a test can drive.
-namespace {
-os::Events::handler_t event_handler;
-os::Timers::handler_t reap_handler;  // the one timer Net creates
-int triggered = 0;
-std::size_t guest_memory = std::size_t(64) << 20;  // what os::total_memory() says
-}  // namespace
-namespace os {
-int Events::allocate(handler_t handler) {
-  event_handler = std::move(handler);
-  return 0;
-}
-void Events::subscribe(int, handler_t handler) { event_handler = std::move(handler); }
-void Events::trigger(int) { ++triggered; }
-Timers::id_t Timers::oneshot(duration_t, handler_t) { return 1; }
-Timers::id_t Timers::periodic(duration_t, duration_t, handler_t) { return 1; }
-Timers::id_t Timers::create(handler_t handler) {
-  reap_handler = std::move(handler);
-  return 1;
-}
-void Timers::arm(id_t, duration_t) {}
-void Timers::disarm(id_t) {}
-void Timers::stop(id_t) {}
-std::size_t total_memory() { return guest_memory; }
-}  // namespace os
 
 namespace {
 
@@ -61,7 +33,8 @@ struct NetTest : ::testing::Test {
   void SetUp() override {
     auto t = net_transport();
     transport = t.get();
-    nic = Net::create(std::move(t), 0);
+    // tso=off: one buffer per frame (net_receive_test.cpp merges them).
+    nic = Net::create(std::move(t), 0, {.receive_segmentation = false});
     ASSERT_TRUE(nic);
     nic->set_receive([this](net::PacketPtr p) { received.push_back(std::move(p)); });
   }
@@ -283,7 +256,7 @@ std::unique_ptr<Net> tso_nic(uint64_t extra, FakeTransport*& transport) {
   auto t = net_transport();
   t->offered |= extra;
   transport = t.get();
-  return Net::create(std::move(t), 0);
+  return Net::create(std::move(t), 0, {.receive_segmentation = false});
 }
 
 net::PacketPtr tso_frame(uint16_t ethertype, uint32_t ip_len, uint32_t payload) {

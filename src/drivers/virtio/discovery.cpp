@@ -47,7 +47,8 @@ std::vector<MmioLocation> probe_microvm_window() {
 
 namespace {
 
-void add_mmio_nets(std::vector<MmioLocation> locations, std::vector<std::unique_ptr<Net>>& out) {
+void add_mmio_nets(std::vector<MmioLocation> locations, Net::Options options,
+                   std::vector<std::unique_ptr<Net>>& out) {
   // QEMU fills transports from the top of the window down, in command-line
   // order: the highest base is the first -device.
   std::sort(locations.begin(), locations.end(),
@@ -55,14 +56,14 @@ void add_mmio_nets(std::vector<MmioLocation> locations, std::vector<std::unique_
   for (const MmioLocation& l : locations) {
     auto transport = MmioTransport::probe(l.base, l.gsi);
     if (!transport || transport->device_id() != device_net) continue;
-    if (auto nic = Net::create(std::move(transport), int(out.size())))
+    if (auto nic = Net::create(std::move(transport), int(out.size()), options))
       out.push_back(std::move(nic));
   }
 }
 
 }  // namespace
 
-std::vector<std::unique_ptr<Net>> find_net_devices() {
+std::vector<std::unique_ptr<Net>> find_net_devices(Net::Options options) {
   std::vector<std::unique_ptr<Net>> nics;
   auto pci_devices = pci::enumerate();
   for (const pci::Device& d : pci_devices) {
@@ -73,16 +74,16 @@ std::vector<std::unique_ptr<Net>> find_net_devices() {
                   d.address.slot, d.address.function);
       continue;
     }
-    if (auto nic = Net::create(std::move(transport), int(nics.size())))
+    if (auto nic = Net::create(std::move(transport), int(nics.size()), options))
       nics.push_back(std::move(nic));
   }
   auto named = parse_mmio_arguments(os::cmdline());
   if (!named.empty()) {
-    add_mmio_nets(std::move(named), nics);
+    add_mmio_nets(std::move(named), options, nics);
   } else if (pci_devices.empty()) {
     // No PCI at all: microvm (Firecracker always names its devices). The
     // window is not probed on pc/q35, where a BAR could sit there.
-    add_mmio_nets(probe_microvm_window(), nics);
+    add_mmio_nets(probe_microvm_window(), options, nics);
   }
   return nics;
 }

@@ -27,7 +27,7 @@ std::vector<MmioLocation> parse_mmio_arguments(std::string_view cmdline);
 std::vector<MmioLocation> probe_microvm_window();
 
 // Every usable virtio-net device, in the order QEMU's command line gave
-// them (interface numbers are stable across boots).
-std::vector<std::unique_ptr<Net>> find_net_devices();
+// them (interface numbers are stable across boots), each set up with `options`.
+std::vector<std::unique_ptr<Net>> find_net_devices(Net::Options options);
 
 }  // namespace keel::drivers::virtio

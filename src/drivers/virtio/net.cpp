@@ -9,6 +9,7 @@
 #include <os>
 
 #include "net_header.hpp"
+#include "net_receive.hpp"
 
 namespace keel::drivers::virtio {
 namespace {
@@ -35,11 +36,17 @@ constexpr uint64_t wanted_features =
     net_feature::mac | feature::ring_event_idx | feature::version_1 | feature::any_layout;
 // 5.1.3.1: TSO only with CSUM (the device completes each segment's checksum).
 constexpr uint64_t needs_csum = net_feature::host_tso4 | net_feature::host_tso6;
+// Coalesced segments in: GUEST_TSO4/6 need GUEST_CSUM (5.1.3.1), and we take
+// them only with mergeable buffers (without, every receive buffer would have
+// to hold 64 KiB, 5.1.6.3.1); MRG_RXBUF only for them.
+constexpr uint64_t receive_segmentation =
+    net_feature::guest_tso4 | net_feature::guest_tso6 | net_feature::mrg_rxbuf;
+constexpr uint64_t guest_tso = net_feature::guest_tso4 | net_feature::guest_tso6;
 
 }  // namespace
 
-Net::Net(std::unique_ptr<Transport> transport, int number)
-    : transport_(std::move(transport)), number_(number) {}
+Net::Net(std::unique_ptr<Transport> transport, int number, Options options)
+    : transport_(std::move(transport)), number_(number), options_(options) {}
 
 Net::~Net() {
   transport_->reset();  // the device lets go of every buffer
@@ -48,8 +55,9 @@ Net::~Net() {
   if (reap_timer_) os::Timers::stop(reap_timer_);
 }
 
-std::unique_ptr<Net> Net::create(std::unique_ptr<Transport> transport, int number) {
-  std::unique_ptr<Net> nic(new Net(std::move(transport), number));
+std::unique_ptr<Net> Net::create(std::unique_ptr<Transport> transport, int number,
+                                 Options options) {
+  std::unique_ptr<Net> nic(new Net(std::move(transport), number, options));
   if (!nic->init()) {
     nic->transport_->set_status(status::failed);
     return nullptr;
@@ -67,8 +75,12 @@ bool Net::negotiate() {
     std::printf("%s: %s offers no VIRTIO_F_VERSION_1\n", name().c_str(), t.describe().c_str());
     return false;
   }
-  features_ = offered & wanted_features;
+  uint64_t wanted = wanted_features | (options_.receive_segmentation ? receive_segmentation : 0);
+  features_ = offered & wanted;
   if (!(features_ & net_feature::csum)) features_ &= ~needs_csum;
+  if (!(features_ & net_feature::guest_csum) || !(features_ & net_feature::mrg_rxbuf))
+    features_ &= ~guest_tso;
+  if (!(features_ & guest_tso)) features_ &= ~net_feature::mrg_rxbuf;
   if (!t.legacy()) features_ &= ~feature::any_layout;  // implied by VERSION_1
   t.set_driver_features(features_);
   if (!t.legacy()) {
@@ -79,9 +91,9 @@ bool Net::negotiate() {
       return false;
     }
   }
-  // 5.1.6: the header has num_buffers only with VERSION_1 (or MRG_RXBUF,
-  // which we do not take: every buffer holds a whole frame).
-  header_size_ = (features_ & feature::version_1) ? sizeof(NetHeader) : legacy_header_size;
+  // 5.1.6: the header has num_buffers only with VERSION_1 or MRG_RXBUF.
+  header_size_ = (features_ & (feature::version_1 | net_feature::mrg_rxbuf)) ? sizeof(NetHeader)
+                                                                             : legacy_header_size;
   return true;
 }
 
@@ -123,6 +135,22 @@ bool Net::init() {
   std::size_t buffers = std::clamp(affordable, min_pool_buffers, wanted);
   pool_ = std::make_unique<net::PacketPool>(buffers);
   rx_fill_ = uint16_t(std::min<std::size_t>(rx_->size(), buffers / rx_share_of_pool));
+  rx_buffer_length_ = pool_->buffer_size() - (rx_frame_offset - header_size_);
+  if (features_ & net_feature::mrg_rxbuf) {
+    // 5.1.6.4: a frame takes as many buffers as it needs; more than the
+    // largest frame needs is a lying device.
+    uint32_t most = (header_size_ + max_received_frame + rx_buffer_length_ - 1) / rx_buffer_length_;
+    rx_max_buffers_ = uint16_t(most);
+    rx_pieces_.reserve(most);
+    // QEMU waits until the ring holds a whole frame: a ring that cannot
+    // would stop receiving for good.
+    if (rx_fill_ < most && rx_->size() >= most) {
+      rx_fill_ = uint16_t(most);
+    } else if (rx_fill_ < most) {
+      std::printf("%s: a %u-entry receive ring cannot hold a 64 KiB segment (%u buffers)\n",
+                  name().c_str(), rx_->size(), most);
+    }
+  }
   rx_slots_.resize(rx_->size());
   tx_slots_.resize(tx_->size());
   for (uint32_t i = rx_->size(); i-- > 0;) rx_free_.push_back(i);
@@ -154,7 +182,8 @@ net::Nic::Offloads Net::offloads() const {
   return {.tx_checksum = bool(features_ & net_feature::csum),
           .rx_checksum = bool(features_ & net_feature::guest_csum),
           .tso4 = bool(features_ & net_feature::host_tso4),
-          .tso6 = bool(features_ & net_feature::host_tso6)};
+          .tso6 = bool(features_ & net_feature::host_tso6),
+          .rx_segmentation = bool(features_ & guest_tso)};
 }
 
 std::string Net::name() const { return "virtio-net" + std::to_string(number_); }

@@ -1,5 +1,5 @@
-// virtio-net's data path: receive into the stack's own buffers, transmit
-// from them, both in batches (see net.hpp).
+// virtio-net's data path: the event, and transmit from the stack's own
+// buffers in batches (see net.hpp); receive is in net_rx.cpp.
 #include <cstring>
 #include <kernel/events.hpp>
 #include <kernel/timers.hpp>
@@ -10,21 +10,10 @@
 namespace keel::drivers::virtio {
 namespace {
 
-// Where the Ethernet header lands in a receive buffer: after the stack's
-// usual headroom (replies are built in place) plus 2, so that the IPv4
-// header behind the 14-byte Ethernet header is 4-byte aligned.
-constexpr uint32_t rx_frame_offset = net::Packet::default_headroom + 2;
 // Completions handled per event before yielding to other events.
 constexpr std::size_t rx_budget = 128;
 // While frames are in flight and no event comes, reap them this often.
 constexpr auto tx_reap_period = std::chrono::milliseconds(1);
-// When the pool ran dry and the ring is nearly empty, retry this soon
-// (the stack returns buffers as it finishes with them).
-constexpr auto refill_retry = std::chrono::milliseconds(1);
-constexpr uint16_t rx_low_water_divisor = 4;  // a quarter of the ring's share
-
-uint64_t physical(const void* p) { return reinterpret_cast<uint64_t>(p); }
-
 constexpr uint32_t ethertype_offset = 12;  // IEEE 802.3: after two MACs
 constexpr uint16_t ethertype_ip4 = 0x0800, ethertype_ip6 = 0x86dd;
 constexpr uint32_t tcp_data_offset = 12;  // RFC 9293 §3.1: the header length in words
@@ -69,86 +58,10 @@ void Net::handle_event() {
   kick_tx();  // the replies the stack sent while we delivered: one kick
   tell_transmit_ready();
   arm_tx_reaping();
-  if (taken == rx_budget || rx_->has_used()) {
+  if (taken >= rx_budget || rx_->has_used()) {
     os::Events::trigger(event_);  // more to do: after the other events
   } else if (rx_->enable_interrupts()) {
     os::Events::trigger(event_);  // arrived while interrupts were off
-  }
-}
-
-std::size_t Net::drain_rx(std::size_t budget) {
-  std::size_t taken = 0;
-  while (taken < budget) {
-    auto c = rx_->take_used();
-    if (!c) break;
-    ++taken;
-    net::PacketPtr packet = std::move(rx_slots_[c->token]);
-    rx_free_.push_back(c->token);
-    if (!packet) continue;  // cannot happen: tokens are ours
-    receive_one(std::move(packet), *c);
-  }
-  return taken;
-}
-
-void Net::receive_one(net::PacketPtr packet, const Virtqueue::Completion& c) {
-  uint32_t room = packet->capacity() - rx_frame_offset;
-  if (!c.length_ok || c.length < header_size_ || c.length - header_size_ > room) {
-    ++driver_.rx_bad_length;
-    ++stats_.rx_dropped;
-    return;  // the buffer goes back to the pool
-  }
-  NetHeader header;
-  std::memcpy(&header, packet->buffer() + rx_frame_offset - header_size_, header_size_);
-  uint32_t frame_size = c.length - header_size_;
-  packet->set_window(rx_frame_offset, frame_size);
-  packet->flags = 0;
-  // 5.1.6.4: DATA_VALID, or NEEDS_CSUM (a partial checksum from a local
-  // sender: nothing was corrupted on a wire), only when we offered
-  // GUEST_CSUM; otherwise the stack checks. A NEEDS_CSUM frame's checksum
-  // field holds only the pseudo-header sum: it stays partial, so a router
-  // forwarding it has the next device (or software) complete it.
-  if (features_ & net_feature::guest_csum) {
-    if (header.flags & NetHeader::flag_data_valid) packet->flags |= net::Packet::checksum_verified;
-    if ((header.flags & NetHeader::flag_needs_csum) &&
-        uint32_t(header.csum_start) + header.csum_offset + 2 <= frame_size) {
-      packet->flags |= net::Packet::checksum_verified | net::Packet::checksum_partial;
-      packet->csum_start = header.csum_start;
-      packet->csum_offset = header.csum_offset;
-    }
-  }
-  ++stats_.rx_packets;
-  stats_.rx_bytes += frame_size;
-  if (!receive_) {
-    ++stats_.rx_dropped;
-    return;
-  }
-  receive_(std::move(packet));
-}
-
-void Net::refill_rx() {
-  uint32_t descriptor_offset = rx_frame_offset - header_size_;
-  while (!rx_free_.empty() && rx_->free_descriptors() > 0 && rx_->in_flight() < rx_fill_) {
-    net::PacketPtr packet = pool_->allocate(0);
-    if (!packet) {
-      ++driver_.rx_no_buffer;
-      break;
-    }
-    uint32_t token = rx_free_.back();
-    Virtqueue::Segment segment{physical(packet->buffer() + descriptor_offset),
-                               packet->capacity() - descriptor_offset, true};
-    if (!rx_->add({&segment, 1}, token)) break;
-    rx_free_.pop_back();
-    rx_slots_[token] = std::move(packet);
-  }
-  if (rx_->publish()) {
-    transport_->notify(receive_queue);
-    ++driver_.rx_kicks;
-  }
-  if (rx_->in_flight() < rx_fill_ / rx_low_water_divisor && !refill_timer_) {
-    refill_timer_ = os::Timers::oneshot(refill_retry, [this](os::Timers::id_t) {
-      refill_timer_ = os::Timers::invalid_id;
-      refill_rx();
-    });
   }
 }
 

@@ -8,9 +8,13 @@ namespace net_feature {                            // 5.1.3
 inline constexpr uint64_t csum = 1ull << 0;        // device takes partial checksums
 inline constexpr uint64_t guest_csum = 1ull << 1;  // driver takes partial/validated ones
 inline constexpr uint64_t mac = 1ull << 5;
+inline constexpr uint64_t guest_tso4 = 1ull
+                                       << 7;  // driver takes coalesced TCP/IPv4 (needs guest_csum)
+inline constexpr uint64_t guest_tso6 = 1ull
+                                       << 8;  // driver takes coalesced TCP/IPv6 (needs guest_csum)
 inline constexpr uint64_t host_tso4 = 1ull << 11;  // device segments TCP/IPv4 (needs csum)
 inline constexpr uint64_t host_tso6 = 1ull << 12;  // device segments TCP/IPv6 (needs csum)
-inline constexpr uint64_t mrg_rxbuf = 1ull << 15;
+inline constexpr uint64_t mrg_rxbuf = 1ull << 15;  // a received frame may span buffers
 }  // namespace net_feature
 
 inline constexpr uint16_t receive_queue = 0;  // 5.1.2: receiveq1, transmitq1
@@ -24,13 +28,14 @@ struct NetHeader {
   static constexpr uint8_t gso_none = 0;
   static constexpr uint8_t gso_tcpv4 = 1;
   static constexpr uint8_t gso_tcpv6 = 4;
+  static constexpr uint8_t gso_ecn = 0x80;  // only with GUEST_ECN, which we do not take
   uint8_t flags;
   uint8_t gso_type;
   uint16_t hdr_len;
   uint16_t gso_size;
   uint16_t csum_start;
   uint16_t csum_offset;
-  uint16_t num_buffers;  // VERSION_1 or MRG_RXBUF only
+  uint16_t num_buffers;  // VERSION_1 or MRG_RXBUF only: buffers the frame spans (5.1.6.4)
 };
 static_assert(sizeof(NetHeader) == 12);
 // Legacy devices without MRG_RXBUF: no num_buffers (5.1.6.1).

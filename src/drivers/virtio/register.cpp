@@ -5,6 +5,8 @@
 #include "discovery.hpp"
 #include "net/platform_nics.hpp"
 
-void net::probe_platform_nics() {
-  for (auto& nic : keel::drivers::virtio::find_net_devices()) net::register_nic(std::move(nic));
+void net::probe_platform_nics(const net::StackConfig& config) {
+  keel::drivers::virtio::Net::Options options{.receive_segmentation = config.segmentation_offload};
+  for (auto& nic : keel::drivers::virtio::find_net_devices(options))
+    net::register_nic(std::move(nic));
 }

@@ -4,6 +4,20 @@
 #include "net/stack_parts.hpp"
 
 namespace net {
+namespace {
+
+constexpr uint32_t tcp_data_offset = 12;  // RFC 9293 §3.1: the header length in words
+
+// The IP length of each segment a coalesced TCP segment (data() at the IPv4
+// header, csum_start at the TCP header, both checked by the driver) is cut
+// into: its headers and gso_size payload bytes.
+uint32_t segment_size(const Packet& packet) {
+  uint32_t tcp = packet.csum_start;
+  if (tcp + tcp_data_offset >= packet.size()) return packet.size();
+  return tcp + (packet.data()[tcp + tcp_data_offset] >> 4) * 4u + packet.gso_size;
+}
+
+}  // namespace
 
 void Ip4::forward(InterfaceId in, PacketPtr packet, LinkCast cast) {
   Ip4Counters& c = parts_.counters.ip4;
@@ -44,11 +58,17 @@ void Ip4::forward(InterfaceId in, PacketPtr packet, LinkCast cast) {
     ++c.drop_not_for_us;
     return;
   }
-  // RFC 1191: too big for the next link and not to be fragmented.
-  if (v.dont_fragment() && v.total_length() > out.mtu()) {
+  // RFC 1191: too big for the next link and not to be fragmented. A
+  // segment the host coalesced leaves as segments (the next NIC or the link
+  // cuts it, decision 0093): theirs is the size that must fit, and they are
+  // never fragmented (Linux's skb_gso_validate_network_len).
+  bool coalesced = packet->flags & Packet::segmentation_offload;
+  uint32_t leaves_as = coalesced ? segment_size(*packet) : v.total_length();
+  if ((v.dont_fragment() || coalesced) && leaves_as > out.mtu()) {
     ++c.drop_fragmentation_needed;
-    parts_.icmp.send_error(wire::icmp4::unreachable, wire::icmp4::fragmentation_needed,
-                           packet->data(), packet->size(), in, out.mtu());
+    if (v.dont_fragment())
+      parts_.icmp.send_error(wire::icmp4::unreachable, wire::icmp4::fragmentation_needed,
+                             packet->data(), packet->size(), in, out.mtu());
     return;
   }
   v.decrement_ttl();

@@ -121,8 +121,10 @@ Status Ip4::post_route(InterfaceId in, InterfaceId out, ip4::Addr next_hop, Pack
   Ip4Counters& c = parts_.counters.ip4;
   if (!passes(Hook::postrouting, *packet, in, out)) return Status::filtered;
   Link& link = parts_.link(out);
-  // A TSO segment leaves whole: the NIC cuts it into MTU-sized ones.
-  bool segmented = (packet->flags & Packet::segmentation_offload) && link.segments_tcp(false);
+  // A TSO segment leaves whole: the NIC cuts it into MTU-sized ones, or the
+  // link does where the NIC cannot (a router's coalesced segment, rerouted
+  // by a hook: decision 0093). Never fragmented.
+  bool segmented = packet->flags & Packet::segmentation_offload;
   if (packet->size() <= link.mtu() || segmented) {
     link.transmit_ip(std::move(packet), next_hop);
     return Status::ok;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 
 #include "net/dhcp/dhcp.hpp"
 #include "net/ip6/addr.hpp"
+#include "net/link/tcp_segmentation.hpp"
 #include "net/stack_parts.hpp"
 #include "net/wire/ethernet.hpp"
 #include "net/wire/ip4.hpp"
@@ -128,6 +130,41 @@ void Link::transmit_frame(PacketPtr payload, ethernet::Addr dst, uint16_t type) 
     return;
   }
   wire::EthernetRepr{dst, mac_, type}.emit(std::span<uint8_t, wire::EthernetRepr::size>(h, 14));
+  if ((payload->flags & Packet::segmentation_offload) &&
+      !segments_tcp(type == wire::ethertype_ip6)) {
+    transmit_segmented(std::move(payload));
+    return;
+  }
+  send_frame(std::move(payload));
+}
+
+// A TCP segment larger than the MTU on a NIC that cannot cut it (one a
+// router received coalesced, decision 0093): cut here as the device would,
+// each piece copied into a buffer of the NIC's pool.
+void Link::transmit_segmented(PacketPtr frame) {
+  LinkCounters& c = counters_.link;
+  bool ok = segment_tcp(*frame, [&](std::span<const uint8_t> segment) {
+    const uint32_t n = uint32_t(segment.size());
+    PacketPtr piece = allocate();
+    if (!piece || piece->tailroom() < n) piece = allocate_heap_packet(n);
+    uint8_t* to = piece ? piece->append(n) : nullptr;
+    if (!to) {
+      ++c.drop_unsegmentable;
+      return;
+    }
+    std::memcpy(to, segment.data(), segment.size());
+    ++c.tx_software_segments;
+    send_frame(std::move(piece));
+  });
+  if (ok) {
+    ++c.tx_software_segmented;
+  } else {
+    ++c.drop_unsegmentable;
+  }
+}
+
+void Link::send_frame(PacketPtr payload) {
+  EthernetCounters& c = counters_.ethernet;
   if (queue_.empty() && nic_.transmit_room() > 0) {
     ++c.tx;
     nic_.transmit(std::move(payload));

@@ -170,6 +170,9 @@ class Link {
   bool accepts_group(const ethernet::Addr& mac) const;
   bool accepts_group6(const ethernet::Addr& mac) const;
   void drain_queue();
+  // To the NIC, or into the queue while its ring is full.
+  void send_frame(PacketPtr frame);
+  void transmit_segmented(PacketPtr frame);
   void configured();
   void add_own_route(Route route);
   void remove_own_routes();

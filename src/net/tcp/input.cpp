@@ -26,6 +26,8 @@ constexpr uint64_t out_of_window_ack_interval_ns = 500'000'000;
 
 void Connection::input(const Segment& s, uint64_t now) {
   ++stats.segments_received;
+  stats.largest_segment_received =
+      std::max(stats.largest_segment_received, uint32_t(s.payload.size()));
   last_heard_ns = now;
   keepalives_unanswered = 0;
   probing_since_ns = never;  // (an answer to a window probe, or anything else)
@@ -269,9 +271,11 @@ void Connection::input_text(const Segment& s, uint64_t now) {
     ack_now = true;  // it filled (part of) a hole, or was all old
   } else {
     // RFC 5681 §4.2, RFC 1122 §4.2.3.2: every second full-sized segment,
-    // else within 40 ms.
+    // else within 40 ms. A segment longer than an MSS is several the host
+    // coalesced (decision 0093): it counts as that many, so it is
+    // acknowledged at once, and it does not raise the full size.
     unacked_bytes += in_order;
-    rcv_mss = std::max(rcv_mss, uint32_t(s.payload.size()));
+    rcv_mss = std::max(rcv_mss, std::min(uint32_t(s.payload.size()), mss));
     if (unacked_bytes >= 2 * rcv_mss) {
       ack_now = true;
     } else if (delayed_ack_at == never) {

@@ -60,6 +60,26 @@ bool MemoryNic::inject(const uint8_t* data, std::size_t len, uint32_t packet_fla
   return true;
 }
 
+bool MemoryNic::inject_coalesced(const Frame& frame, uint16_t gso_size, uint16_t csum_start) {
+  constexpr uint16_t tcp_checksum_offset = 16;  // RFC 9293 §3.1
+  PacketPtr packet = allocate_heap_packet(uint32_t(frame.size()));
+  if (!packet || !receive_) {
+    ++stats_.rx_dropped;
+    return false;
+  }
+  std::memcpy(packet->append(uint32_t(frame.size())), frame.data(), frame.size());
+  packet->flags =
+      Packet::segmentation_offload | Packet::checksum_partial | Packet::checksum_verified;
+  packet->gso_size = gso_size;
+  packet->csum_start = csum_start;
+  packet->csum_offset = tcp_checksum_offset;
+  ++stats_.rx_packets;
+  stats_.rx_bytes += frame.size();
+  receive_(std::move(packet));
+  if (after_receive_) after_receive_();
+  return true;
+}
+
 void MemoryNic::connect(MemoryNic& peer) {
   peer_ = &peer;
   peer.peer_ = this;

@@ -32,6 +32,11 @@ class MemoryNic final : public Nic {
   // or the frame too big for a buffer.
   bool inject(const uint8_t* data, std::size_t len, uint32_t packet_flags = 0);
   bool inject(const Frame& frame) { return inject(frame.data(), frame.size()); }
+  // A TCP segment the host coalesced, as virtio-net hands it over with
+  // GUEST_TSO4/6 (decision 0093): in a heap buffer of its own, flagged
+  // segmentation_offload with gso_size, its checksum partial from csum_start
+  // (the TCP header) and verified.
+  bool inject_coalesced(const Frame& frame, uint16_t gso_size, uint16_t csum_start);
   // What follows a delivered frame: a test's stand-in for the event loop's
   // next step (ManualClock::advance(0ns), where the stack's handlers run:
   // docs/net/handlers.md). Unset: nothing, the caller steps when it likes.

@@ -121,6 +121,6 @@ void probe_taps() {
 
 }  // namespace
 
-void probe_platform_nics() { probe_taps(); }
+void probe_platform_nics(const StackConfig&) { probe_taps(); }
 
 }  // namespace net

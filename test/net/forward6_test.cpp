@@ -291,5 +291,40 @@ TEST_F(Forward6MtuTest, TooBigForTheNextLinkGetsPacketTooBig) {
   EXPECT_EQ(counters6().tx_fragments, 0u);
 }
 
+// A TCP segment the host coalesced (GUEST_TSO6, decision 0093): its segments' size is what must
+// fit the next link, not the whole; one that fits leaves cut in software (net1 has no TSO).
+Bytes coalesced_tcp6(uint32_t payload_size) {
+  Bytes tcp(20);
+  tcp[1] = 80, tcp[3] = 80, tcp[7] = 1, tcp[12] = 5 << 4, tcp[13] = 0x18, tcp[14] = 0xff;
+  Bytes payload = pattern(payload_size, 5);
+  tcp.insert(tcp.end(), payload.begin(), payload.end());
+  Bytes ip = ip6(peer_ip6, peer1_ip6, 6, tcp);
+  // The checksum field holds the pseudo-header sum only (RFC 8200 §8.1), as a host hands it over.
+  uint32_t sum = ::net::wire::checksum_add(0, ip.data() + 8, 32) + 6 + uint32_t(tcp.size());
+  uint16_t field = ::net::wire::checksum_fold(sum);
+  ip[40 + 16] = uint8_t(field >> 8), ip[40 + 17] = uint8_t(field);
+  return ip;
+}
+
+TEST_F(Forward6MtuTest, ACoalescedSegmentLeavesAsSegmentsThatFitTheNextLink) {
+  stack.set_forwarding(true);
+  constexpr uint16_t fits = 1400 - 60, too_big = 1400 - 59;  // payload per segment
+  nic0.inject_coalesced(ethernet(stack_mac, peer_mac, ethertype_ip6, coalesced_tcp6(10 * fits)),
+                        fits, 14 + 40);
+  auto out = sent(nic1);
+  ASSERT_EQ(out.size(), 10u);
+  for (const Bytes& frame : out) EXPECT_EQ(frame.size(), 14u + 1400u);
+  EXPECT_EQ(counters6().forwarded, 1u);
+  EXPECT_EQ(if1.counters().link.tx_software_segments, 10u);
+  EXPECT_TRUE(sent(nic0).empty());
+  nic0.inject_coalesced(ethernet(stack_mac, peer_mac, ethertype_ip6, coalesced_tcp6(10 * too_big)),
+                        too_big, 14 + 40);
+  EXPECT_TRUE(sent(nic1).empty());
+  out = sent(nic0);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(sent_icmp6(out[0])[0], msg::packet_too_big);
+  EXPECT_EQ(counters6().drop_packet_too_big, 1u);
+}
+
 }  // namespace
 }  // namespace keel::test

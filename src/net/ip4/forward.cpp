@@ -1,23 +1,10 @@
 // IPv4 forwarding between interfaces (RFC 1812 §5.2–5.3, in Linux's order:
 // TTL, route, MTU with DF, TTL decrement, forward hook, postrouting).
 #include "ip4.hpp"
+#include "net/link/tcp_segmentation.hpp"
 #include "net/stack_parts.hpp"
 
 namespace net {
-namespace {
-
-constexpr uint32_t tcp_data_offset = 12;  // RFC 9293 §3.1: the header length in words
-
-// The IP length of each segment a coalesced TCP segment (data() at the IPv4
-// header, csum_start at the TCP header, both checked by the driver) is cut
-// into: its headers and gso_size payload bytes.
-uint32_t segment_size(const Packet& packet) {
-  uint32_t tcp = packet.csum_start;
-  if (tcp + tcp_data_offset >= packet.size()) return packet.size();
-  return tcp + (packet.data()[tcp + tcp_data_offset] >> 4) * 4u + packet.gso_size;
-}
-
-}  // namespace
 
 void Ip4::forward(InterfaceId in, PacketPtr packet, LinkCast cast) {
   Ip4Counters& c = parts_.counters.ip4;
@@ -63,7 +50,7 @@ void Ip4::forward(InterfaceId in, PacketPtr packet, LinkCast cast) {
   // cuts it, decision 0093): theirs is the size that must fit, and they are
   // never fragmented (Linux's skb_gso_validate_network_len).
   bool coalesced = packet->flags & Packet::segmentation_offload;
-  uint32_t leaves_as = coalesced ? segment_size(*packet) : v.total_length();
+  uint32_t leaves_as = coalesced ? tcp_segment_size(*packet) : v.total_length();
   if ((v.dont_fragment() || coalesced) && leaves_as > out.mtu()) {
     ++c.drop_fragmentation_needed;
     if (v.dont_fragment())

@@ -6,6 +6,7 @@
 // configured for it); a routing header is the destination's business.
 #include "ip6.hpp"
 #include "net/ip6/addr.hpp"
+#include "net/link/tcp_segmentation.hpp"
 #include "net/stack_parts.hpp"
 #include "net/wire/icmp6.hpp"
 
@@ -62,9 +63,11 @@ void Ip6::forward(InterfaceId in, PacketPtr packet, LinkCast cast) {
     return;
   }
   // RFC 8200 §5, RFC 4443 §3.2: too big for the next link is answered with
-  // that link's MTU, never fragmented (only a source fragments).
+  // that link's MTU, never fragmented (only a source fragments). A TCP segment
+  // the host coalesced (decision 0093) leaves as segments: their size counts.
   Link& out = parts_.link(path.interface);
-  if (packet->size() > out.mtu6()) {
+  const bool coalesced = packet->flags & Packet::segmentation_offload;
+  if ((coalesced ? tcp_segment_size(*packet) : packet->size()) > out.mtu6()) {
     ++c.drop_packet_too_big;
     parts_.icmp6.send_error(wire::icmp6::packet_too_big, 0, out.mtu6(), packet->data(),
                             packet->size(), in);

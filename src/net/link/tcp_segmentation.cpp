@@ -76,4 +76,10 @@ bool segment_tcp(const Packet& frame, keel::delegate<void(std::span<const uint8_
   return true;
 }
 
+uint32_t tcp_segment_size(const Packet& packet) {
+  const uint32_t tcp = packet.csum_start;
+  if (tcp + tcp_data_offset >= packet.size()) return packet.size();
+  return tcp + (packet.data()[tcp + tcp_data_offset] >> 4) * 4u + packet.gso_size;
+}
+
 }  // namespace net

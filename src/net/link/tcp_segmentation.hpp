@@ -18,4 +18,9 @@ namespace net {
 // the call). False, nothing handed on, when the headers are not whole.
 bool segment_tcp(const Packet& frame, keel::delegate<void(std::span<const uint8_t>)> out);
 
+// The size from data() (any layer above TCP's, csum_start at the TCP header) of each segment a
+// segmentation_offload packet is cut into: its headers and gso_size payload bytes. What a
+// forwarder checks against the next link's MTU (Linux's skb_gso_validate_network_len).
+uint32_t tcp_segment_size(const Packet& packet);
+
 }  // namespace net

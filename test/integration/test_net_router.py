@@ -168,11 +168,14 @@ def test_router_still_alive(routed):
 # (HOST_TSO4, QEMU's default) they leave whole and the TAP on B's side shows frames longer than
 # an MTU; where it does not (host_tso4=off) the router cuts them itself and no frame on B's
 # side is longer than 1,514 bytes. Every byte arrives (sha256).
+# TCP_SINK ADDRESS PORT takes one connection and prints what came; TCP_SOURCE ADDRESS PORT SIZE
+# sends SIZE random bytes and prints what it sent (test_net_router6.py uses them too).
 TCP_SINK = r"""
-import hashlib, socket
-s = socket.socket()
+import hashlib, socket, sys
+address, port = sys.argv[1], int(sys.argv[2])
+s = socket.socket(socket.AF_INET6 if ":" in address else socket.AF_INET)
 s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("10.1.0.1", 5001))
+s.bind((address, port))
 s.listen(1)
 s.settimeout(60)
 c, _ = s.accept()
@@ -189,9 +192,9 @@ print("got", n, h.hexdigest(), flush=True)
 
 TCP_SOURCE = r"""
 import hashlib, os, socket, sys
-size = int(sys.argv[1])
+size = int(sys.argv[3])
 data = os.urandom(size)
-s = socket.create_connection(("10.1.0.1", 5001), timeout=60)
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=60)
 s.sendall(data)
 s.shutdown(socket.SHUT_WR)
 s.recv(1)
@@ -226,11 +229,11 @@ def test_coalesced_tcp_crosses_whole_or_cut_never_over_the_mtu(egress_tso, tmp_p
                                  "tcp and src host 10.0.0.1"],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         sink = subprocess.Popen(["ip", "netns", "exec", b.name, "/usr/bin/python3", "-c",
-                                 TCP_SINK], stdout=subprocess.PIPE, text=True)
+                                 TCP_SINK, "10.1.0.1", "5001"], stdout=subprocess.PIPE, text=True)
         try:
             time.sleep(1)
             size = 8 << 20
-            sent = a.python(TCP_SOURCE, size, timeout=120)
+            sent = a.python(TCP_SOURCE, "10.1.0.1", 5001, size, timeout=120)
             got = sink.communicate(timeout=60)[0]
             time.sleep(2.5)  # a stats line after the transfer
         finally:

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from test_net_router import router_between_sides
+from test_net_router import TCP_SINK, TCP_SOURCE, router_between_sides
 
 NAME = "ip6-forward"  # namespaces of this test are named after it
 
@@ -91,56 +91,19 @@ def test_too_big_for_the_next_link_gets_packet_too_big(routed6):
         ping.stdout + ping.stderr
 
 
-TCP_SINK = r"""
-import hashlib, socket
-s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-s.bind(("fd01::1", 9001))
-s.listen(1)
-s.settimeout(60)
-c, _ = s.accept()
-c.settimeout(60)
-h, n = hashlib.sha256(), 0
-while True:
-    data = c.recv(65536)
-    if not data:
-        break
-    h.update(data)
-    n += len(data)
-c.sendall(f"{n} {h.hexdigest()}".encode())
-c.close()
-"""
-
-TCP_SOURCE = r"""
-import hashlib, os, socket, sys
-data = os.urandom(int(sys.argv[1]))
-c = socket.create_connection(("fd01::1", 9001), timeout=60)
-c.sendall(data)
-c.shutdown(socket.SHUT_WR)
-answer = b""
-while True:
-    part = c.recv(4096)
-    if not part:
-        break
-    answer += part
-print(answer.decode())
-print(len(data), hashlib.sha256(data).hexdigest())
-"""
-
-
 def test_tcp_crosses_the_router_finding_the_path_mtu(routed6):
     # A's segments of 1500 bytes do not fit the router's link to B: Packet Too Big brings
     # A's path MTU to 1400, and every byte arrives.
     a, b, guest = routed6
     size = 2 * 1024 * 1024
-    sink = subprocess.Popen(["ip", "netns", "exec", b.name, "/usr/bin/python3", "-c", TCP_SINK],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sink = subprocess.Popen(["ip", "netns", "exec", b.name, "/usr/bin/python3", "-c", TCP_SINK,
+                             "fd01::1", "9001"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         time.sleep(0.5)
-        result = a.python(TCP_SOURCE, size, timeout=120)
-        lines = result.stdout.strip().splitlines()
-        assert len(lines) == 2 and lines[0] == lines[1], result.stdout + result.stderr
-        assert lines[0].startswith(f"{size} "), lines
+        sent = a.python(TCP_SOURCE, "fd01::1", 9001, size, timeout=120)
+        got = sink.communicate(timeout=60)[0]
+        assert sent.stdout.split() == ["sent", str(size), *got.split()[2:]], sent.stdout + sent.stderr + got
+        assert got.split()[:2] == ["got", str(size)], got
     finally:
         sink.kill()
         sink.wait()

@@ -27,6 +27,7 @@ import re
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -41,6 +42,11 @@ import bench_firewall_vm  # noqa: E402
 B = "10.1.0.1"
 TCP_PORT, IPERF_PORT, UDP_SIZE, UDP_WINDOW = 8080, 5201, 1400, 32
 PUSH_EVERY, MEMORY_EVERY, PING_STALL = 30, 5, 10.0
+# iperf3's server closes and opens its listener again after each test: a client that connects
+# meanwhile is queued on the closing one and reset ("unable to receive control message:
+# Connection reset by peer"; esnet/iperf pull request 2066). Seen twice in an hour, so each run
+# waits this long after the one before.
+IPERF_GAP = 0.5
 HANG_GRACE = 60
 # Two rule sets pushed in turn: stateful, both accepting the load, each dropping one port.
 RULES = ["interface eth0 { }\ninterface eth1 { }\nchain forward hook forward policy accept {\n"
@@ -83,6 +89,7 @@ class Soak:
             except (ValueError, KeyError):
                 self.record(load, 0, ok=False, hang=hung, detail=out)
             reverse = not reverse
+            time.sleep(IPERF_GAP)
 
     def counted(self, load, command, word):
         while time.monotonic() < self.end:
@@ -122,8 +129,11 @@ class Soak:
                                 ["iperf3", "-s", "-p", str(IPERF_PORT)])]
         seconds = int(self.end - time.monotonic())
         self.ping_window = (time.time(), time.time() + seconds)
+        # To a file, not a pipe: read only at the end, a pipe's 64 KiB filled after ~850 lines
+        # and stopped ping (which an hour's run showed as 57 minutes without an answer).
+        ping_out = tempfile.TemporaryFile(mode="w+")
         ping = subprocess.Popen(["ip", "netns", "exec", side_a.name, "ping", "-n", "-D", "-i", "0.2", "-W", "1",
-                                 "-w", str(seconds), B], stdout=subprocess.PIPE, text=True)
+                                 "-w", str(seconds), B], stdout=ping_out, text=True)
         loads = [self.tcp_bulk, self.memory_samples, self.pushes,
                  lambda: self.counted("connections", f"{os.path.join(tools, 'tcp_rr')} crr {B} {TCP_PORT} "
                                       f"{self.slice}", "cps"),
@@ -135,7 +145,9 @@ class Soak:
                 t.start()
             for t in threads:
                 t.join()
-            out, _ = ping.communicate(timeout=HANG_GRACE)
+            ping.wait(timeout=HANG_GRACE)
+            ping_out.seek(0)
+            out = ping_out.read()
             self.ping_replies = [float(m) for m in re.findall(r"^\[(\d+\.\d+)\] \d+ bytes from", out, re.M)]
         finally:
             if ping.poll() is None:
@@ -238,8 +250,11 @@ def main():
         soak.run()
         result = summary(soak, args.minutes)
     finally:
+        console = router.guest.output() if router.guest else ""
         router.close()
     os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "soak-console.log"), "w") as f:
+        f.write(console[-(1 << 20):])  # the appliance's counters every 5 s, for what went wrong
     with open(os.path.join(args.out, "soak.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "soak.md"), "w") as f:

@@ -119,12 +119,14 @@ void add_route(Stack& stack, const Config& config, const RouteConfig& r) {
                                                   .prefix_len = r.prefix_len,
                                                   .gateway = r.gateway.ip6(),
                                                   .interface = interface,
-                                                  .metric = r.metric})
+                                                  .metric = r.metric,
+                                                  .source = {}})
                      : stack.routes().add(Route{.destination = r.destination.ip4(),
                                                 .prefix_len = r.prefix_len,
                                                 .gateway = r.gateway.ip4(),
                                                 .interface = interface,
-                                                .metric = r.metric});
+                                                .metric = r.metric,
+                                                .source = {}});
   if (added != Status::ok)
     config_panic("route " + text + ": no interface " + std::to_string(r.interface));
 }

@@ -127,6 +127,11 @@ class Soak:
                    for args in ([os.path.join(tools, "udp_echo_server"), "7"],
                                 [os.path.join(tools, "tcp_rr"), "serve", str(TCP_PORT)],
                                 ["iperf3", "-s", "-p", str(IPERF_PORT)])]
+        # The loads start once the servers listen (iperf3 was refused once when it came first).
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and len(side_b.sh(
+                f"ss -Hltn '( sport = :{IPERF_PORT} or sport = :{TCP_PORT} )'").stdout.splitlines()) < 2:
+            time.sleep(0.05)
         seconds = int(self.end - time.monotonic())
         self.ping_window = (time.time(), time.time() + seconds)
         # To a file, not a pipe: read only at the end, a pipe's 64 KiB filled after ~850 lines

@@ -197,11 +197,12 @@ TEST_F(ConntrackTest, AFullTableEvictsUnansweredFlowsButKeepsAssuredOnes) {
 // the closing flows are assured. (A soak through the appliance found drop_table_full at
 // ~250 connections a second.)
 TEST_F(ConntrackTest, AFullTableGivesUpClosingTcpFlowsForNewOnes) {
-  auto connect_and_close = [&](uint16_t sport) {
+  // A connection from `sport` through its handshake and 10 bytes: assured, open.
+  auto open_connection = [&](uint16_t sport) {
     Spec syn;
     syn.proto = 6, syn.sport = sport;
     Tracked t = track(syn);
-    if (t.table_full) return t;
+    if (t.table_full) return std::pair(t, syn);
     Spec synack = reply_of(syn);
     synack.tcp_flags = 0x12, synack.seq = 5000, synack.ack = 1001;
     track(synack);
@@ -209,7 +210,12 @@ TEST_F(ConntrackTest, AFullTableGivesUpClosingTcpFlowsForNewOnes) {
     ack.tcp_flags = 0x10, ack.seq = 1001, ack.ack = 5001;
     ack.payload.assign(10, 'x');
     track(ack);
-    Spec fin = ack;
+    return std::pair(t, ack);
+  };
+  auto connect_and_close = [&](uint16_t sport) {
+    auto [t, last] = open_connection(sport);
+    if (t.table_full) return t;
+    Spec fin = last;
     fin.tcp_flags = 0x11, fin.seq = 1011, fin.payload.clear();
     track(fin);
     return t;
@@ -225,20 +231,11 @@ TEST_F(ConntrackTest, AFullTableGivesUpClosingTcpFlowsForNewOnes) {
   EXPECT_EQ(ct.counters().drop_table_full, 0u);
   EXPECT_EQ(ct.counters().evicted, 8u);
   // Open connections are kept: with the table full of them, a new one is refused.
-  Spec open;
-  open.proto = 6;
   for (uint16_t i = 0; i < 8; ++i) {
-    open.sport = uint16_t(8000 + i);
-    ASSERT_FALSE(track(open).table_full);  // evicts one closing flow each
-    Spec synack = reply_of(open);
-    synack.tcp_flags = 0x12, synack.seq = 5000, synack.ack = 1001;
-    track(synack);
-    Spec ack = open;
-    ack.tcp_flags = 0x10, ack.seq = 1001, ack.ack = 5001;
-    ack.payload.assign(10, 'x');
-    track(ack);
+    ASSERT_FALSE(open_connection(uint16_t(8000 + i)).first.table_full);  // evicts a closing one
   }
-  open.sport = 9000;
+  Spec open;
+  open.proto = 6, open.sport = 9000;
   EXPECT_TRUE(track(open, false).table_full);
 }
 

@@ -22,6 +22,7 @@ request rates stepped up until each server fails (bench/http/fixed_rate_steps.py
 http.md, http.csv, http.png and http_rate.png.
 """
 import argparse
+import math
 import os
 import re
 import shutil
@@ -45,7 +46,7 @@ from measure import tap_args  # noqa: E402
 from netguest import Namespace, run  # noqa: E402
 import fixed_rate_steps  # noqa: E402
 
-MEMORY = "128M"
+MEMORY = "256M"  # nginx in the Linux VM is OOM-killed at 1,000 TLS connections in 128 MiB
 SITE = os.path.join(ROOT, "examples", "web", "site")
 PAGE = "/index.html"
 KEEL_VM, LINUX_VM = "Keel guest (microvm, TCG)", "nginx, Linux VM (microvm, TCG)"
@@ -62,6 +63,7 @@ HTTPS_MANY = 100
 NGINX_CONF = """daemon off;
 master_process off;
 worker_processes 1;
+worker_rlimit_nofile 8192;
 user root;
 error_log stderr warn;
 pid {work}/nginx.pid;
@@ -174,8 +176,15 @@ def wrk(ns, address, seconds, connections, close, scheme, process):
     args = ["wrk", "--latency", "-t", str(threads), "-c", str(connections), "-d", f"{seconds}s",
             "--timeout", "5s", *(["-H", "Connection: close"] if close else []), f"{scheme}://{address}{PAGE}"]
     cpu = cpu_seconds(process)
-    out = run(ns.exec_args(args), timeout=seconds + 60).stdout
+    done = run(ns.exec_args(args), timeout=seconds + 60, check=False)
     cpu = cpu_seconds(process) - cpu
+    if done.returncode:
+        # wrk gives up at once when its first connection fails ("unable to connect"): a figure
+        # the server failed, kept as such rather than ending the whole run.
+        why = (done.stderr or done.stdout).strip().splitlines() or [f"exit status {done.returncode}"]
+        return {"rps": 0.0, "p50": math.inf, "p99": math.inf, "errors": 1, "cpu_us": math.inf,
+                "failure": why[-1]}
+    out = done.stdout
     requests = int(re.search(r"(\d+) requests in", out).group(1))
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
     latency = {p: to_ms(re.search(rf"^\s+{p}%\s+(\S+)", out, re.M).group(1)) for p in ("50", "99")}
@@ -221,6 +230,9 @@ def measure(args, ns, targets, processes, figures):
                 if waited > 2:
                     print(f"  {label}: {waited:.0f} s to settle before {key}", flush=True)
                 result = wrk(ns, address, seconds, connections, close, scheme, processes[label])
+                if "failure" in result:
+                    print(f"  {label}: {key} failed in round {r + 1}: {result['failure']}", flush=True)
+                    result["failure"] = f"{label}, {key}, round {r + 1}: {result['failure']}"
                 figures[label].setdefault(key, []).append(result)
             print(f"  round {r + 1}/{args.rounds} {label}: " + ", ".join(
                 f"{key} {figures[label][key][-1]['rps']:,.0f}/s" for key, *_ in cases(args)), flush=True)
@@ -322,6 +334,11 @@ def write_report(out, args, figures, steps):
             lines.append(f"| {label} | {name} | {rates} | "
                          f"{median_of(rounds, 'p50'):.3f} | {median_of(rounds, 'p99'):.3f} | "
                          f"{median_of(rounds, 'cpu_us'):,.0f} | {sum(r['errors'] for r in rounds)} |")
+    failures = [r["failure"] for label in TARGETS for rounds in figures[label].values() for r in rounds
+                if "failure" in r]
+    if failures:
+        lines += ["", "Runs wrk could not make (counted as 0 requests/s and one error):", ""]
+        lines += [f"- {failure}" for failure in failures]
     lines += [""] + fixed_rate_steps.report_lines(steps, args.rate_seconds, KEEL_VM, LINUX_VM) + ["![p99 against the rate](http_rate.png)"]
     fixed_rate_steps.plot(os.path.join(out, "http_rate.png"), steps)
     lines += ["", f"Host load average (1 min) when the run began and ended: {args.load[0]:.1f}, "

@@ -3,6 +3,7 @@ rates, stepped up until it fails; latency is counted from each request's due tim
 (bench/http/fixed_rate.c, the method of wrk2). At each step the servers still standing take
 turns (the order reversed each step). A server fails a step when a request is lost or its
 p99 passes FAIL_P99_MS; it is not stepped further."""
+import math
 import os
 import subprocess
 
@@ -20,9 +21,13 @@ def compile_tool(work):
 
 def one_step(ns, tool, address, path, rate, seconds):
     """{"p50", "p90", "p99", "max" (ms, inf when lost), "lost", "errors"} at one rate."""
-    out = subprocess.run(ns.exec_args([tool, address, "80", path, str(rate), str(seconds), str(CONNECTIONS)]),
-                         capture_output=True, text=True, timeout=seconds + 60, check=True).stdout
-    words = out.split()
+    done = subprocess.run(ns.exec_args([tool, address, "80", path, str(rate), str(seconds), str(CONNECTIONS)]),
+                          capture_output=True, text=True, timeout=seconds + 60, check=False)
+    if done.returncode:  # could not connect: the server failed this rate outright
+        print(f"  fixed_rate {address} at {rate}/s: {done.stderr.strip()}", flush=True)
+        return {"p50": math.inf, "p90": math.inf, "p99": math.inf, "max": math.inf, "lost": rate * seconds,
+                "errors": 1}
+    words = done.stdout.split()
     values = dict(zip(words[::2], words[1::2]))
     result = {k: float(values[k]) for k in ("p50", "p90", "p99", "max")}
     result.update(lost=int(values["lost"]), errors=int(values["errors"]))

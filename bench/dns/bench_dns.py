@@ -181,7 +181,7 @@ def main():
             keel_image = appliance.build(zone_dir, "kvm")
             keel_program = appliance.build(zone_dir, "linux")
             ns = appliance.Namespace(taps=4)
-            peer, things = targets.PeerNamespace(ns), []
+            peer, things = targets.peer_namespace(ns), []
             try:
                 found, things = start_all(ns, peer, work, zone_dir, zone_file, keel_image, keel_program, linux)
                 print(f"dns: {zone_set}: all six servers answer; measuring", flush=True)

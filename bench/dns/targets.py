@@ -85,22 +85,9 @@ def linux_vm(ns, guest, program, tap, zone_file, work, memory):
     return Target(f"{'NSD' if program == 'nsd' else 'Knot'} in the Linux VM", vm.address, 53, vm.process), vm
 
 
-class PeerNamespace:
+def peer_namespace(ns):
     """A second namespace behind a veth pair, for NSD and Knot as Linux processes."""
-
-    def __init__(self, ns):
-        self.name = ns.name + "-peer"
-        appliance.run(["ip", "netns", "add", self.name])
-        ns.sh(f"ip link add vethk type veth peer name vethp netns {self.name} && "
-              "ip addr add 10.53.9.1/24 dev vethk && ip link set vethk up")
-        appliance.run(self.exec_args(["sh", "-c", f"ip link set lo up && ip addr add {PEER_ADDRESS}/24 dev vethp "
-                                                  "&& ip link set vethp up"]))
-
-    def exec_args(self, args):
-        return ["ip", "netns", "exec", self.name, *args]
-
-    def close(self):
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+    return ns.veth_peer("10.53.9.1/24", f"{PEER_ADDRESS}/24")
 
 
 def netns_server(peer, kind, port, work, zones_dir):

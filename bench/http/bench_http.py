@@ -41,7 +41,7 @@ from keelpy import bench_report, build, qemu  # noqa: E402
 from keelpy.bench_report import Comparison  # noqa: E402
 import linux_guest  # noqa: E402
 from bench_net import wait_answering  # noqa: E402
-from bench_tcp import Peer, Process  # noqa: E402
+from bench_tcp import Process, peer_namespace  # noqa: E402
 from measure import tap_args  # noqa: E402
 from netguest import Namespace, run  # noqa: E402
 import fixed_rate_steps  # noqa: E402
@@ -268,7 +268,7 @@ def main():
         try:
             ns.sh("sysctl -qw net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=1 && "
                   "ip tuntap add tapl mode tap && ip link set tapl up && ip addr add 10.0.8.1/24 dev tapl")
-            peer = Peer(ns)
+            peer = peer_namespace(ns)
             targets, processes = start_servers(ns, peer, binaries, work)
             args.suites = negotiated_suites(ns, targets)
             print("http: all four targets serve the page over HTTP and HTTPS; measuring", flush=True)

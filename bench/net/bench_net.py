@@ -83,21 +83,16 @@ class LinuxPeer:
     """A second namespace on a veth pair, running the Linux-sockets echo."""
 
     def __init__(self, ns, server):
-        self.name = ns.name + "-peer"
-        run(["ip", "netns", "add", self.name])
-        ns.sh(f"ip link add vethk type veth peer name vethp netns {self.name} && "
-              "ip addr add 10.0.9.1/24 dev vethk && ip link set vethk up")
-        self.sh("ip link set lo up && ip addr add 10.0.9.2/24 dev vethp && ip link set vethp up")
-        self.server = subprocess.Popen(["ip", "netns", "exec", self.name, server, "7"],
-                                       start_new_session=True)
+        self.ns = ns.veth_peer("10.0.9.1/24", "10.0.9.2/24")
+        self.server = self.ns.popen([server, "7"], start_new_session=True)
         self.address = "10.0.9.2"
 
     def sh(self, command):
-        run(["ip", "netns", "exec", self.name, "sh", "-c", command])
+        self.ns.sh(command)
 
     def close(self):
         stop(self.server)
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+        self.ns.close()
 
 
 class LinuxProcess:

@@ -75,23 +75,11 @@ class Process:
         stop(self.proc)
 
 
-class Peer:
+def peer_namespace(ns):
     """A second namespace on a veth pair (10.0.9.2), for Linux's own TCP."""
-
-    def __init__(self, ns):
-        self.name = ns.name + "-peer"
-        run(["ip", "netns", "add", self.name])
-        ns.sh(f"ip link add vethk type veth peer name vethp netns {self.name} && "
-              "ip addr add 10.0.9.1/24 dev vethk && ip link set vethk up")
-        run(["ip", "netns", "exec", self.name, "sh", "-c", "ip link set lo up && "
-             "ip addr add 10.0.9.2/24 dev vethp && ip link set vethp up"])
-        self.address = "10.0.9.2"
-
-    def exec_args(self, args):
-        return ["ip", "netns", "exec", self.name, *args]
-
-    def close(self):
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+    peer = ns.veth_peer("10.0.9.1/24", "10.0.9.2/24")
+    peer.address = "10.0.9.2"
+    return peer
 
 
 def start_servers(phase, ns, peer, binaries, tools):
@@ -210,7 +198,7 @@ def main():
             ns.sh("sysctl -qw net.ipv4.ip_local_port_range='1024 65000' "
                   "net.ipv4.tcp_tw_reuse=1 && ip tuntap add tapl mode tap && "
                   "ip link set tapl up && ip addr add 10.0.8.1/24 dev tapl")
-            peer = Peer(ns)
+            peer = peer_namespace(ns)
             for phase in PHASES:
                 targets, processes = start_servers(phase, ns, peer, binaries, tools)
                 try:

@@ -2,7 +2,6 @@
 folder compiled in, run as a Linux process on a TAP device or as an image in
 QEMU, inside a network namespace the test creates (host side 10.53.0.1/24,
 appliance 10.53.0.2, port 53). Everything is torn down, even on failure."""
-import itertools
 import os
 import subprocess
 import sys
@@ -13,10 +12,9 @@ sys.path.insert(0, os.path.join(ROOT, "tools"))
 sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
 from keelpy import qemu  # noqa: E402
 from netguest import Guest  # noqa: E402
+from keelpy.netns import Netns  # noqa: E402
 
 EXAMPLE = os.path.join(ROOT, "examples", "dns")
-PYTHON = "/usr/bin/python3"
-_counter = itertools.count()
 
 
 def run(args, timeout=60, check=True):
@@ -43,29 +41,20 @@ def guest_ip(i=0):
     return f"10.53.{i}.2"
 
 
-class Namespace:
+class Namespace(Netns):
     """A fresh network namespace with TAP devices tap0, tap1, ... on 10.53.<n>.1/24."""
 
     def __init__(self, taps=1, prefix="keel-dns"):
-        self.name = f"{prefix}-{os.getpid()}-{next(_counter)}"
-        run(["ip", "netns", "add", self.name])
+        super().__init__(prefix)
         try:
-            self.sh("ip link set lo up")
             for i in range(taps):
-                self.sh(f"ip tuntap add tap{i} mode tap && ip link set tap{i} up && "
-                        f"ip addr add {host_ip(i)}/24 dev tap{i}")
+                self.add_tap(f"tap{i}", f"{host_ip(i)}/24")
         except BaseException:
             self.close()
             raise
 
-    def exec_args(self, args):
-        return ["ip", "netns", "exec", self.name, *args]
-
-    def sh(self, command, timeout=60):
-        return run(self.exec_args(["sh", "-c", command]), timeout=timeout)
-
-    def close(self):
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+    def sh(self, command, timeout=60, check=True):
+        return super().sh(command, timeout=timeout, check=check)
 
 
 class Appliance:

@@ -1,7 +1,6 @@
 """Boot the udp_echo image on TAP devices inside a network namespace the test
 creates, and talk to it with real Linux tools. Everything is bounded in time
 and torn down (QEMU killed, namespace deleted) even when a test fails."""
-import itertools
 import os
 import re
 import shutil
@@ -15,11 +14,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from keelpy import build, qemu  # noqa: E402
+from keelpy.netns import PYTHON, Netns, run  # noqa: E402
 
-PYTHON = "/usr/bin/python3"
 UDP_ECHO = os.path.join(ROOT, "examples", "udp_echo")
 _images = {}
-_counter = itertools.count()
 
 
 def service_image(service=UDP_ECHO, platform="kvm"):
@@ -34,24 +32,16 @@ def udp_echo_image(platform="kvm"):
     return service_image(UDP_ECHO, platform)
 
 
-def run(args, timeout=30, check=True, **kwargs):
-    return subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=check,
-                          **kwargs)
-
-
-class Namespace:
+class Namespace(Netns):
     """A fresh network namespace with TAP devices tap0, tap1, ... whose host
     side has address 10.0.<n>.1/24."""
 
     def __init__(self, taps=1, prefix="keel-net"):
-        self.name = f"{prefix}-{os.getpid()}-{next(_counter)}"
+        super().__init__(prefix)
         self.taps = [f"tap{i}" for i in range(taps)]
-        run(["ip", "netns", "add", self.name])
         try:
-            self.sh("ip link set lo up")
             for i, tap in enumerate(self.taps):
-                self.sh(f"ip tuntap add {tap} mode tap && ip link set {tap} up && "
-                        f"ip addr add {self.host(i)}/24 dev {tap}")
+                self.add_tap(tap, f"{self.host(i)}/24")
         except BaseException:
             self.close()
             raise
@@ -63,19 +53,6 @@ class Namespace:
     @staticmethod
     def guest(i=0):
         return f"10.0.{i}.2"
-
-    def exec_args(self, args):
-        return ["ip", "netns", "exec", self.name, *args]
-
-    def sh(self, command, timeout=30, check=True):
-        return run(self.exec_args(["sh", "-c", command]), timeout=timeout, check=check)
-
-    def python(self, code, *args, timeout=120):
-        return run(self.exec_args([PYTHON, "-c", code, *map(str, args)]), timeout=timeout,
-                   check=False)
-
-    def close(self):
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
 
 
 class Guest:

@@ -14,11 +14,15 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from keelpy.netns import Netns  # noqa: E402
+
 BUILD = os.path.join(ROOT, "build", "net-linux-udp_echo")
 HOST_IP = "10.0.0.1"
 KEEL_IP = "10.0.0.2"
@@ -42,36 +46,12 @@ def echo_binary():
     return os.path.join(BUILD, "udp_echo")
 
 
-class Namespace:
-    def __init__(self):
-        self.name = f"keel-net-{os.getpid()}-{time.monotonic_ns() % 100000}"
-        run("ip", "netns", "add", self.name)
-        self.ip("link", "set", "lo", "up")
-
-    def ip(self, *args):
-        return run("ip", "-n", self.name, *args)
-
-    def add_tap(self, dev, host_cidr):
-        self.ip("tuntap", "add", "dev", dev, "mode", "tap")
-        self.ip("addr", "add", host_cidr, "dev", dev)
-        self.ip("link", "set", dev, "up")
-
-    def exec(self, *args, timeout=60, check=True):
-        return run("ip", "netns", "exec", self.name, *args, timeout=timeout, check=check)
-
-    def popen(self, *args, **kw):
-        return subprocess.Popen(["ip", "netns", "exec", self.name, *args], **kw)
-
-    def delete(self):
-        run("ip", "netns", "del", self.name, check=False)
-
-
 class Service:
     """The echo service running in the namespace; output collected in a file."""
 
     def __init__(self, ns, binary, *args, wait_for="listening on", timeout=15):
         self.log = open(f"/tmp/{ns.name}-{len(args)}.log", "w+")
-        self.proc = ns.popen(binary, *args, stdout=self.log, stderr=subprocess.STDOUT,
+        self.proc = ns.popen([binary, *args], stdout=self.log, stderr=subprocess.STDOUT,
                              start_new_session=True)
         self.wait_for(wait_for, timeout)
 
@@ -103,9 +83,8 @@ class Service:
 
 @pytest.fixture
 def ns():
-    n = Namespace()
-    yield n
-    n.delete()
+    with Netns("keel-tap") as n:
+        yield n
 
 
 @pytest.fixture
@@ -117,7 +96,7 @@ def echo(ns, echo_binary):
 
 
 def ping(ns, *args, timeout=60):
-    return ns.exec("ping", "-n", *args, KEEL_IP, timeout=timeout, check=False)
+    return ns.run(["ping", "-n", *args, KEEL_IP], timeout=timeout, check=False)
 
 
 def test_ping_sizes_0_to_8000(ns, echo):
@@ -141,7 +120,7 @@ def test_flood_ping_fragmented(ns, echo):
 
 
 def test_arping(ns, echo):
-    r = ns.exec("arping", "-c", "3", "-w", "5", "-I", "keel0", KEEL_IP, timeout=20, check=False)
+    r = ns.run(["arping", "-c", "3", "-w", "5", "-I", "keel0", KEEL_IP], timeout=20, check=False)
     assert r.returncode == 0 and "Received 3 response" in r.stdout, r.stdout + r.stderr
 
 
@@ -169,8 +148,8 @@ sys.exit(1 if bad else 0)
 
 
 def udp_echo_sizes(ns, sizes, timeout=120):
-    r = ns.exec("/usr/bin/python3", "-c", UDP_CLIENT, KEEL_IP, ",".join(map(str, sizes)),
-                timeout=timeout, check=False)
+    r = ns.run(["/usr/bin/python3", "-c", UDP_CLIENT, KEEL_IP, ",".join(map(str, sizes))],
+               timeout=timeout, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -195,7 +174,7 @@ for i in range(10000):
 print(got)
 sys.exit(0 if got == 10000 else 1)
 """
-    r = ns.exec("/usr/bin/python3", "-c", client, KEEL_IP, timeout=120, check=False)
+    r = ns.run(["/usr/bin/python3", "-c", client, KEEL_IP], timeout=120, check=False)
     assert r.returncode == 0, r.stdout + r.stderr
 
 
@@ -212,7 +191,7 @@ except ConnectionRefusedError:
     sys.exit(0)
 sys.exit(1)
 """
-    r = ns.exec("/usr/bin/python3", "-c", client, KEEL_IP, timeout=20, check=False)
+    r = ns.run(["/usr/bin/python3", "-c", client, KEEL_IP], timeout=20, check=False)
     assert r.returncode == 0, "no ICMP port unreachable: " + r.stdout + r.stderr
 
 
@@ -222,10 +201,10 @@ def test_dhcp_lease_and_renewal(ns, echo_binary):
     leases = f"/tmp/{ns.name}.leases"
     # 2 minutes is dnsmasq's shortest lease; dhcp_t1=3 makes the client
     # renew after 3 s instead of at T1 = 60 s.
-    dnsmasq = ns.popen("dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
-                       "--interface=keel0", "--bind-interfaces", "--log-dhcp",
-                       "--dhcp-range=10.0.0.50,10.0.0.60,255.255.255.0,2m",
-                       f"--dhcp-option=3,{HOST_IP}", f"--dhcp-leasefile={leases}",
+    dnsmasq = ns.popen(["dnsmasq", "--no-daemon", "--conf-file=/dev/null", "--port=0",
+                        "--interface=keel0", "--bind-interfaces", "--log-dhcp",
+                        "--dhcp-range=10.0.0.50,10.0.0.60,255.255.255.0,2m",
+                        f"--dhcp-option=3,{HOST_IP}", f"--dhcp-leasefile={leases}"],
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                        start_new_session=True)
     service = None
@@ -236,7 +215,7 @@ def test_dhcp_lease_and_renewal(ns, echo_binary):
         line = [l for l in service.output().splitlines() if "DHCP lease 10.0.0." in l][0]
         address = line.split()[3]
         service.wait_for("DHCP lease renewed", timeout=15, count=2)
-        r = ns.exec("ping", "-n", "-c", "1", "-W", "2", address, check=False)
+        r = ns.run(["ping", "-n", "-c", "1", "-W", "2", address], timeout=60, check=False)
         assert r.returncode == 0, r.stdout
     finally:
         if service:
@@ -256,10 +235,10 @@ def test_two_nics_on_two_subnets(ns, echo_binary):
     try:
         service.wait_for("listening on", timeout=10, count=2)
         for address in (KEEL_IP, "10.1.0.2"):
-            r = ns.exec("ping", "-n", "-c", "2", "-W", "2", address, check=False)
+            r = ns.run(["ping", "-n", "-c", "2", "-W", "2", address], timeout=60, check=False)
             assert " 0% packet loss" in r.stdout, r.stdout
-            r = ns.exec("/usr/bin/python3", "-c", UDP_CLIENT, address, "1,1000,5000",
-                        timeout=30, check=False)
+            r = ns.run(["/usr/bin/python3", "-c", UDP_CLIENT, address, "1,1000,5000"],
+                       timeout=30, check=False)
             assert r.returncode == 0, r.stdout + r.stderr
     finally:
         service.stop()
@@ -276,7 +255,7 @@ def test_embedded_config_and_command_line_override(ns):
     service = Service(ns, binary, "tap=keel0")  # address from net.json
     try:
         assert "10.0.0.7 netmask 255.255.255.0 gateway 10.0.0.1" in service.output()
-        r = ns.exec("ping", "-n", "-c", "1", "-W", "2", "10.0.0.7", check=False)
+        r = ns.run(["ping", "-n", "-c", "1", "-W", "2", "10.0.0.7"], timeout=60, check=False)
         assert r.returncode == 0, r.stdout
     finally:
         service.stop()
@@ -285,7 +264,7 @@ def test_embedded_config_and_command_line_override(ns):
         assert "10.0.0.9 netmask 255.255.255.0 gateway 10.0.0.1" in service.output()
     finally:
         service.stop()
-    r = ns.exec(binary, "tap=keel0", "gw=10.0.0", timeout=10, check=False)
+    r = ns.run([binary, "tap=keel0", "gw=10.0.0"], timeout=10, check=False)
     assert r.returncode == 78  # EX_CONFIG: how it was started, not a bug (decision 0111)
     assert "net config: gw: '10.0.0' is not an IPv4 address" in r.stdout + r.stderr
 
@@ -328,7 +307,7 @@ class InCgroup:
     def __init__(self, ns, folder):
         self.name, self.folder = ns.name, folder
 
-    def popen(self, *args, **kw):
+    def popen(self, args, **kw):
         return subprocess.Popen(["sh", "-c", f'echo $$ > {self.folder}/cgroup.procs && exec "$@"',
                                  "sh", "nsenter", f"--net=/run/netns/{self.name}", *args], **kw)
 

@@ -173,23 +173,17 @@ def linux_echo_count(ns):
     from netguest import ROOT, run
     server = os.path.join(ROOT, "build", "udp_echo_server")
     run(["gcc", "-O2", "-o", server, os.path.join(ROOT, "bench", "net", "udp_echo_server.c")])
-    peer = ns.name + "-echo"
-    run(["ip", "netns", "add", peer])
+    peer = ns.veth_peer("10.0.9.1/24", "10.0.9.2/24", dev="ve0", peer_dev="ve1")
     process = None
     try:
-        ns.sh(f"ip link add ve0 type veth peer name ve1 netns {peer} && "
-              "ip addr add 10.0.9.1/24 dev ve0 && ip link set ve0 up")
-        run(["ip", "netns", "exec", peer, "sh", "-c",
-             "ip link set lo up && ip addr add 10.0.9.2/24 dev ve1 && ip link set ve1 up"])
-        process = subprocess.Popen(["ip", "netns", "exec", peer, server])
+        process = peer.popen([server])
         result = ns.python(UDP_BURST, "10.0.9.2", 300, 65507, timeout=120)
         return int(result.stdout.split()[1])
     finally:
         if process:
             process.kill()
             process.wait()
-        ns.sh("ip link del ve0", check=False)
-        run(["ip", "netns", "del", peer], check=False)
+        peer.close()  # the veth pair goes with it
 
 
 def test_a_burst_of_largest_datagrams_is_echoed_at_least_as_often_as_by_linux(guest):

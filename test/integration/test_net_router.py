@@ -12,42 +12,30 @@ import re
 
 import pytest
 
-from netguest import ROOT, Guest, Namespace, run
+from keelpy.netns import Netns
+from netguest import ROOT, Guest, Namespace
 
 ROUTER = os.path.join(ROOT, "examples", "router")
 
 
-class Side:
+class Side(Netns):
     """A namespace for one side of the router, with the TAP moved into it; `ip6`, if given,
     is (address, the other side's prefix, the router's address) for IPv6 beside IPv4."""
 
     def __init__(self, name, tap, address, peer_net, router, ip6=None):
-        self.name = name
-        run(["ip", "netns", "add", name])
-        self.sh("ip link set lo up")
+        super().__init__(name=name)
         self.address = address
         self.tap, self.peer_net, self.router = tap, peer_net, router
         self.ip6 = ip6
 
     def attach(self, from_ns):
-        from_ns.sh(f"ip link set {self.tap} netns {self.name}")
+        self.take(self.tap, from_ns)
         self.sh(f"ip link set {self.tap} up && ip addr add {self.address}/24 dev {self.tap} && "
                 f"ip route add {self.peer_net} via {self.router}")
         if self.ip6:
             address, peer_net, router = self.ip6
             self.sh(f"ip -6 addr add {address}/64 dev {self.tap} nodad && "
                     f"ip -6 route add {peer_net} via {router}")
-
-    def sh(self, command, timeout=30, check=True):
-        return run(["ip", "netns", "exec", self.name, "sh", "-c", command], timeout=timeout,
-                   check=check)
-
-    def python(self, code, *args, timeout=60):
-        return run(["ip", "netns", "exec", self.name, "/usr/bin/python3", "-c", code,
-                    *map(str, args)], timeout=timeout, check=False)
-
-    def close(self):
-        run(["ip", "netns", "del", self.name], check=False)
 
 
 @contextlib.contextmanager

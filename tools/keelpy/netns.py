@@ -49,6 +49,10 @@ class Netns:
         self.sh(f"ip tuntap add {dev} mode tap && ip link set {dev} up"
                 + (f" && ip addr add {address} dev {dev}" if address else ""))
 
+    def take(self, dev, from_ns):
+        """Moves `dev` from namespace `from_ns` into this one (a TAP keeps its open file)."""
+        from_ns.sh(f"ip link set {dev} netns {self.name}")
+
     def veth_peer(self, address, peer_address, dev="vethk", peer_dev="vethp"):
         """A second namespace behind a veth pair: `dev` here with `address`, `peer_dev` there with
         `peer_address` (both "ADDR/LEN"). Close it before this one."""

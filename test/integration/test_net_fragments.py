@@ -3,7 +3,6 @@ attacker who pins replies in the ARP queue, many datagrams interleaved from
 several sources, and protocols nobody serves. Frames are crafted with scapy
 on the host side of the TAP, as an attacker on the link would send them."""
 import os
-import subprocess
 
 import pytest
 

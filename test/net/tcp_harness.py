@@ -13,7 +13,6 @@ second TAP; everything is torn down (processes killed, namespace deleted)
 even when a test fails.
 """
 import hashlib
-import itertools
 import os
 import re
 import signal
@@ -26,6 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
 from keelpy import build, qemu  # noqa: E402
+from keelpy.netns import Netns  # noqa: E402
 
 PYTHON = "/usr/bin/python3"  # Debian's, in the namespace
 HOST = "10.0.0.1"
@@ -34,7 +34,6 @@ IMPAIR_SOURCE = os.path.join(ROOT, "bench", "tcp", "impair.c")
 IMPAIR = os.path.join(ROOT, "build", "tcp-tests", "impair")
 TSO_OFF = "kvm-tso-off"  # a platform name for Net.keel: the image, TSO off
 _images = {}
-_counter = itertools.count()
 
 
 def run(args, timeout=60, check=True, **kw):
@@ -56,34 +55,29 @@ def impair_binary():
     return IMPAIR
 
 
-class Net:
+class Net(Netns):
     """The namespace, the optional relay, and Keel running on keel0."""
 
     def __init__(self, impair=None, prefix="keel-tcp"):
-        self.name = f"{prefix}-{os.getpid()}-{next(_counter)}"
-        self.processes = []
-        self.logs = []
-        self.relay = None
-        run(["ip", "netns", "add", self.name])
+        self.processes, self.logs, self.relay = [], [], None  # before: a failed start closes
+        super().__init__(prefix)
         try:
-            self.sh("ip link set lo up && ip tuntap add keel0 mode tap && ip link set keel0 up")
             if impair is None:
-                self.sh(f"ip addr add {HOST}/24 dev keel0")
+                self.add_tap("keel0", f"{HOST}/24")
             else:
-                self.sh("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 && "
-                        f"ip tuntap add host0 mode tap && ip addr add {HOST}/24 dev host0 && "
-                        "ip link set host0 up")
+                self.add_tap("keel0")
+                self.sh("sysctl -qw net.ipv6.conf.all.disable_ipv6=1")
+                self.add_tap("host0", f"{HOST}/24")
                 self.relay = self.start([impair_binary(), "keel0", "host0", *impair.split()],
                                         ready="impair:")
         except BaseException:
             self.close()
             raise
 
-    def args(self, command):
-        return ["ip", "netns", "exec", self.name, *command]
+    args = Netns.exec_args  # the name the TCP and HTTP tests use
 
     def sh(self, command, timeout=60, check=True):
-        return run(self.args(["sh", "-c", command]), timeout=timeout, check=check)
+        return super().sh(command, timeout=timeout, check=check)
 
     def start(self, command, ready=None, timeout=60):
         log = tempfile.NamedTemporaryFile(prefix="keel-tcp-", suffix=".log", delete=False)
@@ -164,7 +158,7 @@ class Net:
         for log in self.logs:
             log.close()
             os.unlink(log.name)
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
+        super().close()
 
 
 # Sends `size` pseudo-random bytes to ADDR:PORT while reading what comes

@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "test", "integration"))
 sys.path.insert(0, os.path.join(ROOT, "examples", "firewall"))
 
 from netguest import Guest, Namespace  # noqa: E402
+from keelpy.netns import Netns  # noqa: E402
 from nft_helpers import DEBIAN_PYTHON, ip_bytes, keelfw, run  # noqa: E402
 import push_rules  # noqa: E402
 
@@ -99,13 +100,11 @@ def stop_sniffer(p):
     return [json.loads(line) for line in out.splitlines() if line.startswith("{")]
 
 
-class Side:
+class Side(Netns):
     def __init__(self, name, subnet_index, answer_pings=True):
-        self.name = name
+        super().__init__(name=name)
         self.subnet = SUBNETS[subnet_index]
         self.other = SUBNETS[1 - subnet_index]
-        run("ip", "netns", "add", name)
-        self.sh("ip link set lo up")
         # The side's own errors (port unreachable from its hosts) must not depend on timing.
         run("sysctl", "-q", "-w", *NO_ICMP_RATE_LIMIT, ns=name)
         if not answer_pings:
@@ -123,25 +122,17 @@ class Side:
             self.sh(f"ip addr add {self.subnet}{h}/24 dev {dev}")
         self.sh(f"ip route add {self.other}0/24 via {self.subnet}{ROUTER_HOST}")
 
-    def sh(self, command, timeout=30, check=True):
-        return subprocess.run(["ip", "netns", "exec", self.name, "sh", "-c", command], capture_output=True,
-                              text=True, timeout=timeout, check=check)
-
     def sniff(self, seconds=0):
         """A sniffer on the side's device: it reads until communicate() (or `seconds`, if
         given) and then prints the frames, one JSON line each (see stop_sniffer)."""
-        p = subprocess.Popen(["ip", "netns", "exec", self.name, DEBIAN_PYTHON, "-c", SNIFFER, self.dev,
-                              str(seconds)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        p = self.popen([DEBIAN_PYTHON, "-c", SNIFFER, self.dev, str(seconds)], stdin=subprocess.PIPE,
+                       stdout=subprocess.PIPE, text=True)
         assert p.stdout.readline().strip() == "ready"
         return p
 
     def send(self, packets, gap):
         lines = "".join(f"{p['dst']} {ip_bytes(p).hex()}\n" for p in packets)
-        subprocess.run(["ip", "netns", "exec", self.name, DEBIAN_PYTHON, "-c", SENDER, str(gap)], input=lines,
-                       text=True, check=True, capture_output=True, timeout=120)
-
-    def close(self):
-        subprocess.run(["ip", "netns", "del", self.name], capture_output=True)
+        self.run([DEBIAN_PYTHON, "-c", SENDER, str(gap)], input=lines, timeout=120)
 
 
 class Router:
@@ -187,7 +178,7 @@ class KeelRouter(Router):
                                append=append, service=FIREWALL, ready=r"firewall: \d+ rules, forwarding",
                                ready_count=1)
             for i, side in enumerate(self.sides):
-                self.middle.sh(f"ip link set tap{i} netns {side.name}")
+                side.take(f"tap{i}", self.middle)
                 side.attach(f"tap{i}")
         except BaseException:
             self.close()

@@ -55,6 +55,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip4/output.cpp
   ${KEEL_ROOT}/src/net/fragments/reassembly.cpp
   ${KEEL_ROOT}/src/net/ip4_addr.cpp
+  ${KEEL_ROOT}/src/net/ip6/destinations.cpp
   ${KEEL_ROOT}/src/net/ip6/extensions.cpp
   ${KEEL_ROOT}/src/net/ip6/fragments.cpp
   ${KEEL_ROOT}/src/net/ip6/icmp6.cpp

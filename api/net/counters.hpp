@@ -170,12 +170,17 @@ struct Ip6Counters {
   uint64_t drop_no_route = 0;
   uint64_t drop_too_big = 0;  // a send over 65535 bytes, or TCP over the link MTU
   uint64_t drop_no_buffer = 0;
+  // The destination cache (src/net/ip6/destinations.hpp).
+  uint64_t pmtu_updates = 0;           // a Packet Too Big lowered a path MTU (RFC 8201)
+  uint64_t destination_evictions = 0;  // entries given up with the cache full
 };
 
 struct Icmp6Counters {
   uint64_t rx = 0;
   uint64_t rx_echo_requests = 0, tx_echo_replies = 0;
-  uint64_t rx_errors = 0;  // errors about what we sent (nothing reacts yet)
+  uint64_t rx_errors = 0;  // errors about what we sent
+  uint64_t rx_packet_too_big = 0;
+  uint64_t drop_bad_packet_too_big = 0;  // quoting what we did not send, or what fitted
   uint64_t tx_parameter_problem = 0, tx_unreachable = 0;
   uint64_t tx_time_exceeded = 0;   // reassembly timed out (RFC 8200 §4.5), hop limit ran out
   uint64_t tx_packet_too_big = 0;  // forwarding: over the next link's MTU (RFC 4443 §3.2)

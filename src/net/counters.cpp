@@ -168,10 +168,14 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ip6, drop_no_route);
   KEEL_C(ip6, drop_too_big);
   KEEL_C(ip6, drop_no_buffer);
+  KEEL_C(ip6, pmtu_updates);
+  KEEL_C(ip6, destination_evictions);
   KEEL_C(icmp6, rx);
   KEEL_C(icmp6, rx_echo_requests);
   KEEL_C(icmp6, tx_echo_replies);
   KEEL_C(icmp6, rx_errors);
+  KEEL_C(icmp6, rx_packet_too_big);
+  KEEL_C(icmp6, drop_bad_packet_too_big);
   KEEL_C(icmp6, tx_parameter_problem);
   KEEL_C(icmp6, tx_unreachable);
   KEEL_C(icmp6, tx_time_exceeded);

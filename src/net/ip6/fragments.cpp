@@ -106,9 +106,10 @@ uint32_t Ip6::next_identification(const ip6::Addr& src, const ip6::Addr& dst) {
 
 // Copies slices of the datagram into fresh buffers of the link's pool, each
 // the IPv6 header, a Fragment header and a multiple of 8 bytes (but the
-// last), at most the link MTU (RFC 8200 §4.5). Our datagrams carry no
-// extension headers: the whole payload is the fragmentable part.
-Status Ip6::fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet) {
+// last), at most `mtu`: the path MTU (RFC 8200 §4.5, RFC 8201). Our
+// datagrams carry no extension headers: the whole payload is the
+// fragmentable part.
+Status Ip6::fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet, uint32_t mtu) {
   Ip6Counters& c = parts_.counters.ip6;
   const uint8_t* ip = packet->data();
   wire::Ip6View<const uint8_t> v(ip, packet->size());
@@ -122,7 +123,7 @@ Status Ip6::fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet) {
       ++c.drop_no_buffer;
       return Status::no_buffer;
     }
-    uint32_t room = std::min<uint32_t>(link.mtu6(), frag->tailroom()) - headers;
+    uint32_t room = std::min<uint32_t>(mtu, frag->tailroom()) - headers;
     uint32_t chunk = std::min(len - offset, room & ~(fragment_unit - 1));
     if (chunk == 0) {
       ++c.drop_no_buffer;

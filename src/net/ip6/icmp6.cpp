@@ -97,6 +97,10 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
     case wire::icmp6::multicast_listener_query:
       parts_.link(info.in).mld().receive(info, v.data(), v.size());
       return;
+    case wire::icmp6::packet_too_big:
+      ++counters_.rx_errors;
+      packet_too_big(v.data(), v.size());
+      return;
     default:
       // Errors about what we sent go to the upper layer they quote (TCP;
       // UDP does not listen yet); RS (a host is no router), redirects: not yet.
@@ -119,28 +123,61 @@ void Icmp6::set_error_handler(uint8_t next_header, ErrorHandler handler) {
   error_handlers_.emplace_back(next_header, std::move(handler));
 }
 
-// RFC 4443 §2.4 (d): an error goes to the upper layer that sent the packet
-// it quotes; RFC 5927 §4.1: only about what we could have sent (from one of
-// our addresses), and with the upper-layer header's first 8 bytes there.
-void Icmp6::report_error(const uint8_t* message, std::size_t len) {
+// RFC 5927 §4.1: an error is believed only about what we could have sent
+// (from one of our addresses), with the upper-layer header's first 8 bytes
+// there to say whose it was.
+bool Icmp6::quote_of(const uint8_t* message, std::size_t len, Quote& q) const {
   constexpr std::size_t upper_bytes = 8;
-  const uint8_t* quoted = message + wire::icmp6_header_size;
-  std::size_t quoted_len = len - wire::icmp6_header_size;
-  uint8_t next = 0;
-  std::size_t at = 0;
-  bool whole = quoted_len >= wire::ip6_header_size && (quoted[0] >> 4) == 6 &&
-               find_upper(quoted, quoted_len, next, at) == Chain::found &&
-               at + upper_bytes <= quoted_len;
+  q.ip = message + wire::icmp6_header_size;
+  q.len = len - wire::icmp6_header_size;
+  return q.len >= wire::ip6_header_size && (q.ip[0] >> 4) == wire::ip6_version &&
+         find_upper(q.ip, q.len, q.next, q.upper) == Chain::found &&
+         q.upper + upper_bytes <= q.len &&
+         parts_.ip6.is_local_address(wire::Ip6View<const uint8_t>(q.ip, q.len).src());
+}
+
+// RFC 4443 §2.4 (d): an error goes to the upper layer that sent the packet
+// it quotes.
+void Icmp6::report_error(const uint8_t* message, std::size_t len) {
+  Quote q;
+  bool ours = quote_of(message, len, q);
   auto handler = std::find_if(error_handlers_.begin(), error_handlers_.end(),
-                              [&](const auto& h) { return whole && h.first == next; });
-  if (!whole || handler == error_handlers_.end() ||
-      !parts_.ip6.is_local_address(wire::Ip6View<const uint8_t>(quoted, quoted_len).src())) {
+                              [&](const auto& h) { return ours && h.first == q.next; });
+  if (handler == error_handlers_.end()) {
     ++counters_.rx_ignored;
     return;
   }
   wire::Icmp6View<const uint8_t> m(message, len);
   handler->second(
-      Icmp6ErrorReport{m.type(), m.code(), wire::load32(message + 4), quoted, quoted_len, at});
+      Icmp6ErrorReport{m.type(), m.code(), wire::load32(message + 4), q.ip, q.len, q.upper});
+}
+
+// RFC 8201 §4: a Packet Too Big about a datagram or an echo reply we sent
+// lowers the path MTU to its destination (never below 1280, never raised);
+// datagrams after it leave in fragments that fit (RFC 8200 §4.5). TCP's go
+// to the connection (which checks the quoted sequence number, RFC 5927).
+// A quote that is not ours, or of a packet that fitted the MTU it reports,
+// is forged or garbled (RFC 4443 §2.4, RFC 8201 §6): counted, no effect.
+void Icmp6::packet_too_big(const uint8_t* message, std::size_t len) {
+  ++counters_.rx_packet_too_big;
+  Quote q;
+  if (!quote_of(message, len, q)) {
+    ++counters_.drop_bad_packet_too_big;
+    return;
+  }
+  wire::Ip6View<const uint8_t> quoted(q.ip, q.len);
+  uint32_t mtu = std::max<uint32_t>(wire::load32(message + 4), wire::ip6_min_mtu);
+  uint32_t sent = wire::ip6_header_size + quoted.payload_length();
+  bool echo = q.next == wire::ip6_next_icmp6 && q.ip[q.upper] == wire::icmp6::echo_reply;
+  if (q.next == wire::ip_protocol_tcp) {
+    report_error(message, len);
+    return;
+  }
+  if ((q.next != wire::ip_protocol_udp && !echo) || sent <= mtu) {
+    ++counters_.drop_bad_packet_too_big;
+    return;
+  }
+  parts_.ip6.destinations().lower_path_mtu(quoted.dst(), mtu, parts_.time.now());
 }
 
 // RFC 4443 §4.2: the request's identifier, sequence and data, back to its

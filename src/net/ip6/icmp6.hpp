@@ -1,7 +1,8 @@
 // ICMPv6 (RFC 4443) for a host: echo replies, Neighbor Discovery messages
 // handed to the arriving interface's Ndp (RFC 4861), errors about what we
 // sent handed to the upper layer they quote (TCP: RFC 4443 §3, RFC 8201),
-// and the errors the
+// Packet Too Big about our datagrams and echo replies lowering the path MTU
+// of the destination cache (RFC 8201), and the errors the
 // IPv6 and UDP layers send (parameter problem, port unreachable), rate
 // limited with a token bucket (RFC 4443 §2.4 (f)) and never sent about
 // ICMPv6 errors, to groups (but the exceptions of §2.4 (e.3)), or to an
@@ -59,7 +60,16 @@ class Icmp6 {
  private:
   bool error_allowed(const uint8_t* ip, std::size_t len, bool even_to_multicast);
   void echo_reply(const Ip6Received& info, const uint8_t* request, std::size_t len);
+  // The packet an error quotes: its IPv6 header at `ip`, `len` bytes, the
+  // upper-layer header (`next`) at `upper`.
+  struct Quote {
+    const uint8_t* ip = nullptr;
+    std::size_t len = 0, upper = 0;
+    uint8_t next = 0;
+  };
+  bool quote_of(const uint8_t* message, std::size_t len, Quote& q) const;
   void report_error(const uint8_t* message, std::size_t len);
+  void packet_too_big(const uint8_t* message, std::size_t len);
 
   StackParts& parts_;
   Icmp6Counters& counters_;

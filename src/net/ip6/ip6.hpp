@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "destinations.hpp"
 #include "net/fragments/reassembly.hpp"
 #include "net/link/link.hpp"
 #include "net/wire/ip6.hpp"
@@ -63,7 +64,7 @@ class Ip6 {
   Result<Ip6Path> route(const ip6::Addr& destination, const ip6::Addr& source = {},
                         InterfaceId via = no_interface) const;
   // Sends `payload` (data() at the upper-layer header) along `path`, in
-  // fragments when it is larger than the link MTU (RFC 8200 §4.5); TCP is
+  // fragments when it is larger than the path MTU (RFC 8200 §4.5); TCP is
   // never fragmented (it sizes its segments by the MSS): too_big.
   Status send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next_header,
               PacketPtr payload, uint8_t hop_limit = wire::ip6_default_hop_limit);
@@ -81,6 +82,11 @@ class Ip6 {
   // The interface holding unicast address `a`, or no_interface.
   InterfaceId owner(const ip6::Addr& a) const;
 
+  // What this host sends to `destination` through interface `out` fits in
+  // this: the link's IPv6 MTU, lowered by a Packet Too Big (RFC 8201).
+  uint32_t path_mtu(InterfaceId out, const ip6::Addr& destination) const;
+  Destinations& destinations() { return destinations_; }
+
   void poll(uint64_t now);
   uint64_t next_deadline() const { return loopback_.empty() ? reassembly_.next_deadline() : 0; }
   Reassembly& reassembly() { return reassembly_; }
@@ -96,6 +102,8 @@ class Ip6 {
   // forward.cpp
   void forward(InterfaceId in, PacketPtr packet, LinkCast cast);
   bool forwardable(InterfaceId in, Packet& packet, LinkCast cast);
+  // output.cpp: the MTU this host's own packet must fit (TCP: the link's).
+  uint32_t own_mtu(InterfaceId out, const ip6::Addr& destination, uint8_t next_header) const;
   // output.cpp: postrouting, then source fragmentation or the link.
   Status post_route(InterfaceId in, InterfaceId out, const ip6::Addr& next_hop, PacketPtr packet);
   // extensions.cpp: walks the header chain; false when the packet was dropped.
@@ -115,9 +123,9 @@ class Ip6 {
   // fragments.cpp: the checks of RFC 8200 §4.5 that answer with ICMPv6, then
   // reassembly; the whole datagram, or nullptr.
   PacketPtr reassemble(InterfaceId in, PacketPtr packet, bool to_multicast, const Chain& chain);
-  // fragments.cpp: `packet` (data() at its IPv6 header, payload over the MTU)
-  // in fragments to `next_hop`.
-  Status fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet);
+  // fragments.cpp: `packet` (data() at its IPv6 header, payload over `mtu`)
+  // in fragments of at most `mtu` bytes to `next_hop`.
+  Status fragment(Link& link, const ip6::Addr& next_hop, PacketPtr packet, uint32_t mtu);
   uint32_t next_identification(const ip6::Addr& src, const ip6::Addr& dst);
 
   static constexpr uint8_t no_protocol = 0;
@@ -128,6 +136,7 @@ class Ip6 {
   // next poll (not from inside the sender's call).
   std::vector<std::pair<InterfaceId, PacketPtr>> loopback_;
   Reassembly reassembly_;
+  Destinations destinations_;
   bool forwarding_ = false;
   // Fragment identifications: a keyed hash of the addresses and a counter,
   // not predictable from outside (RFC 7739 §5.3); keyed on first use.

@@ -2,6 +2,7 @@
 // output hook, then (with forwarded packets) postrouting, source
 // fragmentation over the link MTU (fragments.cpp) and the link's neighbour
 // discovery.
+#include <algorithm>
 #include <cstring>
 
 #include "ip6.hpp"
@@ -13,7 +14,8 @@ namespace net {
 
 Ip6::Ip6(StackParts& parts, const StackConfig& config)
     : parts_(parts),
-      reassembly_(parts.counters.ip6, reassembly_limits(config, config.reassembly.timeout6)) {}
+      reassembly_(parts.counters.ip6, reassembly_limits(config, config.reassembly.timeout6)),
+      destinations_(parts.counters.ip6) {}
 
 void Ip6::set_protocol(uint8_t next_header, Upper handler) {
   if (protocols_[next_header] == no_protocol) {
@@ -116,7 +118,8 @@ Status Ip6::send(const Ip6Path& path, const ip6::Addr& destination, uint8_t next
   bool local = is_local_address(destination);
   // A TSO segment fits: the NIC cuts it into MTU-sized ones.
   bool segmented = (payload->flags & Packet::segmentation_offload) && link.segments_tcp(true);
-  bool fits = local || segmented || wire::ip6_header_size + len <= link.mtu6();
+  bool fits = local || segmented ||
+              wire::ip6_header_size + len <= own_mtu(path.interface, destination, next_header);
   // TCP sizes its segments by the MSS and path MTU (RFC 8201) and is never
   // fragmented; nor is a partial checksum, which cannot span fragments.
   if (len > wire::ip6_max_payload || (!fits && (next_header == wire::ip_protocol_tcp ||
@@ -162,7 +165,9 @@ Status Ip6::post_route(InterfaceId in, InterfaceId out, const ip6::Addr& next_ho
   // A TSO segment leaves as segments that fit: the NIC cuts it, or the link does where the NIC
   // cannot (a router's coalesced segment, decision 0093; its size was checked in forward()).
   bool segmented = packet->flags & Packet::segmentation_offload;
-  if (packet->size() <= link.mtu6() || segmented) {
+  wire::Ip6View<uint8_t> ip(packet->data(), packet->size());
+  uint32_t mtu = in == no_interface ? own_mtu(out, ip.dst(), ip.next_header()) : link.mtu6();
+  if (packet->size() <= mtu || segmented) {
     link.transmit_ip6(std::move(packet), next_hop);
     return Status::ok;
   }
@@ -172,7 +177,20 @@ Status Ip6::post_route(InterfaceId in, InterfaceId out, const ip6::Addr& next_ho
     ++parts_.counters.ip6.drop_packet_too_big;
     return Status::too_big;
   }
-  return fragment(link, next_hop, std::move(packet));
+  return fragment(link, next_hop, std::move(packet), mtu);
+}
+
+uint32_t Ip6::path_mtu(InterfaceId out, const ip6::Addr& destination) const {
+  uint32_t link = parts_.link(out).mtu6();
+  uint32_t learned = destinations_.path_mtu(destination, parts_.time.now());
+  return learned ? std::min(link, learned) : link;
+}
+
+// TCP keeps its path MTU per connection and sizes segments by it (decision
+// 0131): its segments are held to the link's MTU here, never fragmented.
+uint32_t Ip6::own_mtu(InterfaceId out, const ip6::Addr& destination, uint8_t next_header) const {
+  return next_header == wire::ip_protocol_tcp ? parts_.link(out).mtu6()
+                                              : path_mtu(out, destination);
 }
 
 void Ip6::poll(uint64_t now) {

@@ -63,11 +63,13 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/ip6/hooks.cpp
   ${KEEL_ROOT}/src/net/ip6/input.cpp
   ${KEEL_ROOT}/src/net/ip6/output.cpp
+  ${KEEL_ROOT}/src/net/ip6/redirect.cpp
   ${KEEL_ROOT}/src/net/link/arp.cpp
   ${KEEL_ROOT}/src/net/link/ndp.cpp
   ${KEEL_ROOT}/src/net/link/ndp_send.cpp
   ${KEEL_ROOT}/src/net/link/mld.cpp
   ${KEEL_ROOT}/src/net/link/ra.cpp
+  ${KEEL_ROOT}/src/net/link/redirect.cpp
   ${KEEL_ROOT}/src/net/link/routers.cpp
   ${KEEL_ROOT}/src/net/link/slaac.cpp
   ${KEEL_ROOT}/src/net/link/link6.cpp

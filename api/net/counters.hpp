@@ -181,6 +181,11 @@ struct Icmp6Counters {
   uint64_t rx_errors = 0;  // errors about what we sent
   uint64_t rx_packet_too_big = 0;
   uint64_t drop_bad_packet_too_big = 0;  // quoting what we did not send, or what fitted
+  // Redirect (RFC 4861 §8).
+  uint64_t rx_redirects = 0, redirects_accepted = 0;
+  uint64_t drop_redirect_bad_source = 0;  // not link-local, or not the destination's first hop
+  uint64_t drop_redirect_bad_format = 0;  // §8.1: length, group destination, target, options
+  uint64_t drop_redirect_forwarding = 0;  // a router takes no redirects
   uint64_t tx_parameter_problem = 0, tx_unreachable = 0;
   uint64_t tx_time_exceeded = 0;   // reassembly timed out (RFC 8200 §4.5), hop limit ran out
   uint64_t tx_packet_too_big = 0;  // forwarding: over the next link's MTU (RFC 4443 §3.2)

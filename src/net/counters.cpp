@@ -176,6 +176,11 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(icmp6, rx_errors);
   KEEL_C(icmp6, rx_packet_too_big);
   KEEL_C(icmp6, drop_bad_packet_too_big);
+  KEEL_C(icmp6, rx_redirects);
+  KEEL_C(icmp6, redirects_accepted);
+  KEEL_C(icmp6, drop_redirect_bad_source);
+  KEEL_C(icmp6, drop_redirect_bad_format);
+  KEEL_C(icmp6, drop_redirect_forwarding);
   KEEL_C(icmp6, tx_parameter_problem);
   KEEL_C(icmp6, tx_unreachable);
   KEEL_C(icmp6, tx_time_exceeded);

@@ -1,22 +1,27 @@
 // libFuzzer target: router advertisements (the parser of ra.cpp, then what
-// RouterDiscovery and Slaac do with them) on a host with `auto`, on an
-// in-memory NIC, with a clock the input moves.
+// RouterDiscovery and Slaac do with them) and redirects (redirect.cpp, then
+// the destination cache) on a host with `auto`, on an in-memory NIC, with a
+// clock the input moves.
 // Build with -DKEEL_FUZZ=ON (clang); run test/fuzz/run_ra.sh.
 //
 //   net0  10.0.0.2/24, SLAAC on (RFC 7217 identifiers), 02:00:00:00:00:01
 //
-// The whole input first goes to parse_router_advertisement as one message;
-// then it is read as records:
+// The whole input first goes to parse_router_advertisement and to
+// parse_redirect as one message; then it is read as records:
 //   0x00 t                 advance time by t × 1 s
 //   0x01 t                 advance time by t × 10 min (lifetimes, the two-hour rule)
 //   0x02 s hl code n ...   an RA of n bytes (after type, code and checksum; n ≤ 1400)
 //                          from s & 3: fe80::1, fe80::<s>, 2001:db8::1, ::, checksum fixed
 //   0x03 k                 an NA from a peer claiming SLAAC address k % count (DAD conflict)
 //   0x04 k                 an echo request to SLAAC address k % count
+//   0x05 s hl code n ...   a Redirect of n bytes (after type, code and checksum; n ≤ 1400),
+//                          sources as for 0x02, to our link-local address
 //   other                  stop
 // Invariants (abort): no crash, leak or undefined behaviour; the router, prefix
 // and address lists within their bounds; IPv6's MTU within 1280..1500; parsed
-// prefixes within RaRepr::max_prefixes with lengths ≤ 128.
+// prefixes within RaRepr::max_prefixes with lengths ≤ 128; the destination
+// cache within its bound; a parsed redirect's target link-local or its
+// destination, its destination no group.
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
@@ -27,6 +32,7 @@
 #include "memory_nic.hpp"
 #include "net/ip6/addr.hpp"
 #include "net/link/link.hpp"
+#include "net/link/redirect.hpp"
 #include "net/stack_parts.hpp"
 #include "net/wire/ethernet.hpp"
 #include "net/wire/icmp6.hpp"
@@ -53,14 +59,16 @@ class Harness {
   }
   net::Link& link() { return stack_.parts().link(0); }
 
-  void ra(uint8_t s, uint8_t hl, uint8_t code, const uint8_t* body, std::size_t n) {
+  // An ND message of `type` from the source `s` picks (see above).
+  void nd(uint8_t type, uint8_t s, uint8_t hl, uint8_t code, const uint8_t* body, std::size_t n) {
     Addr src = (s & 3) == 0 ? parse("fe80::1") : (s & 3) == 2 ? parse("2001:db8::1") : Addr{};
     if ((s & 3) == 1) src = parse("fe80::"), src.bytes[15] = s;
     std::vector<uint8_t> m(4 + n);
-    m[0] = net::wire::icmp6::router_advertisement;
+    m[0] = type;
     m[1] = code;
     std::copy(body, body + n, m.begin() + 4);
-    ip6(src, net::ip6addr::all_nodes(), hl, m);
+    bool to_all = type == net::wire::icmp6::router_advertisement;
+    ip6(src, to_all ? net::ip6addr::all_nodes() : link().link_local(), hl, m);
   }
   void conflict(uint8_t k) {
     const auto& all = link().routers().slaac().addresses();
@@ -91,6 +99,7 @@ class Harness {
     check(r.prefixes().size() <= net::RouterDiscovery::max_prefixes);
     check(r.slaac().addresses().size() <= net::Slaac::max_addresses);
     check(link().mtu6() >= net::wire::ip6_min_mtu && link().mtu6() <= 1500);
+    check(stack_.parts().ip6.destinations().size() <= net::Destinations::max_entries);
     nic_.transmitted.clear();
   }
   bool all_buffers_back() {
@@ -130,6 +139,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
     check(parsed.prefix_count <= net::RaRepr::max_prefixes);
     for (std::size_t p = 0; p < parsed.prefix_count; ++p) check(parsed.prefixes[p].length <= 128);
   }
+  net::RedirectRepr redirect;
+  if (net::parse_redirect(parse("fe80::1"), data, size, redirect) == net::RedirectError::none) {
+    check(net::ip6addr::is_link_local(redirect.target) || redirect.target == redirect.destination);
+    check(!net::ip6addr::is_multicast(redirect.destination));
+  }
   Harness h;
   std::size_t i = 0;
   while (i < size) {
@@ -138,12 +152,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       h.advance(std::chrono::seconds(data[i++]));
     } else if (op == 0x01 && i < size) {
       h.advance(std::chrono::minutes(10) * data[i++]);
-    } else if (op == 0x02 && i + 5 <= size) {
+    } else if ((op == 0x02 || op == 0x05) && i + 5 <= size) {
       uint8_t s = data[i], hl = data[i + 1], code = data[i + 2];
       std::size_t n = std::size_t(data[i + 3]) << 8 | data[i + 4];
       i += 5;
       n = std::min({n, size - i, max_ra});
-      h.ra(s, hl, code, data + i, n);
+      h.nd(op == 0x02 ? net::wire::icmp6::router_advertisement : net::wire::icmp6::redirect, s, hl,
+           code, data + i, n);
       i += n;
     } else if (op == 0x03 && i < size) {
       h.conflict(data[i++]);

@@ -82,13 +82,17 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
     case wire::icmp6::neighbor_solicitation:
     case wire::icmp6::neighbor_advertisement:
     case wire::icmp6::router_advertisement:
-      // RFC 4861 §6.1.2, §7.1.1, §7.1.2: hop limit 255 (from on the link),
-      // code 0; the rest is Ndp's (NS, NA) or RouterDiscovery's (RA).
+    case wire::icmp6::redirect:
+      // RFC 4861 §6.1.2, §7.1.1, §7.1.2, §8.1: hop limit 255 (from on the
+      // link), code 0; the rest is Ndp's (NS, NA), RouterDiscovery's (RA)
+      // or redirect.cpp's.
       if (info.header.hop_limit != wire::nd::hop_limit || v.code() != 0) {
         ++counters_.drop_bad_nd;
         return;
       }
-      if (v.type() == wire::icmp6::router_advertisement) {
+      if (v.type() == wire::icmp6::redirect) {
+        redirect(info, v.data(), v.size());
+      } else if (v.type() == wire::icmp6::router_advertisement) {
         parts_.link(info.in).routers().receive(info, v.data(), v.size());
       } else {
         parts_.link(info.in).ndp().receive(info, v.data(), v.size());
@@ -103,7 +107,7 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
       return;
     default:
       // Errors about what we sent go to the upper layer they quote (TCP;
-      // UDP does not listen yet); RS (a host is no router), redirects: not yet.
+      // UDP does not listen yet); RS: a host is no router.
       if (v.type() < wire::icmp6::first_informational) {
         ++counters_.rx_errors;
         report_error(v.data(), v.size());

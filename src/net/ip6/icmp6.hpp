@@ -2,7 +2,8 @@
 // handed to the arriving interface's Ndp (RFC 4861), errors about what we
 // sent handed to the upper layer they quote (TCP: RFC 4443 §3, RFC 8201),
 // Packet Too Big about our datagrams and echo replies lowering the path MTU
-// of the destination cache (RFC 8201), and the errors the
+// of the destination cache (RFC 8201), Redirects from the current first hop
+// setting a better one there (RFC 4861 §8), and the errors the
 // IPv6 and UDP layers send (parameter problem, port unreachable), rate
 // limited with a token bucket (RFC 4443 §2.4 (f)) and never sent about
 // ICMPv6 errors, to groups (but the exceptions of §2.4 (e.3)), or to an
@@ -70,6 +71,8 @@ class Icmp6 {
   bool quote_of(const uint8_t* message, std::size_t len, Quote& q) const;
   void report_error(const uint8_t* message, std::size_t len);
   void packet_too_big(const uint8_t* message, std::size_t len);
+  // redirect.cpp: a Redirect (RFC 4861 §8), hop limit and code checked.
+  void redirect(const Ip6Received& info, const uint8_t* message, std::size_t len);
 
   StackParts& parts_;
   Icmp6Counters& counters_;

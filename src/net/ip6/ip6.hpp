@@ -70,7 +70,10 @@ class Ip6 {
               PacketPtr payload, uint8_t hop_limit = wire::ip6_default_hop_limit);
 
   // Forwarding between interfaces (a router; RFC 8200 §3, RFC 4443): off for a host.
-  void set_forwarding(bool on) { forwarding_ = on; }
+  void set_forwarding(bool on) {
+    forwarding_ = on;
+    if (on) destinations_.forget_redirects();  // RFC 4861 §8.2: a router takes none
+  }
   bool forwarding() const { return forwarding_; }
   // Neighbor Discovery gave up on the next hop of `packet` (data() at its
   // IPv6 header): a forwarded one is answered with address unreachable

@@ -94,6 +94,11 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
     ++parts_.counters.ip6.drop_no_route;
     return Status::no_route;
   }
+  if (!link_scope) {
+    // RFC 4861 §8.3: a Redirect names a better first hop on that link.
+    auto hop = destinations_.first_hop(destination, parts_.time.now());
+    if (hop && hop->interface == path.interface) path.next_hop = hop->next_hop;
+  }
   const Link& link = parts_.link(path.interface);
   if (!link.ip6_on()) {  // no IPv6 address was given to it (decision 0130)
     ++parts_.counters.ip6.drop_no_route;

@@ -2,6 +2,7 @@
 // uses (RFC 4861 §4.3, §4.4): the header as a view, checksum with the IPv6
 // pseudo-header (RFC 4443 §2.3), and the ND option layout (§4.6).
 #pragma once
+#include <cstddef>
 #include <cstdint>
 
 #include "checksum.hpp"
@@ -66,6 +67,8 @@ inline constexpr uint32_t mtu_option_size = 8;
 inline constexpr uint8_t prefix_on_link = 0x80;     // §4.6.2: the L flag
 inline constexpr uint8_t prefix_autonomous = 0x40;  // the A flag (RFC 4862 §5.5.3)
 inline constexpr uint32_t infinite_lifetime = 0xffffffff;
+inline constexpr uint32_t redirect_size = 40;  // §4.5: header, reserved, target, destination
+inline constexpr std::size_t redirect_target_at = 8, redirect_destination_at = 24;
 inline constexpr uint8_t na_router = 0x80;  // §4.4 flags (first byte of word 2)
 inline constexpr uint8_t na_solicited = 0x40;
 inline constexpr uint8_t na_override = 0x20;

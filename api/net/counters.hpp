@@ -83,6 +83,8 @@ struct RouterCounters {
   uint64_t drop_prefix_length = 0;    // RFC 4862 §5.5.3: autonomous prefix not /64
   uint64_t drop_prefix_lifetime = 0;  // §5.5.3 (c): preferred > valid lifetime
   uint64_t drop_bad_mtu = 0;          // MTU option outside 1280..the link's MTU
+  uint64_t drop_bad_dns_option = 0;   // RFC 8106 §5.3.1: a malformed RDNSS or DNSSL option
+  uint64_t dns_evictions = 0;         // a DNS server or search domain given up, the list full
   uint64_t addresses_formed = 0, addresses_expired = 0;
   uint64_t address_conflicts = 0;  // a SLAAC address someone else had (RFC 7217 retries)
 };

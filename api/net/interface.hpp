@@ -51,6 +51,11 @@ class Interface {
   ip4::Addr netmask() const;
   ip4::Addr gateway() const;
   const std::vector<ip4::Addr>& dns() const;
+  // IPv6's recursive DNS servers and search domains as router advertisements
+  // gave them (RFC 8106; with `auto`, docs/net/ipv6.md), those whose
+  // lifetime ran out gone; empty without.
+  std::vector<ip6::Addr> dns6() const;
+  std::vector<std::string> dns_search() const;
   // Runs `handler` each time the address becomes known or changes (static,
   // DHCP lease, fallback); at the next step of the event loop if already
   // configured. Like every handler of the stack it runs once the stack is

@@ -66,6 +66,8 @@ void InterfaceCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(ra, drop_prefix_length);
   KEEL_C(ra, drop_prefix_lifetime);
   KEEL_C(ra, drop_bad_mtu);
+  KEEL_C(ra, drop_bad_dns_option);
+  KEEL_C(ra, dns_evictions);
   KEEL_C(ra, addresses_formed);
   KEEL_C(ra, addresses_expired);
   KEEL_C(ra, address_conflicts);

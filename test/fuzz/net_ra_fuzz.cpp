@@ -1,5 +1,5 @@
-// libFuzzer target: router advertisements (the parser of ra.cpp, then what
-// RouterDiscovery and Slaac do with them) and redirects (redirect.cpp, then
+// libFuzzer target: router advertisements (the parser of ra.cpp, DNS options
+// included, then what RouterDiscovery and Slaac do with them) and redirects (redirect.cpp, then
 // the destination cache) on a host with `auto`, on an in-memory NIC, with a
 // clock the input moves.
 // Build with -DKEEL_FUZZ=ON (clang); run test/fuzz/run_ra.sh.
@@ -19,7 +19,8 @@
 //   other                  stop
 // Invariants (abort): no crash, leak or undefined behaviour; the router, prefix
 // and address lists within their bounds; IPv6's MTU within 1280..1500; parsed
-// prefixes within RaRepr::max_prefixes with lengths ≤ 128; the destination
+// prefixes within RaRepr::max_prefixes with lengths ≤ 128, DNS servers and
+// search domains within theirs (names 1..253 characters); the destination
 // cache within its bound; a parsed redirect's target link-local or its
 // destination, its destination no group.
 #include <chrono>
@@ -100,6 +101,8 @@ class Harness {
     check(r.slaac().addresses().size() <= net::Slaac::max_addresses);
     check(link().mtu6() >= net::wire::ip6_min_mtu && link().mtu6() <= 1500);
     check(stack_.parts().ip6.destinations().size() <= net::Destinations::max_entries);
+    check(r.dns_servers().size() <= net::RouterDiscovery::max_dns_servers);
+    check(r.search_domains().size() <= net::RouterDiscovery::max_search_domains);
     nic_.transmitted.clear();
   }
   bool all_buffers_back() {
@@ -138,6 +141,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   if (net::parse_router_advertisement(parse("fe80::1"), data, size, parsed) == net::RaError::none) {
     check(parsed.prefix_count <= net::RaRepr::max_prefixes);
     for (std::size_t p = 0; p < parsed.prefix_count; ++p) check(parsed.prefixes[p].length <= 128);
+    check(parsed.dns_server_count <= net::RaRepr::max_dns);
+    check(parsed.search_domain_count <= net::RaRepr::max_dns);
+    for (std::size_t d = 0; d < parsed.search_domain_count; ++d)
+      check(!parsed.search_domains[d].name.empty() && parsed.search_domains[d].name.size() <= 253);
   }
   net::RedirectRepr redirect;
   if (net::parse_redirect(parse("fe80::1"), data, size, redirect) == net::RedirectError::none) {

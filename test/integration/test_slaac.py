@@ -8,7 +8,9 @@ scapy (wrong hop limit, global source, zero-length option, prefix length not
 64, preferred over valid, a group MAC, floods of prefixes and routers), each
 carrying a prefix of its own: the guest forms no address from any invalid
 one, at most 8 addresses in all, and still answers. On the image under TCG
-(microvm) and as a Linux process on the TAP."""
+(microvm) and as a Linux process on the TAP. dnsmasq's advertisements also
+carry a DNS server and a search domain (RFC 8106: RDNSS, DNSSL), which the
+guest reports."""
 import contextlib
 import ipaddress
 import os
@@ -27,6 +29,7 @@ PREFIX = "2001:db8:1:0:"
 HOST6 = "2001:db8:1::1"
 MAX_ADDRESSES = 8  # Slaac::max_addresses
 SLAAC_LINE = r"net0: (2001:db8:[0-9a-f:]+)/64 \(SLAAC\)"
+DNS6 = "2001:db8:1::53"
 
 
 @contextlib.contextmanager
@@ -42,6 +45,7 @@ def router_advertiser(ns):
         "--interface=tap0", "--bind-interfaces", f"--dhcp-leasefile={leases.name}",
         f"--pid-file={leases.name}.pid", "--enable-ra",
         "--dhcp-range=2001:db8:1::,ra-only,64,1h", "--ra-param=tap0,mtu:1400,10,1800",
+        f"--dhcp-option=option6:dns-server,[{DNS6}]", "--dhcp-option=option6:domain-search,example.net",
         "--log-facility=-"]), stdout=log, stderr=subprocess.STDOUT)
     try:
         yield process
@@ -101,6 +105,12 @@ def test_ping_and_neighbour_discovery(guest):
     assert " 0% packet loss" in result.stdout, result.stdout + result.stderr
     neigh = guest.ns.sh("ip -6 neigh show dev tap0").stdout
     assert re.search(rf"^{re.escape(guest.address)} lladdr {guest.mac} ", neigh, re.M), neigh
+
+
+def test_dns_server_and_search_domain_from_the_advertisement(guest):
+    # RFC 8106 options as dnsmasq sends them, read by the guest.
+    guest.wait_for(rf"net0: DNS {re.escape(DNS6)} search example\.net \(router advertisement\)",
+                   timeout=30)
 
 
 def test_udp_echo_on_the_slaac_address(guest):

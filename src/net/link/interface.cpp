@@ -31,6 +31,16 @@ ip6::Addr Interface::link_local() const { return link_->link_local(); }
 ip4::Addr Interface::netmask() const { return link_->netmask(); }
 ip4::Addr Interface::gateway() const { return link_->gateway(); }
 const std::vector<ip4::Addr>& Interface::dns() const { return link_->dns(); }
+std::vector<ip6::Addr> Interface::dns6() const {
+  std::vector<ip6::Addr> out;
+  for (const auto& d : link_->routers().dns_servers()) out.push_back(d.address);
+  return out;
+}
+std::vector<std::string> Interface::dns_search() const {
+  std::vector<std::string> out;
+  for (const auto& d : link_->routers().search_domains()) out.push_back(d.name);
+  return out;
+}
 void Interface::on_config(ConfigHandler handler) { link_->on_config(std::move(handler)); }
 void Interface::join(ip4::Addr group) { link_->join(group); }
 void Interface::leave(ip4::Addr group) { link_->leave(group); }

@@ -1,6 +1,7 @@
 #include "ra.hpp"
 
 #include <cstring>
+#include <string>
 
 #include "net/ip6/addr.hpp"
 #include "net/wire/icmp6.hpp"
@@ -17,6 +18,8 @@ constexpr std::size_t prefix_length_at = 2, prefix_flags_at = 3, valid_at = 4, p
                       prefix_at = 16;
 constexpr std::size_t mtu_at = 4;  // §4.6.4
 constexpr uint8_t max_prefix_length = 128;
+constexpr std::size_t dns_lifetime_at = 4;             // RFC 8106 §5.1, §5.2
+constexpr std::size_t max_label = 63, max_name = 253;  // RFC 1035 §2.3.4 (as text)
 
 PrefixInfo read_prefix(const uint8_t* o) {
   PrefixInfo p;
@@ -30,6 +33,59 @@ PrefixInfo read_prefix(const uint8_t* o) {
   for (std::size_t bit = p.length; bit < max_prefix_length; ++bit)
     p.prefix.bytes[bit / 8] &= uint8_t(~(0x80 >> (bit % 8)));
   return p;
+}
+
+// RFC 8106 §5.1: a lifetime, then addresses, 16 bytes each (length 3, 5, ...).
+bool read_rdnss(const uint8_t* o, std::size_t size, RaRepr& out) {
+  constexpr std::size_t min_size = nd::dns_option_header + 16;
+  if (size < min_size || (size - nd::dns_option_header) % 16 != 0) return false;
+  uint32_t lifetime = wire::load32(o + dns_lifetime_at);
+  for (std::size_t at = nd::dns_option_header; at < size; at += 16) {
+    ip6::Addr a;
+    std::memcpy(a.bytes.data(), o + at, a.bytes.size());
+    if (a.is_any() || ip6addr::is_multicast(a) || ip6addr::is_loopback(a)) return false;
+    if (out.dns_server_count < RaRepr::max_dns)
+      out.dns_servers[out.dns_server_count++] = {a, lifetime};
+  }
+  return true;
+}
+
+bool is_label_char(uint8_t c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+         c == '_';
+}
+
+// RFC 8106 §5.2: a lifetime, then domain names as RFC 1035 §3.1 encodes
+// them, uncompressed, one after another, and zero bytes to the end. A name
+// that is not plain labels makes the option invalid.
+bool read_dnssl(const uint8_t* o, std::size_t size, RaRepr& out) {
+  if (size < 2 * nd::option_unit) return false;  // length 2 at least
+  uint32_t lifetime = wire::load32(o + dns_lifetime_at);
+  std::size_t first = out.search_domain_count;
+  for (std::size_t i = nd::dns_option_header; i < size;) {
+    if (o[i] == 0) {  // padding: zeros to the end
+      for (; i < size; ++i)
+        if (o[i] != 0) return false;
+      break;
+    }
+    std::string name;
+    for (;;) {
+      if (i >= size) return false;  // a name must end with the root label
+      std::size_t len = o[i++];
+      if (len == 0) break;
+      if (len > max_label || len > size - i) return false;  // also a compression pointer
+      if (!name.empty()) name += '.';
+      for (std::size_t k = 0; k < len; ++k) {
+        if (!is_label_char(o[i + k])) return false;
+        name += char(o[i + k]);
+      }
+      i += len;
+      if (name.size() > max_name) return false;
+    }
+    if (out.search_domain_count < RaRepr::max_dns)
+      out.search_domains[out.search_domain_count++] = {std::move(name), lifetime};
+  }
+  return out.search_domain_count > first || first == RaRepr::max_dns;
 }
 
 }  // namespace
@@ -69,6 +125,23 @@ RaError parse_router_advertisement(const ip6::Addr& src, const uint8_t* m, std::
         if (size != nd::mtu_option_size) return RaError::bad_format;
         if (!out.mtu) out.mtu = wire::load32(o + mtu_at);
         break;
+      case nd::option_rdnss: {
+        std::size_t before = out.dns_server_count;
+        if (!read_rdnss(o, size, out)) {
+          out.dns_server_count = before;  // all of the option or none of it
+          ++out.dns_options_ignored;
+        }
+        break;
+      }
+      case nd::option_dnssl: {
+        std::size_t before = out.search_domain_count;
+        if (!read_dnssl(o, size, out)) {
+          for (std::size_t k = before; k < out.search_domain_count; ++k) out.search_domains[k] = {};
+          out.search_domain_count = before;
+          ++out.dns_options_ignored;
+        }
+        break;
+      }
       default:
         break;  // §4.6: options we do not know are skipped
     }

@@ -3,7 +3,9 @@
 #include <sys/random.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "link.hpp"
 #include "net/ip6/addr.hpp"
@@ -48,6 +50,8 @@ void RouterDiscovery::stop() {
   mtu_ = 0;
   routers_.clear();
   prefixes_.clear();
+  dns_servers_.clear();
+  search_domains_.clear();
   slaac_.clear();
 }
 
@@ -99,6 +103,8 @@ void RouterDiscovery::receive(const Ip6Received& info, const uint8_t* m, std::si
     if (p.on_link) update_prefix(p, now);
     if (p.autonomous) slaac_.prefix(p, now);
   }
+  counters_.drop_bad_dns_option += ra.dns_options_ignored;
+  if (update_dns(ra, now)) print_dns();
   link_.wake_by(next_deadline());
 }
 
@@ -147,6 +153,65 @@ void RouterDiscovery::update_mtu(uint32_t mtu) {
   mtu_ = mtu;
 }
 
+namespace {
+
+// One entry of a bounded list of things with lifetimes (RFC 8106 §5.3.1):
+// lifetime 0 removes it, another sets its expiry; a newcomer to a full list
+// takes the place of the entry that expires first if it outlives it.
+// True when the list changed (an entry added or removed).
+template <class List, class Key>
+bool update_entry(List& list, std::size_t max, const Key& key, uint32_t lifetime_s, uint64_t now,
+                  uint64_t& evictions, auto same) {
+  auto it = std::find_if(list.begin(), list.end(), [&](const auto& e) { return same(e, key); });
+  if (lifetime_s == 0) {
+    if (it == list.end()) return false;
+    list.erase(it);
+    return true;
+  }
+  uint64_t expires =
+      lifetime_s == wire::nd::infinite_lifetime ? never : now + lifetime_s * ns_per_s;
+  if (it != list.end()) {
+    it->expires = expires;
+    return false;
+  }
+  if (list.size() >= max) {
+    auto first = std::min_element(list.begin(), list.end(), [](const auto& a, const auto& b) {
+      return a.expires < b.expires;
+    });
+    if (first->expires >= expires) return false;
+    list.erase(first);
+    ++evictions;
+  }
+  list.push_back({key, expires});
+  return true;
+}
+
+}  // namespace
+
+bool RouterDiscovery::update_dns(const RaRepr& ra, uint64_t now) {
+  bool changed = false;
+  for (std::size_t i = 0; i < ra.dns_server_count; ++i)
+    changed |= update_entry(dns_servers_, max_dns_servers, ra.dns_servers[i].address,
+                            ra.dns_servers[i].lifetime_s, now, counters_.dns_evictions,
+                            [](const DnsServer& e, const ip6::Addr& a) { return e.address == a; });
+  for (std::size_t i = 0; i < ra.search_domain_count; ++i)
+    changed |=
+        update_entry(search_domains_, max_search_domains, ra.search_domains[i].name,
+                     ra.search_domains[i].lifetime_s, now, counters_.dns_evictions,
+                     [](const SearchDomain& e, const std::string& n) { return e.name == n; });
+  return changed;
+}
+
+// "net0: DNS 2001:db8::53 search example.net (router advertisement)".
+void RouterDiscovery::print_dns() const {
+  std::string text;
+  for (const DnsServer& d : dns_servers_) text += " " + Address(d.address).to_string();
+  if (!search_domains_.empty()) text += " search";
+  for (const SearchDomain& d : search_domains_) text += " " + d.name;
+  std::printf("%s: DNS%s (router advertisement)\n", link_.name().c_str(),
+              text.empty() ? " none" : text.c_str());
+}
+
 std::optional<ip6::Addr> RouterDiscovery::default_router() const {
   if (routers_.empty()) return std::nullopt;
   return routers_.front().address;
@@ -168,6 +233,10 @@ void RouterDiscovery::poll(uint64_t now) {
   }
   std::erase_if(routers_, [&](const Router& r) { return now >= r.expires; });
   std::erase_if(prefixes_, [&](const OnLink& o) { return now >= o.expires; });
+  std::size_t dns_before = dns_servers_.size() + search_domains_.size();
+  std::erase_if(dns_servers_, [&](const DnsServer& d) { return now >= d.expires; });
+  std::erase_if(search_domains_, [&](const SearchDomain& d) { return now >= d.expires; });
+  if (dns_servers_.size() + search_domains_.size() != dns_before) print_dns();
   slaac_.poll(now);
   uint64_t next = next_deadline();
   if (next != never) link_.wake_by(next);
@@ -177,6 +246,8 @@ uint64_t RouterDiscovery::next_deadline() const {
   uint64_t earliest = std::min(solicit_at_, slaac_.next_deadline());
   for (const Router& r : routers_) earliest = std::min(earliest, r.expires);
   for (const OnLink& o : prefixes_) earliest = std::min(earliest, o.expires);
+  for (const DnsServer& d : dns_servers_) earliest = std::min(earliest, d.expires);
+  for (const SearchDomain& d : search_domains_) earliest = std::min(earliest, d.expires);
   return earliest;
 }
 

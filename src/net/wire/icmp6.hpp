@@ -51,17 +51,20 @@ enum TimeExceededCode : uint8_t { hop_limit_exceeded = 0, reassembly_time_exceed
 
 // Neighbor Discovery (RFC 4861).
 namespace nd {
-inline constexpr uint8_t hop_limit = 255;        // §7.1.1: proves the sender is on-link
-inline constexpr uint32_t ns_size = 24;          // header, reserved, target
-inline constexpr uint32_t na_size = 24;          // header, flags, target
-inline constexpr uint8_t option_source_mac = 1;  // §4.6.1
-inline constexpr uint8_t option_target_mac = 2;  // §4.6.1
-inline constexpr uint32_t option_unit = 8;       // option lengths count 8 bytes
-inline constexpr uint32_t mac_option_size = 8;   // type, length, 6-byte MAC
-inline constexpr uint32_t rs_size = 8;           // §4.1: header, reserved
-inline constexpr uint32_t ra_size = 16;          // §4.2: header, limits, reachable, retrans
-inline constexpr uint8_t option_prefix = 3;      // §4.6.2, 32 bytes
-inline constexpr uint8_t option_mtu = 5;         // §4.6.4, 8 bytes
+inline constexpr uint8_t hop_limit = 255;         // §7.1.1: proves the sender is on-link
+inline constexpr uint32_t ns_size = 24;           // header, reserved, target
+inline constexpr uint32_t na_size = 24;           // header, flags, target
+inline constexpr uint8_t option_source_mac = 1;   // §4.6.1
+inline constexpr uint8_t option_target_mac = 2;   // §4.6.1
+inline constexpr uint32_t option_unit = 8;        // option lengths count 8 bytes
+inline constexpr uint32_t mac_option_size = 8;    // type, length, 6-byte MAC
+inline constexpr uint32_t rs_size = 8;            // §4.1: header, reserved
+inline constexpr uint32_t ra_size = 16;           // §4.2: header, limits, reachable, retrans
+inline constexpr uint8_t option_prefix = 3;       // §4.6.2, 32 bytes
+inline constexpr uint8_t option_mtu = 5;          // §4.6.4, 8 bytes
+inline constexpr uint8_t option_rdnss = 25;       // RFC 8106 §5.1: recursive DNS servers
+inline constexpr uint8_t option_dnssl = 31;       // RFC 8106 §5.2: DNS search list
+inline constexpr uint32_t dns_option_header = 8;  // type, length, reserved, lifetime
 inline constexpr uint32_t prefix_option_size = 32;
 inline constexpr uint32_t mtu_option_size = 8;
 inline constexpr uint8_t prefix_on_link = 0x80;     // §4.6.2: the L flag

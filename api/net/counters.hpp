@@ -89,11 +89,12 @@ struct RouterCounters {
   uint64_t address_conflicts = 0;  // a SLAAC address someone else had (RFC 7217 retries)
 };
 
-// MLDv2 for the solicited-node groups (RFC 3810; docs/net/ipv6.md).
+// MLDv2 for the solicited-node groups, MLDv1 beside an MLDv1 querier (RFC 3810; docs/net/ipv6.md).
 struct MldCounters {
   uint64_t tx_reports = 0, rx_queries = 0;
   uint64_t drop_bad_query = 0;  // §6.2: hop limit not 1, source not link-local, too short
-  uint64_t drop_v1_query = 0;   // an MLDv1 query (24 bytes): no compatibility mode yet
+  uint64_t rx_v1_queries = 0;   // MLDv1 queries (24 bytes): MLDv1 mode (§8.2.1)
+  uint64_t tx_v1_reports = 0, tx_v1_dones = 0;
 };
 
 struct InterfaceCounters {

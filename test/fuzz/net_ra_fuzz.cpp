@@ -1,7 +1,7 @@
 // libFuzzer target: router advertisements (the parser of ra.cpp, DNS options
 // included, then what RouterDiscovery and Slaac do with them) and redirects (redirect.cpp, then
 // the destination cache) on a host with `auto`, on an in-memory NIC, with a
-// clock the input moves.
+// clock the input moves; and MLD queries of both versions (mld.cpp).
 // Build with -DKEEL_FUZZ=ON (clang); run test/fuzz/run_ra.sh.
 //
 //   net0  10.0.0.2/24, SLAAC on (RFC 7217 identifiers), 02:00:00:00:00:01
@@ -16,6 +16,7 @@
 //   0x04 k                 an echo request to SLAAC address k % count
 //   0x05 s hl code n ...   a Redirect of n bytes (after type, code and checksum; n ≤ 1400),
 //                          sources as for 0x02, to our link-local address
+//   0x06 s hl code n ...   an MLD query of n bytes (24: MLDv1's) to all nodes, sources as for 0x02
 //   other                  stop
 // Invariants (abort): no crash, leak or undefined behaviour; the router, prefix
 // and address lists within their bounds; IPv6's MTU within 1280..1500; parsed
@@ -68,7 +69,7 @@ class Harness {
     m[0] = type;
     m[1] = code;
     std::copy(body, body + n, m.begin() + 4);
-    bool to_all = type == net::wire::icmp6::router_advertisement;
+    bool to_all = type != net::wire::icmp6::redirect;
     ip6(src, to_all ? net::ip6addr::all_nodes() : link().link_local(), hl, m);
   }
   void conflict(uint8_t k) {
@@ -159,13 +160,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       h.advance(std::chrono::seconds(data[i++]));
     } else if (op == 0x01 && i < size) {
       h.advance(std::chrono::minutes(10) * data[i++]);
-    } else if ((op == 0x02 || op == 0x05) && i + 5 <= size) {
+    } else if ((op == 0x02 || op == 0x05 || op == 0x06) && i + 5 <= size) {
       uint8_t s = data[i], hl = data[i + 1], code = data[i + 2];
       std::size_t n = std::size_t(data[i + 3]) << 8 | data[i + 4];
       i += 5;
       n = std::min({n, size - i, max_ra});
-      h.nd(op == 0x02 ? net::wire::icmp6::router_advertisement : net::wire::icmp6::redirect, s, hl,
-           code, data + i, n);
+      uint8_t type = op == 0x02   ? net::wire::icmp6::router_advertisement
+                     : op == 0x05 ? net::wire::icmp6::redirect
+                                  : net::wire::icmp6::multicast_listener_query;
+      h.nd(type, s, hl, code, data + i, n);
       i += n;
     } else if (op == 0x03 && i < size) {
       h.conflict(data[i++]);

@@ -1,8 +1,13 @@
 // MLDv2 for a host's solicited-node groups (RFC 3810): reports on joining
-// and leaving, answers to General and Multicast Address Specific Queries.
+// and leaving, answers to General and Multicast Address Specific Queries;
+// MLDv1 compatibility (§8.2.1, RFC 2710) beside an MLDv1 querier.
 #include "net/link/mld.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "ip6_fixture.hpp"
+#include "net/stack_parts.hpp"
 
 using namespace std::chrono_literals;
 
@@ -84,11 +89,107 @@ TEST_F(MldTest, InvalidQueriesAreCounted) {  // §6.2, §5.1.14
   Mac all = ip6a::multicast_mac(ip6a::all_nodes());
   inject6(query(Ip6{}, 100, 255), all);                       // hop limit not 1
   inject6(query(Ip6{}, 100, 1, peer_ip6), all);               // not link-local
-  inject6(query(Ip6{}, 100, 1, peer_link_local, true), all);  // MLDv1
+  inject6(query(Ip6{}, 100, 2, peer_link_local, true), all);  // MLDv1, hop limit not 1
+  inject6(query(Ip6{}, 100, 1, peer_ip6, true), all);         // MLDv1, not link-local
+  Bytes truncated = icmp6(peer_link_local, ip6a::all_nodes(), 130, 0, 100u << 16, Bytes(12));
+  inject6(ip6(peer_link_local, ip6a::all_nodes(), 58, truncated, 1), all);  // 20 bytes
   advance(1s);
   EXPECT_TRUE(nic.transmitted.empty());
-  EXPECT_EQ(link_counters().mld.drop_bad_query, 2u);
-  EXPECT_EQ(link_counters().mld.drop_v1_query, 1u);
+  EXPECT_EQ(link_counters().mld.drop_bad_query, 5u);
+  EXPECT_EQ(link_counters().mld.rx_v1_queries, 0u);
+  EXPECT_FALSE(stack.parts().link(0).mld().v1_mode());  // none of them switched it
+}
+
+// MLDv1 (RFC 2710 §3), as the stack should send it in MLDv1 mode: a Report
+// to the group or a Done to all routers, behind the same Router Alert.
+Bytes message_v1(uint8_t type, const Ip6& group) {
+  Ip6 dst = type == 131 ? group : ip6_of("ff02::2");
+  Bytes m = icmp6(stack_link_local, dst, type, 0, 0, Bytes(group.bytes.begin(), group.bytes.end()));
+  Bytes hop_by_hop{58, 0, 5, 2, 0, 0, 1, 0};
+  hop_by_hop.insert(hop_by_hop.end(), m.begin(), m.end());
+  return ip6(stack_link_local, dst, 0, hop_by_hop, 1);
+}
+
+class MldV1Test : public MldTest {
+ protected:
+  // The packets sent since the last call, sorted (their order is random).
+  std::vector<Bytes> sent() {
+    std::vector<Bytes> out;
+    while (!nic.transmitted.empty()) out.push_back(packet_of(nic.pop()));
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+  static std::vector<Bytes> sorted(std::vector<Bytes> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  }
+  void query_v1(const Ip6& group, uint16_t max_resp_ms) {
+    Ip6 dst = group.is_any() ? ip6a::all_nodes() : group;
+    inject6(query(group, max_resp_ms, 1, peer_link_local, true), ip6a::multicast_mac(dst));
+  }
+  void query_v2() { inject6(query(Ip6{}, 1000), ip6a::multicast_mac(ip6a::all_nodes())); }
+  const Ip6 ll_group = ip6a::solicited_node(stack_link_local);
+  const Ip6 our_group = ip6a::solicited_node(stack_ip6);
+};
+
+TEST_F(MldV1Test, AnMldv1QueryIsAnsweredWithAnMldv1ReportPerGroup) {  // §8.2.1
+  query_v1(Ip6{}, 1000);
+  EXPECT_TRUE(stack.parts().link(0).mld().v1_mode());
+  EXPECT_TRUE(nic.transmitted.empty());  // each after its own random delay
+  advance(1s);
+  EXPECT_EQ(sent(), sorted({message_v1(131, ll_group), message_v1(131, our_group)}));
+  EXPECT_EQ(link_counters().mld.rx_v1_queries, 1u);
+  EXPECT_EQ(link_counters().mld.tx_v1_reports, 2u);
+  // A specific one: that group only, if ours.
+  query_v1(our_group, 500);
+  query_v1(ip6a::solicited_node(ip6_of("fd00::77")), 500);
+  advance(1s);
+  EXPECT_EQ(sent(), std::vector<Bytes>{message_v1(131, our_group)});
+  // MLDv2 queries too get MLDv1 answers while in MLDv1 mode.
+  query_v2();
+  advance(1s);
+  EXPECT_EQ(sent(), sorted({message_v1(131, ll_group), message_v1(131, our_group)}));
+}
+
+TEST_F(MldV1Test, InMldv1ModeAJoinIsReportedTwiceAndALeaveIsDone) {  // RFC 2710 §4
+  query_v1(Ip6{}, 0);
+  advance(1ms);
+  nic.transmitted.clear();
+  const Ip6 fresh = ip6_of("fd00::3");
+  iface.configure6(fresh, 64);
+  std::vector<Bytes> all = sent();
+  std::erase_if(all, [](const Bytes& p) { return p[6] == 58; });  // detection's solicitation
+  Ip6 fresh_group = ip6a::solicited_node(fresh);
+  EXPECT_EQ(all, sorted({message_v1(131, fresh_group), message_v1(132, our_group)}));
+  advance(10s);  // MLDv1's Unsolicited Report Interval: the report again, not the Done
+  all = sent();
+  std::erase_if(all, [](const Bytes& p) { return p[6] == 58; });
+  EXPECT_EQ(all, std::vector<Bytes>{message_v1(131, fresh_group)});
+  EXPECT_EQ(link_counters().mld.tx_v1_dones, 1u);
+}
+
+TEST_F(MldV1Test, Mldv2ReturnsAfterTheOlderVersionQuerierPresentTimeout) {  // §8.2.1, §9.12
+  query_v1(Ip6{}, 0);
+  advance(200s);
+  query_v1(Ip6{}, 0);  // heard again: the timer starts over
+  advance(100s);       // 300 s after the first, 100 after the second
+  sent();
+  query_v2();
+  advance(1s);
+  EXPECT_EQ(sent(), sorted({message_v1(131, ll_group), message_v1(131, our_group)}));
+  advance(160s);  // 261 s after the last MLDv1 query
+  EXPECT_FALSE(stack.parts().link(0).mld().v1_mode());
+  query_v2();
+  advance(1s);
+  EXPECT_EQ(sent(), std::vector<Bytes>{report(
+                        {record(mode_is_exclude, ll_group), record(mode_is_exclude, our_group)})});
+}
+
+TEST_F(MldV1Test, SwitchingDropsPendingMldv2Answers) {
+  query_v2();          // an MLDv2 answer is pending...
+  query_v1(Ip6{}, 0);  // ...when an MLDv1 querier speaks up
+  advance(1s);
+  EXPECT_EQ(sent(), sorted({message_v1(131, ll_group), message_v1(131, our_group)}));
 }
 
 }  // namespace

@@ -21,7 +21,9 @@ enum Type : uint8_t {
   parameter_problem = 4,
   echo_request = 128,
   echo_reply = 129,
-  multicast_listener_query = 130,  // RFC 3810 §5.1
+  multicast_listener_query = 130,      // RFC 3810 §5.1 (and MLDv1's, RFC 2710 §3)
+  multicast_listener_report_v1 = 131,  // RFC 2710 §3
+  multicast_listener_done = 132,       // RFC 2710 §3
   router_solicitation = 133,
   router_advertisement = 134,
   neighbor_solicitation = 135,

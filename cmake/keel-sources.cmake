@@ -76,6 +76,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/link/interface.cpp
   ${KEEL_ROOT}/src/net/link/link.cpp
   ${KEEL_ROOT}/src/net/link/tcp_segmentation.cpp
+  ${KEEL_ROOT}/src/net/link/virtio_net_header.cpp
   ${KEEL_ROOT}/src/net/metrics/exposition.cpp
   ${KEEL_ROOT}/src/net/packet.cpp
   ${KEEL_ROOT}/src/net/routes.cpp
@@ -129,7 +130,6 @@ set(KEEL_DRIVER_SOURCES
   ${KEEL_ROOT}/src/drivers/virtio/mmio_arguments.cpp
   ${KEEL_ROOT}/src/drivers/virtio/net.cpp
   ${KEEL_ROOT}/src/drivers/virtio/net_datapath.cpp
-  ${KEEL_ROOT}/src/drivers/virtio/net_receive.cpp
   ${KEEL_ROOT}/src/drivers/virtio/net_rx.cpp
   ${KEEL_ROOT}/src/drivers/virtio/register.cpp
   ${KEEL_ROOT}/src/drivers/virtio/rng.cpp

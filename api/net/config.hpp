@@ -70,8 +70,9 @@ struct StackConfig {
   bool forwarding = false;  // route between interfaces (a router)
   // TCP hands NICs that offer TSO (Nic::Offloads::tso4/tso6) segments of up to
   // 64 KiB, and virtio-net takes segments the host coalesced (GUEST_TSO4/6,
-  // decision 0093); off: MSS-sized segments only, both ways (the word
-  // tso=off, JSON net.tso).
+  // decision 0093), as does the Linux process's TAP (TUN_F_TSO4/6, decision
+  // 0094); off: MSS-sized segments only, both ways (the word tso=off, JSON
+  // net.tso).
   bool segmentation_offload = true;
   std::size_t total_memory = 0;  // what defaults are scaled to; 0: os::total_memory()
 };

@@ -16,6 +16,7 @@ import hashlib
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import tempfile
@@ -33,6 +34,8 @@ KEEL = "10.0.0.2"
 IMPAIR_SOURCE = os.path.join(ROOT, "bench", "tcp", "impair.c")
 IMPAIR = os.path.join(ROOT, "build", "tcp-tests", "impair")
 TSO_OFF = "kvm-tso-off"  # a platform name for Net.keel: the image, TSO off
+# The Linux-process build with tso=off: the TAP's offloads limited to checksums (decision 0094).
+LINUX_TSO_OFF = "linux-tso-off"
 _images = {}
 
 
@@ -108,10 +111,10 @@ class Net(Netns):
         """Starts a service on keel0 as 10.0.0.2: the Linux-process build, or
         the image in QEMU (TCG, virtio-net on the TAP: over MMIO on microvm,
         "mmio-legacy" its version 1 interface, or with transport "pci" or
-        "pci-legacy" over PCI on q35). "kvm-tso-off"
-        is the image with the boot setting tso=off (MSS-sized segments)."""
-        if platform == TSO_OFF:
-            platform, args = "kvm", f"tso=off {args}"
+        "pci-legacy" over PCI on q35). "kvm-tso-off" and "linux-tso-off"
+        are those with the setting tso=off (MSS-sized segments both ways)."""
+        if platform in (TSO_OFF, LINUX_TSO_OFF):
+            platform, args = platform.split("-")[0], f"tso=off {args}"
         append = f"ip={KEEL}/24 gw={HOST} {args}".strip()
         binary = service(directory, platform)
         if platform == "linux":
@@ -213,3 +216,19 @@ def pattern(size, offset=0):
 
 def sha256(data):
     return hashlib.sha256(data).hexdigest()
+
+
+PCAP_HEADER, PCAP_RECORD_HEADER = 24, 16
+
+
+def pcap_frames(path):
+    """(original length, captured bytes) of every frame in a classic pcap file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    frames, at = [], PCAP_HEADER
+    while at + PCAP_RECORD_HEADER <= len(data):
+        _, _, captured, original = struct.unpack_from("<IIII", data, at)
+        at += PCAP_RECORD_HEADER
+        frames.append((original, data[at:at + captured]))
+        at += captured
+    return frames

@@ -12,30 +12,21 @@ echo), so the segments' checksums were right: Linux drops those that are
 not. test/net/test_tcp_linux.py runs the interop suite both ways.
 """
 import os
-import struct
 import time
 
 import pytest
 
-from tcp_harness import TSO_OFF, Net, echo_transfer
+from tcp_harness import TSO_OFF, Net, echo_transfer, pcap_frames
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="needs root for netns and TAP")
 
 MB = 1 << 20
 ETHERNET_MTU_FRAME = 1514  # 1,500 bytes of IP behind a 14-byte Ethernet header
-PCAP_HEADER, RECORD_HEADER = 24, 16
 
 
 def frame_lengths(path):
     """The original length of every frame in a classic pcap file."""
-    with open(path, "rb") as f:
-        data = f.read()
-    lengths, at = [], PCAP_HEADER
-    while at + RECORD_HEADER <= len(data):
-        _, _, captured, original = struct.unpack_from("<IIII", data, at)
-        lengths.append(original)
-        at += RECORD_HEADER + captured
-    return lengths
+    return [length for length, _ in pcap_frames(path)]
 
 
 @pytest.fixture

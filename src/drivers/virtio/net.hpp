@@ -27,12 +27,11 @@
 #include <net/packet.hpp>
 #include <vector>
 
+#include "net_header.hpp"
 #include "transport.hpp"
 #include "virtqueue.hpp"
 
 namespace keel::drivers::virtio {
-
-struct NetHeader;
 
 // The address a device uses for a buffer: memory is identity mapped
 // (docs/decisions/0092).
@@ -113,7 +112,6 @@ class Net final : public net::Nic {
   bool gather(net::PacketPtr& frame, std::size_t more);
   net::PacketPtr take_rx_slot(uint32_t token);
   void deliver(net::PacketPtr frame, const NetHeader& header);
-  bool segmentation_header(const net::Packet& packet, NetHeader& header) const;
 
   std::unique_ptr<Transport> transport_;
   int number_;

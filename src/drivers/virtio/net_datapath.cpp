@@ -6,6 +6,7 @@
 
 #include "net.hpp"
 #include "net_header.hpp"
+#include "net_receive.hpp"
 
 namespace keel::drivers::virtio {
 namespace {
@@ -14,37 +15,8 @@ namespace {
 constexpr std::size_t rx_budget = 128;
 // While frames are in flight and no event comes, reap them this often.
 constexpr auto tx_reap_period = std::chrono::milliseconds(1);
-constexpr uint32_t ethertype_offset = 12;  // IEEE 802.3: after two MACs
-constexpr uint16_t ethertype_ip4 = 0x0800, ethertype_ip6 = 0x86dd;
-constexpr uint32_t tcp_data_offset = 12;  // RFC 9293 §3.1: the header length in words
-constexpr uint32_t tcp_header_min = 20;
 
 }  // namespace
-
-// 5.1.6.2: a segment the device cuts up: its kind (by the Ethertype), the
-// payload per segment, and hdr_len, the bytes in front of the TCP payload
-// (Ethernet + IP + TCP with options) that every segment repeats. False
-// when the device did not take that kind or the headers are not whole.
-bool Net::segmentation_header(const net::Packet& packet, NetHeader& header) const {
-  const uint8_t* frame = packet.data();
-  uint32_t tcp = header.csum_start;
-  if (!(header.flags & NetHeader::flag_needs_csum) || packet.gso_size == 0 ||
-      tcp + tcp_header_min > packet.size())
-    return false;
-  uint16_t type = uint16_t(frame[ethertype_offset] << 8 | frame[ethertype_offset + 1]);
-  if (type == ethertype_ip4 && (features_ & net_feature::host_tso4)) {
-    header.gso_type = NetHeader::gso_tcpv4;
-  } else if (type == ethertype_ip6 && (features_ & net_feature::host_tso6)) {
-    header.gso_type = NetHeader::gso_tcpv6;
-  } else {
-    return false;
-  }
-  uint32_t hdr_len = tcp + (frame[tcp + tcp_data_offset] >> 4) * 4u;
-  if (hdr_len > packet.size()) return false;
-  header.hdr_len = uint16_t(hdr_len);
-  header.gso_size = packet.gso_size;
-  return true;
-}
 
 void Net::handle_event() {
   ++driver_.events;
@@ -139,21 +111,16 @@ std::size_t Net::transmit(std::span<net::PacketPtr> frames) {
       continue;
     }
     NetHeader header{};
-    if (packet->flags & net::Packet::checksum_partial) {
-      if (features_ & net_feature::csum) {
-        header.flags = NetHeader::flag_needs_csum;
-        header.csum_start = packet->csum_start;
-        header.csum_offset = packet->csum_offset;
-      } else {
-        net::complete_partial_checksum(*packet);
+    switch (::net::virtio_net::transmit_header(*packet, transmitted_offloads(features_), header)) {
+      case ::net::virtio_net::TransmitHeader::ok:
+        break;
+      case ::net::virtio_net::TransmitHeader::software_checksum:
         ++driver_.tx_software_checksum;
-      }
-    }
-    if ((packet->flags & net::Packet::segmentation_offload) &&
-        !segmentation_header(*packet, header)) {
-      ++driver_.tx_bad_segmentation;
-      ++stats_.tx_dropped;
-      continue;
+        break;
+      case ::net::virtio_net::TransmitHeader::bad_segmentation:
+        ++driver_.tx_bad_segmentation;
+        ++stats_.tx_dropped;
+        continue;
     }
     uint8_t* h = packet->push(header_size_);
     if (!h) {

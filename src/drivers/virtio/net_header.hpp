@@ -2,6 +2,8 @@
 #pragma once
 #include <cstdint>
 
+#include "net/link/virtio_net_header.hpp"
+
 namespace keel::drivers::virtio {
 
 namespace net_feature {                            // 5.1.3
@@ -21,24 +23,9 @@ inline constexpr uint16_t receive_queue = 0;  // 5.1.2: receiveq1, transmitq1
 inline constexpr uint16_t transmit_queue = 1;
 inline constexpr uint32_t net_config_mac = 0;  // 5.1.4
 
-// 5.1.6: in front of every frame, both directions.
-struct NetHeader {
-  static constexpr uint8_t flag_needs_csum = 1;
-  static constexpr uint8_t flag_data_valid = 2;
-  static constexpr uint8_t gso_none = 0;
-  static constexpr uint8_t gso_tcpv4 = 1;
-  static constexpr uint8_t gso_tcpv6 = 4;
-  static constexpr uint8_t gso_ecn = 0x80;  // only with GUEST_ECN, which we do not take
-  uint8_t flags;
-  uint8_t gso_type;
-  uint16_t hdr_len;
-  uint16_t gso_size;
-  uint16_t csum_start;
-  uint16_t csum_offset;
-  uint16_t num_buffers;  // VERSION_1 or MRG_RXBUF only: buffers the frame spans (5.1.6.4)
-};
-static_assert(sizeof(NetHeader) == 12);
-// Legacy devices without MRG_RXBUF: no num_buffers (5.1.6.1).
-inline constexpr uint32_t legacy_header_size = 10;
+// 5.1.6: in front of every frame, both directions; shared with the Linux
+// process's TAP (src/net/link/virtio_net_header.hpp).
+using NetHeader = ::net::virtio_net::Header;
+using ::net::virtio_net::legacy_header_size;
 
 }  // namespace keel::drivers::virtio

@@ -152,3 +152,18 @@ def test_bad_settings_stop_the_boot_with_a_clear_error(program):
             appliance.Appliance(ns, program=program, append="dns_zones=example.org", timeout=10)
     finally:
         ns.close()
+
+
+def test_an_image_without_the_secondary_role_refuses_its_settings(program):
+    """The default build links no secondary role (decision 0141): its settings stop the boot
+    with the build option that brings it."""
+    ns = appliance.Namespace()
+    try:
+        for append in ("dns_secondary=example.org:10.53.0.1", "dns_xfr_in_max=100000"):
+            setting = append.split("=")[0]
+            with pytest.raises(AssertionError, match=rf"{setting}: this image is built without the secondary "
+                                                     r"role: build it with -D KEEL_DNS_SECONDARY=ON"):
+                appliance.Appliance(ns, program=program, append=append, timeout=10)
+    finally:
+        ns.close()
+

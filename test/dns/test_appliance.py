@@ -7,6 +7,7 @@ query log, the counters and response rate limiting (run as root):
 import os
 import re
 import socket
+import subprocess
 
 import dns.message
 import dns.query
@@ -167,3 +168,19 @@ def test_an_image_without_the_secondary_role_refuses_its_settings(program):
     finally:
         ns.close()
 
+
+def defined_symbols(program):
+    return subprocess.run(["nm", "--defined-only", "-C", program], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_only_the_roles_and_zones_in_use_are_linked(program):
+    """Decision 0141: unsigned zones and no secondary role link neither the DNSSEC proofs nor
+    the transfers in; the secondary role (which may be given signed zones) links both. Signed
+    zones compiled in link the DNSSEC code too (test_dnssec.py serves them)."""
+    plain = defined_symbols(program)
+    assert "keel_dns_dnssec" not in plain and "keel::dns::Denial::" not in plain
+    assert "keel::dns::XfrIn::" not in plain and "dns_app::start_secondaries" not in plain
+    secondary = defined_symbols(appliance.build(EXAMPLE_ZONES, "linux", secondary=True))
+    assert "keel_dns_dnssec" in secondary and "keel::dns::Denial::" in secondary
+    assert "keel::dns::XfrIn::" in secondary and "dns_app::start_secondaries" in secondary

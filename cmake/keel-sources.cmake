@@ -139,8 +139,11 @@ set(KEEL_DRIVER_SOURCES
   ${KEEL_ROOT}/src/drivers/virtio/virtqueue.cpp)
 set(KEEL_INCLUDE_DIRS ${KEEL_ROOT}/api ${KEEL_ROOT}/src)
 # Of those, code that runs at boot or now and then, never per packet:
-# settings, device discovery, DHCP, metrics and syslog formatting. The OS
-# build compiles it for size (decision 0089); the host build keeps -O2.
+# settings, device discovery, DHCP, metrics and syslog formatting; IPv6's
+# control plane (MLD, router discovery, SLAAC, neighbour messages sent) and
+# fragments (per fragment only: no benchmark's path, as answers and
+# segments fit the MTU). The OS build compiles it for size (decisions 0089,
+# 0142); the host build keeps -O2.
 set(KEEL_OS_COLD_SOURCES
   ${KEEL_ROOT}/src/kernel/cmdline.cpp
   ${KEEL_ROOT}/src/arch/x86_64/descriptors.cpp
@@ -149,6 +152,13 @@ set(KEEL_OS_COLD_SOURCES
   ${KEEL_ROOT}/src/net/config_json.cpp
   ${KEEL_ROOT}/src/net/config_values.cpp
   ${KEEL_ROOT}/src/net/dhcp/dhcp.cpp
+  ${KEEL_ROOT}/src/net/fragments/reassembly.cpp
+  ${KEEL_ROOT}/src/net/ip6/fragments.cpp
+  ${KEEL_ROOT}/src/net/link/mld.cpp
+  ${KEEL_ROOT}/src/net/link/ndp_send.cpp
+  ${KEEL_ROOT}/src/net/link/ra.cpp
+  ${KEEL_ROOT}/src/net/link/routers.cpp
+  ${KEEL_ROOT}/src/net/link/slaac.cpp
   ${KEEL_ROOT}/src/net/metrics/exposition.cpp
   ${KEEL_ROOT}/src/net/metrics/system_metrics.cpp
   ${KEEL_ROOT}/src/net/syslog/message.cpp

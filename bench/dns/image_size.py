@@ -4,7 +4,8 @@ zone and a linker map, stripped like a shipped image, and the loaded bytes
 (text, rodata, data, unwind tables, the backtrace symbol table) summed by the
 archive or object they come from.
 
-    bench/dns/image_size.py           # prints the table (bench_dns.py uses it too)
+    bench/dns/image_size.py              # prints the table (bench_dns.py uses it too)
+    bench/dns/image_size.py --secondary  # the image built with the secondary role (decision 0141)
 """
 import collections
 import os
@@ -23,16 +24,18 @@ LOADED = (".text", ".rodata", ".data", ".tdata", ".init_array", ".eh_frame", ".e
 SECTION_LINE = re.compile(r"^ (\.\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S+)$")
 
 
-def build(zone_text=MINIMAL_ZONE):
-    """The image with one tiny zone; returns (image, linker map)."""
+def build(zone_text=MINIMAL_ZONE, secondary=False):
+    """The image with one tiny zone (and the secondary role if asked); returns (image, linker map)."""
     zones = os.path.join(BUILD, "zones")
     os.makedirs(zones, exist_ok=True)
     with open(os.path.join(zones, "example.com.zone"), "w") as f:
         f.write(zone_text)
-    out = os.path.join(BUILD, "kvm")
-    link_map = os.path.join(BUILD, "dns.map")
+    name = "kvm-secondary" if secondary else "kvm"
+    out = os.path.join(BUILD, name)
+    link_map = os.path.join(BUILD, f"dns-{name}.map")
     configure = ["cmake", "-S", os.path.join(ROOT, "examples", "dns"), "-B", out, "-G", "Ninja",
                  f"-Dkeel_DIR={ROOT}/cmake", "-DKEEL_PLATFORM=kvm", f"-DKEEL_DNS_ZONES={zones}",
+                 f"-DKEEL_DNS_SECONDARY={'ON' if secondary else 'OFF'}",
                  f"-DCMAKE_EXE_LINKER_FLAGS=-Wl,-Map={link_map}"]
     for step in (configure, ["cmake", "--build", out, "-j2"]):
         subprocess.run(step, check=True, capture_output=True, timeout=900)
@@ -112,6 +115,6 @@ def report(image, link_map, top_members=12):
 
 
 if __name__ == "__main__":
-    image, link_map = build()
+    image, link_map = build(secondary="--secondary" in sys.argv[1:])
     print("\n".join(report(image, link_map)))
     sys.exit(0)

@@ -13,7 +13,14 @@ namespace {
 using keel::settings::parse_bool;
 using keel::settings::parse_uint;
 
+#if KEEL_DNS_SECONDARY
 constexpr uint32_t max_xfr_in = 1u << 30;  // 1 GiB: far past what an image holds
+#else
+// The secondary role is linked only into images built with it (decision 0141).
+constexpr const char* no_secondary_role =
+    "this image is built without the secondary role: build it with -D KEEL_DNS_SECONDARY=ON "
+    "(docs/dns.md, \"Secondary zones\")";
+#endif
 
 std::vector<std::string> split(std::string_view text) {
   std::vector<std::string> out;
@@ -94,6 +101,10 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
       }
       c.tsig_keys.push_back(std::move(k));
     }
+#if !KEEL_DNS_SECONDARY
+  } else if (key == "secondary" || key == "xfr_in_max") {
+    error = field + ": " + no_secondary_role;
+#else
   } else if (key == "secondary") {
     c.secondaries.clear();
     for (const std::string& text : split(value)) {
@@ -108,6 +119,7 @@ std::string apply(Config& c, const std::string& field, const std::string& key,
     error = parse_uint(field, value, max_xfr_in, c.xfr_in_max);
     if (error.empty() && c.xfr_in_max < keel::dns::max_message_size)
       error = field + ": '" + value + "' is less than one message (65535)";
+#endif
   } else {
     error = field + ": unknown setting";
   }

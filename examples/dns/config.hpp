@@ -11,6 +11,7 @@
 //   dns_key=hmac-sha256:xfr-key:BASE64,... (TSIG keys, RFC 8945, as dig -y)
 //   dns_secondary=example.org:192.0.2.1#53@xfr-key,... (zones taken from a
 //     primary: secondary.hpp) dns_xfr_in_max=16777216 (octets of one transfer in)
+//     (images built with -D KEEL_DNS_SECONDARY=ON only: CMakeLists.txt)
 #pragma once
 #include <cstdint>
 #include <optional>

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "keel/dns/constants.hpp"
+#include "keel/dns/dnssec_zone.hpp"
 #include "keel/dns/message.hpp"
 #include "keel/dns/name.hpp"
 #include "keel/dns/notify.hpp"
@@ -288,6 +289,8 @@ void check(Zone& zone) {
 const SecondaryCounters& secondary_counters() { return counters; }
 
 void start_secondaries(keel::dns::Server& s, const SecondaryOptions& options) {
+  // A primary may send signed zones: serve them as such (decision 0141).
+  keel::dns::link_dnssec();
   if (server != nullptr || options.zones.empty()) return;
   server = &s;
   settings = options;

@@ -18,7 +18,9 @@
 #include "keel/dns/rdata.hpp"
 #include "keel/dns/server.hpp"
 #include "query_log.hpp"
+#if KEEL_DNS_SECONDARY
 #include "secondary.hpp"
+#endif
 
 // The compiled zones (keel_dns_zones in lib/dns/keel-library.cmake).
 extern "C" const char keel_dns_zones_blob[];
@@ -68,6 +70,7 @@ void print_stats() {
               (unsigned long long)tcp.transfer_waits);
   std::printf(" | tsig signed %llu refused %llu", (unsigned long long)s.tsig_signed,
               (unsigned long long)s.tsig_refused);
+#if KEEL_DNS_SECONDARY
   const dns_app::SecondaryCounters& in = dns_app::secondary_counters();
   std::printf(
       " | secondary checks %llu current %llu transfers %llu ixfr %llu failed %llu too-big %llu "
@@ -76,6 +79,7 @@ void print_stats() {
       (unsigned long long)in.transfers, (unsigned long long)in.incremental,
       (unsigned long long)in.failed, (unsigned long long)in.too_big, (unsigned long long)in.notify,
       (unsigned long long)in.notify_refused, (unsigned long long)in.servfail);
+#endif
   std::printf(" |");
   for (std::size_t t = 0; t <= keel::dns::ServerStats::type_slots; ++t) {
     if (s.by_qtype[t] == 0) continue;
@@ -156,19 +160,27 @@ void Service::start() {
   if (config.stats_interval != 0) {
     os::Timers::periodic(seconds(config.stats_interval), [](os::Timers::id_t) { print_stats(); });
   }
+#if KEEL_DNS_SECONDARY
   const dns_app::SecondaryOptions secondary{config.secondaries, config.xfr_in_max, config.tsig_keys,
                                             options.edns_payload};
+#endif
   const std::size_t bound = dns_app::listen(
       {config.port, config.address, config.tcp},
       [](std::span<const uint8_t> query, const keel::dns::ClientAddress& client,
          std::span<uint8_t> out, keel::dns::Transport transport, keel::dns::Transfer* transfer) {
+#if KEEL_DNS_SECONDARY
         // NOTIFY and zones without a copy first (secondary.hpp); nothing when there are none.
         if (auto size = dns_app::secondary_answer(query, client, out)) return *size;
+#endif
         return server->answer(query, client, out, transport, transfer);
       },
+#if KEEL_DNS_SECONDARY
       [secondary](const std::string& where) {
         std::printf("dns: listening on %s\n", where.c_str());
         dns_app::start_secondaries(*server, secondary);  // once the network is up
       });
+#else
+      [](const std::string& where) { std::printf("dns: listening on %s\n", where.c_str()); });
+#endif
   if (bound == 0) std::printf("dns: not listening (no network interface, or see above)\n");
 }

@@ -13,8 +13,10 @@ include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
 # No exception cleanup tables in images: lib/dns catches nothing, and an
 # exception through it (out of memory) ends in Keel's panic either way.
 # TSIG's HMACs and its constant-time comparison are lib/crypto's and mbed TLS's.
+# The DNSSEC code is linked only by images that may serve a signed zone
+# (KEEL_DNS_DNSSEC_ON_DEMAND, answer/dnssec_support.hpp, decision 0141).
 keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS}
-             DEPENDS crypto COMPILE_OPTIONS -fno-exceptions)
+             DEPENDS crypto COMPILE_OPTIONS -fno-exceptions -DKEEL_DNS_DNSSEC_ON_DEMAND=1)
 # Code that runs once, at boot (decode the blob, check and build the catalog,
 # pre-render the answers), is compiled for size: it is most of lib/dns's code
 # and none of the answer path (docs/dns.md, "Size"); so are zone transfers,
@@ -51,15 +53,19 @@ function(keel_dns_zones target folder)
 
   file(GLOB zone_inputs CONFIGURE_DEPENDS ${folder}/*)
   set(blob ${CMAKE_CURRENT_BINARY_DIR}/${target}_zones.bin)
-  add_custom_command(OUTPUT ${blob}
-    COMMAND keel_dns_compile --out ${blob} ${folder}
+  # What the zones need linked (the DNSSEC code when one is signed), as
+  # assembler lines naming it: decision 0141.
+  set(links ${CMAKE_CURRENT_BINARY_DIR}/${target}_zones_links.s)
+  add_custom_command(OUTPUT ${blob} ${links}
+    COMMAND keel_dns_compile --out ${blob} --links ${links} ${folder}
     DEPENDS keel_dns_compile ${zone_inputs}
     COMMENT "Checking and compiling the zones in ${folder}")
   set(blob_asm ${CMAKE_CURRENT_BINARY_DIR}/${target}_zones.S)
   file(WRITE ${blob_asm}
     ".section .rodata.keel_dns_zones,\"a\"\n.global keel_dns_zones_blob\n.global keel_dns_zones_blob_end\n"
     ".p2align 3\nkeel_dns_zones_blob:\n.incbin \"${blob}\"\nkeel_dns_zones_blob_end:\n"
+    ".include \"${links}\"\n"
     ".section .note.GNU-stack,\"\",@progbits\n")
-  set_source_files_properties(${blob_asm} PROPERTIES OBJECT_DEPENDS ${blob})
+  set_source_files_properties(${blob_asm} PROPERTIES OBJECT_DEPENDS "${blob};${links}")
   keel_service_sources(${target} ${blob_asm})
 endfunction()

@@ -12,6 +12,7 @@ set(KEEL_DNS_RUNTIME_SOURCES
   ${KEEL_DNS_ROOT}/zone/catalog.cpp
   ${KEEL_DNS_ROOT}/zone/catalog_builder.cpp
   ${KEEL_DNS_ROOT}/zone/dnssec_index.cpp
+  ${KEEL_DNS_ROOT}/zone/dnssec_support.cpp
   ${KEEL_DNS_ROOT}/zone/blob.cpp
   ${KEEL_DNS_ROOT}/answer/query.cpp
   ${KEEL_DNS_ROOT}/answer/denial.cpp

@@ -21,11 +21,13 @@ def run(args, timeout=60, check=True):
     return subprocess.run(args, capture_output=True, text=True, timeout=timeout, check=check)
 
 
-def build(zones_dir, platform="linux"):
-    """examples/dns with `zones_dir` compiled in; returns the program or image."""
-    out = os.path.join(ROOT, "build", f"dns-test-{platform}")
+def build(zones_dir, platform="linux", secondary=False):
+    """examples/dns with `zones_dir` compiled in; returns the program or image. `secondary`:
+    with the secondary role (-D KEEL_DNS_SECONDARY=ON, decision 0141), in a folder of its own."""
+    out = os.path.join(ROOT, "build", f"dns-test-{platform}" + ("-secondary" if secondary else ""))
     configure = ["cmake", "-S", EXAMPLE, "-B", out, "-G", "Ninja", f"-Dkeel_DIR={ROOT}/cmake",
-                 f"-DKEEL_PLATFORM={platform}", f"-DKEEL_DNS_ZONES={zones_dir}"]
+                 f"-DKEEL_PLATFORM={platform}", f"-DKEEL_DNS_ZONES={zones_dir}",
+                 f"-DKEEL_DNS_SECONDARY={'ON' if secondary else 'OFF'}"]
     for step in (configure, ["cmake", "--build", out, "-j2"]):
         result = subprocess.run(step, capture_output=True, text=True, timeout=900)
         if result.returncode != 0:

@@ -7,6 +7,7 @@ query log, the counters and response rate limiting (run as root):
 import os
 import re
 import socket
+import subprocess
 
 import dns.message
 import dns.query
@@ -152,3 +153,34 @@ def test_bad_settings_stop_the_boot_with_a_clear_error(program):
             appliance.Appliance(ns, program=program, append="dns_zones=example.org", timeout=10)
     finally:
         ns.close()
+
+
+def test_an_image_without_the_secondary_role_refuses_its_settings(program):
+    """The default build links no secondary role (decision 0141): its settings stop the boot
+    with the build option that brings it."""
+    ns = appliance.Namespace()
+    try:
+        for append in ("dns_secondary=example.org:10.53.0.1", "dns_xfr_in_max=100000"):
+            setting = append.split("=")[0]
+            with pytest.raises(AssertionError, match=rf"{setting}: this image is built without the secondary "
+                                                     r"role: build it with -D KEEL_DNS_SECONDARY=ON"):
+                appliance.Appliance(ns, program=program, append=append, timeout=10)
+    finally:
+        ns.close()
+
+
+def defined_symbols(program):
+    return subprocess.run(["nm", "--defined-only", "-C", program], capture_output=True, text=True,
+                          check=True).stdout
+
+
+def test_only_the_roles_and_zones_in_use_are_linked(program):
+    """Decision 0141: unsigned zones and no secondary role link neither the DNSSEC proofs nor
+    the transfers in; the secondary role (which may be given signed zones) links both. Signed
+    zones compiled in link the DNSSEC code too (test_dnssec.py serves them)."""
+    plain = defined_symbols(program)
+    assert "keel_dns_dnssec" not in plain and "keel::dns::Denial::" not in plain
+    assert "keel::dns::XfrIn::" not in plain and "dns_app::start_secondaries" not in plain
+    secondary = defined_symbols(appliance.build(EXAMPLE_ZONES, "linux", secondary=True))
+    assert "keel_dns_dnssec" in secondary and "keel::dns::Denial::" in secondary
+    assert "keel::dns::XfrIn::" in secondary and "dns_app::start_secondaries" in secondary

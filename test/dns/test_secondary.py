@@ -45,7 +45,7 @@ def setup(tmp_path_factory):
     compiled = os.path.join(work, "compiled")  # the image's own zone: Keel is primary for it
     os.makedirs(compiled)
     write_zone(compiled, "own.test", zone_text(1))
-    program = appliance.build(compiled, "linux")
+    program = appliance.build(compiled, "linux", secondary=True)
     BUILT["program"] = program
     zones_dir = os.path.join(work, "zones")
     os.makedirs(zones_dir)
@@ -270,7 +270,7 @@ def test_the_image_is_a_secondary_too(tmp_path):
     os.makedirs(compiled)
     os.makedirs(zones_dir)
     write_zone(compiled, "own.test", zone_text(1))
-    image = appliance.build(compiled, "kvm")
+    image = appliance.build(compiled, "kvm", secondary=True)
     many = "".join(f"h{i} A 10.{i // 250}.{i % 250}.1\n" for i in range(3000))
     write_zone(zones_dir, "big.test", zone_text(1, extra=many))
     ns = appliance.Namespace(prefix="keel-dns-secondary")

@@ -16,7 +16,7 @@ def cmd_setup(args):
 def cmd_build(args):
     if args.os_dir:
         os.environ["KEEL_OS_DIR"] = os.path.abspath(args.os_dir)
-    builder.build(args.dir, args.platform)
+    builder.build(args.dir, args.platform, defines=args.define)
     return 0
 
 
@@ -139,6 +139,9 @@ def parser():
     s.add_argument("--os-dir", help="build the OS here, not in build/os of this Keel (also "
                                     "KEEL_OS_DIR=DIR for every command): a read-only Keel "
                                     "builds services too")
+    s.add_argument("-D", dest="define", action="append", default=[], metavar="NAME=VALUE",
+                   help="a CMake setting of the service, kept for later builds and boots "
+                        "(-D KEEL_DNS_SECONDARY=ON: examples/dns with the secondary role)")
     s.set_defaults(run=cmd_build)
 
     s = sub.add_parser(

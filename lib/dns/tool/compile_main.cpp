@@ -1,12 +1,14 @@
 // keel-dns-compile: reads zone files, checks them as the server would, and
 // writes the blob an image embeds (include/keel/dns/blob.hpp).
 //
-//   keel-dns-compile [--out BLOB] [--stats] [--dump] ZONE...
+//   keel-dns-compile [--out BLOB] [--links ASM] [--stats] [--dump] ZONE...
 //
 // ZONE is a file whose name, less a ".zone" suffix, is the zone's name
 // (zones/example.com.zone), NAME=FILE, or a folder: every *.zone file in it.
 // Errors are printed as file:line:column: message; the status is then 1.
 // --dump prints each record as "zone owner type TTL RDATA-hex" (for tests).
+// --links writes assembler lines naming the code the zones need linked into
+// an image: the DNSSEC code when a zone is signed (decision 0141), else none.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -79,20 +81,22 @@ void print_stats(const keel::dns::Server& server) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out;
+  std::string out, links;
   bool stats = false, dump = false;
   std::vector<Source> sources;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--out" && i + 1 < argc) {
       out = argv[++i];
+    } else if (arg == "--links" && i + 1 < argc) {
+      links = argv[++i];
     } else if (arg == "--stats") {
       stats = true;
     } else if (arg == "--dump") {
       dump = true;
     } else if (arg.starts_with("-")) {
       std::fprintf(stderr,
-                   "usage: keel-dns-compile [--out BLOB] [--stats] [--dump] "
+                   "usage: keel-dns-compile [--out BLOB] [--links ASM] [--stats] [--dump] "
                    "ZONE-FILE|NAME=FILE|FOLDER...\n");
       return 2;
     } else if (!add_sources(arg, sources)) {
@@ -118,6 +122,17 @@ int main(int argc, char** argv) {
     file.write(blob.data(), std::streamsize(blob.size()));
     if (!file) {
       std::fprintf(stderr, "keel-dns-compile: cannot write %s\n", out.c_str());
+      return 1;
+    }
+  }
+  if (!links.empty()) {
+    std::ofstream file(links, std::ios::trunc);
+    file << "# What these zones need linked (written by keel-dns-compile).\n";
+    // A reference, not a use: it makes the linker take the DNSSEC code's object.
+    if (catalog->any_signed())
+      file << ".section .data.keel_dns_links,\"aw\"\n.quad keel_dns_dnssec\n";
+    if (!file) {
+      std::fprintf(stderr, "keel-dns-compile: cannot write %s\n", links.c_str());
       return 1;
     }
   }

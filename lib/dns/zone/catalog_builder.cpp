@@ -3,6 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "answer/dnssec_support.hpp"
 #include "keel/dns/catalog.hpp"
 #include "keel/dns/constants.hpp"
 #include "keel/dns/name.hpp"
@@ -75,7 +76,7 @@ std::unique_ptr<Catalog> CatalogBuilder::build() {
   for (uint16_t z = 0; z < input_.size(); ++z) add_zone(z);
   if (errors_.size() != errors_before_) return nullptr;
   build_index();
-  catalog_->dnssec_ = index_dnssec(*catalog_);
+  if (const DnssecSupport* dnssec = dnssec_support()) catalog_->dnssec_ = dnssec->index(*catalog_);
   return std::move(catalog_);
 }
 

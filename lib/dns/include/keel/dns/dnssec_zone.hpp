@@ -36,6 +36,13 @@ struct DnssecZone {
 // One entry per zone of the catalog (none when no zone is signed).
 std::vector<DnssecZone> index_dnssec(const Catalog& catalog);
 
+// Images link the DNSSEC code (the index, the proofs) only when something
+// asks for it (decision 0141): keel_dns_zones() does when a compiled-in zone
+// is signed; a service that loads zones at run time (a secondary, which may
+// be given signed ones) calls this once. Without it, signed zones are served
+// as unsigned ones. The host build always links it.
+void link_dnssec();
+
 // RFC 4034 §6.1: labels compared from the right, each as lowercased octets.
 int canonical_compare(std::string_view a, std::string_view b);
 

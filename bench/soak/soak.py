@@ -258,8 +258,10 @@ def main():
         console = router.guest.output() if router.guest else ""
         router.close()
     os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "soak-console.log"), "w") as f:
-        f.write(console[-(1 << 20):])  # the appliance's counters every 5 s, for what went wrong
+    # The appliance's counters every 5 s, for what went wrong: beside the images, not in the
+    # results folder (up to 1 MiB a run).
+    with open(os.path.join(work, "soak-console.log"), "w") as f:
+        f.write(console[-(1 << 20):])
     with open(os.path.join(args.out, "soak.json"), "w") as f:
         json.dump(result, f, indent=1)
     with open(os.path.join(args.out, "soak.md"), "w") as f:

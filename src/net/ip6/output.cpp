@@ -94,7 +94,7 @@ Result<Ip6Path> Ip6::route(const ip6::Addr& destination, const ip6::Addr& source
     ++parts_.counters.ip6.drop_no_route;
     return Status::no_route;
   }
-  if (!link_scope) {
+  if (!link_scope && destinations_.size() != 0) {  // most hosts: none cached, no clock read
     // RFC 4861 §8.3: a Redirect names a better first hop on that link.
     auto hop = destinations_.first_hop(destination, parts_.time.now());
     if (hop && hop->interface == path.interface) path.next_hop = hop->next_hop;
@@ -187,6 +187,7 @@ Status Ip6::post_route(InterfaceId in, InterfaceId out, const ip6::Addr& next_ho
 
 uint32_t Ip6::path_mtu(InterfaceId out, const ip6::Addr& destination) const {
   uint32_t link = parts_.link(out).mtu6();
+  if (destinations_.size() == 0) return link;  // every send asks: no clock read when none cached
   uint32_t learned = destinations_.path_mtu(destination, parts_.time.now());
   return learned ? std::min(link, learned) : link;
 }

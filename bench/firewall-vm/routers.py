@@ -37,6 +37,9 @@ class Topology:
             subprocess.run(["ip", "netns", "del", ns], capture_output=True)
             run(["ip", "netns", "add", ns])
             sh(ns, "ip link set lo up")
+        # tcp_rr crr closes first, so side A keeps every connection in TIME_WAIT for 60 s: without
+        # reuse its ephemeral ports ran out after one round, capping every router near 500 conn/s.
+        sh(self.a, "sysctl -qw net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=1")
 
     def side_up(self, ns, dev, index):
         other = SUBNETS[1 - index]

@@ -29,6 +29,7 @@ sys.path[:0] = [os.path.join(ROOT, "tools"), os.path.join(ROOT, "bench", "linux-
 from keelpy import bench_report, build, qemu  # noqa: E402
 from keelpy.bench_report import Comparison  # noqa: E402
 import linux_guest  # noqa: E402
+import per_frame  # noqa: E402
 from measure import stop, tap_args  # noqa: E402
 from netguest import Namespace, run  # noqa: E402
 
@@ -71,6 +72,7 @@ class Vm:
     """A guest on TAP `tap` of `ns` (Keel image or Linux guest, same QEMU line)."""
 
     def __init__(self, ns, tap, args):
+        self.tap = tap
         self.proc = subprocess.Popen(ns.exec_args(args), stdin=subprocess.DEVNULL,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                      start_new_session=True)
@@ -169,11 +171,29 @@ def main():
                 wait_answering(ns, address)
             print("net: all five targets answer; measuring", flush=True)
             figures = measure(args, tools, ns, targets)
+            frames = per_frame_pass(args, tools, ns, targets,
+                                    {KEEL_VM: things[0], LINUX_VM: things[1], REFLECTOR: things[4]})
         finally:
             for thing in reversed(things):
                 thing.close()
             ns.close()
-    write_report(out, args, figures)
+    write_report(out, args, figures, frames)
+
+
+def per_frame_pass(args, tools, ns, targets, vms):
+    """(per_frame figures of each guest under 64 B echo load, or None; why not)."""
+    why_not = per_frame.available()
+    if why_not:
+        print(f"net: per-frame counts skipped: {why_not}", flush=True)
+        return None, why_not
+    figures = {}
+    for label, vm in vms.items():
+        figures[label] = per_frame.measure(
+            ns, vm.tap, vm.proc.pid,
+            lambda: udp_pps(ns, tools["udp_load"], targets[label], SIZES[0], args.seconds))
+        print(f"  per frame {label}: " + ", ".join(
+            f"{k} {v:.2f}" for k, v in figures[label][0].items() if v is not None), flush=True)
+    return figures, None
 
 
 def comparisons(figures):
@@ -193,7 +213,7 @@ def comparisons(figures):
             for name, unit, what, lower, goal in rows]
 
 
-def write_report(out, args, figures):
+def write_report(out, args, figures, frames):
     table = comparisons(figures)
     lines = ["# Network benchmark", "",
              f"`tools/keel bench net{' --quick' if args.quick else ''}` (rounds {args.rounds}, "
@@ -224,7 +244,8 @@ def write_report(out, args, figures):
         share = echo / ceiling if ceiling else 0
         lines.append(f"- {size} B: udp_echo {echo:,.0f} pkt/s, reflector {ceiling:,.0f} pkt/s: {100 * share:.0f}% "
                      f"of the ceiling (goal ≥ {100 * CEILING_GOAL:.0f}%: {'met' if share >= CEILING_GOAL else 'not met'}).")
-    lines += ["", f"UDP load: bench/net/udp_load.c, {WINDOW} datagrams in flight; ping: "
+    lines += [""] + per_frame.report(*frames)
+    lines += [f"UDP load: bench/net/udp_load.c, {WINDOW} datagrams in flight; ping: "
               "requests 5 ms apart. Boot to first ping is in boot.md.", ""]
     bench_report.write_results(out, "net", lines, table,
                                "Network: Keel beside a Linux guest (microvm, TCG)")

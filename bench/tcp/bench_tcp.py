@@ -64,7 +64,7 @@ FIGURES = [
     ("64 B echoes, a connection each", "req/s", "echo", "crr"),
     ("64 B echoes, {concurrent} connections", "req/s", "echo", "many"),
 ]
-THROUGHPUT_GOAL = 1  # issue 13: the image at least the Linux VM's throughput
+THROUGHPUT_GOAL = 1.5  # issue 24 (issue 13 asked for 1x): TCP both ways, image ÷ Linux VM
 
 
 class Process:
@@ -266,12 +266,13 @@ def write_report(out, args, figures):
     for label, f in figures.items():
         lines.append(f"| {label} | " + " | ".join(
             ", ".join(f"{v:,.0f}" for v in f[what]) for _, _, _, what in FIGURES) + " |")
-    lines += ["", "## Goals (issue 13)", ""]
+    lines += ["", "## Goals (issues 13 and 24)", ""]
     for what, name in (("forward", "receiving"), ("reverse", "sending")):
         image, vm = median(figures[KEEL_VM][what]), median(figures[LINUX_VM][what])
         process, netns = median(figures[KEEL_PROCESS][what]), median(figures[LINUX_NETNS][what])
         lines.append(f"- iperf3, Keel {name}: the image at {image / vm:.2f}× the Linux VM "
-                     f"(goal ≥ 1: {'met' if image >= vm else 'not met'}); the Linux-process "
+                     f"(goal ≥ {THROUGHPUT_GOAL:g}: "
+                     f"{'met' if image >= THROUGHPUT_GOAL * vm else 'not met'}); the Linux-process "
                      f"build at {process / netns:.2f}× Linux over a veth (goal ≥ 0.5: "
                      f"{'met' if process >= netns / 2 else 'not met'}).")
     for what, name in (("forward", "receiving"), ("reverse", "sending")):

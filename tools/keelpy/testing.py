@@ -157,10 +157,14 @@ def run_all(pytest_args=(), unit=True, integration=True, quick=False):
         dirs = [d for d in PYTEST_DIRS if glob.glob(os.path.join(ROOT, d, "test_*.py"))]
         results["pytest"] = step("integration tests (pytest)", [
             DEBIAN_PYTHON, "-m", "pytest", "-v", "-rs", "--durations=30", *dirs, *pytest_args])
-        results["bench quick"] = step("benchmarks, quick (they run and write their files; "
-                                      "timings not checked)",
-                                      [os.path.join(ROOT, "tools", "keel"), "bench", "--quick"],
-                                      tail=25)
+        if pytest_args:
+            # A chosen subset of the tests (`-- -k X`): the benchmarks are not part of it.
+            print("keel: pytest arguments given: the quick benchmarks are not run", flush=True)
+        else:
+            results["bench quick"] = step("benchmarks, quick (they run and write their files; "
+                                          "timings not checked)",
+                                          [os.path.join(ROOT, "tools", "keel"), "bench", "--quick"],
+                                          tail=25)
     if fuzzing:
         results.update(fuzzing.results())
     print(f"\nkeel: compile_commands.json with {compdb.write()} entries (host and OS builds)")

@@ -69,11 +69,12 @@ def cmd_new(args):
 
 def cmd_run(args):
     forwards = [run.parse_publish(spec) for spec in args.publish or []]
+    net = run.parse_net(args.net)
     target = args.image
     if os.path.isdir(target):
         target = builder.build(target, "kvm")
     return run.run(target, forwards, args.machine, args.memory, args.append, args.accel,
-                   args.timeout)
+                   args.timeout, net)
 
 
 def cmd_package(args):
@@ -219,13 +220,20 @@ def parser():
 
     s = sub.add_parser(
         "run", help="boot an image on QEMU's user-mode network with ports forwarded from "
-                    "this machine: no root, no TAP",
+                    "this machine (no root), or on a bridge or TAP keel makes (root)",
         description="Boots IMAGE (or builds and boots DIR) with one virtio-net NIC on QEMU's "
                     "user-mode network. The guest takes 10.0.2.15 by DHCP (unless --append "
                     "sets ip=); each -p relays a host port to a guest port. Ctrl-C stops it. "
-                    "For a TAP device or a bridge (root), use `keel boot --tap`.",
-        epilog="example: keel run examples/udp_echo -p 7007:7/udp, then "
-               "`echo hi | nc -u -w1 127.0.0.1 7007`. Exit statuses as keel boot's.")
+                    "With --net bridge=NAME or --net tap[=NAME] (root) the NIC is on a TAP "
+                    "device keel makes (on the existing bridge NAME, or alone) and removes "
+                    "when the guest stops; the guest's address is --append ip=... or DHCP.",
+        epilog="examples:\n"
+               "  keel run examples/udp_echo -p 7007:7/udp\n"
+               "  echo hi | nc -u -w1 127.0.0.1 7007\n"
+               "  sudo keel run examples/udp_echo --net bridge=br0 --append ip=192.168.1.50/24\n"
+               "  sudo keel run examples/udp_echo --net tap=keel0 --append ip=10.0.0.2/24\n"
+               "Exit statuses as keel boot's. docs/guide.md, \"Networking\".",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("-p", "--publish", action="append",
                    metavar="[HOSTADDR:]HOSTPORT:GUESTPORT[/udp]",
@@ -239,6 +247,11 @@ def parser():
     s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"),
                    help="auto: KVM when usable")
     s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
+    s.add_argument("--net", default="user", metavar="user|bridge=NAME|tap[=NAME]",
+                   help="user: QEMU's user-mode network (-p; the default); bridge=NAME: a TAP "
+                        "keel makes on the existing bridge NAME; tap[=NAME]: a TAP keel makes "
+                        "(and names, if NAME is not given) and prints. Root; keel removes the "
+                        "TAP when the guest stops")
     s.set_defaults(run=cmd_run)
 
     s = sub.add_parser(

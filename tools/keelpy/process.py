@@ -1,6 +1,7 @@
 """Runs the guest (QEMU, or a service's Linux process) in the foreground and makes sure it
 ends with keel: on --timeout, on Ctrl-C and on SIGTERM alike. A QEMU left running would keep
 its TAP device open (no other guest could attach to it) and its forwarded ports bound."""
+import contextlib
 import signal
 import subprocess
 import sys
@@ -64,6 +65,30 @@ def run(args, timeout=None, on_timeout=None):
         signal.signal(signal.SIGINT, original_sigint)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def stop_signals_raise():
+    """In the block, SIGTERM and SIGHUP raise Stopped, as Ctrl-C raises KeyboardInterrupt: so
+    the `finally` of what keel made around the guest (a TAP device) runs on each."""
+    previous = {signum: signal.signal(signum, _on_stop_signal) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block has run (then act): making or removing
+    a device must not stop halfway. Children started in the block inherit the mask: start
+    none that must be stoppable."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *STOP_SIGNALS})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _say(message):

@@ -4,7 +4,7 @@ import os
 import sys
 
 from . import (accel, bench, build as builder, compdb, debug, formatting, libvirt,
-               linux_process, new, package, qemu, run, setup, testing)
+               linux_process, new, package, process, qemu, run, setup, testing)
 from .paths import ROOT, KeelError
 
 
@@ -96,10 +96,15 @@ def cmd_test(args):
 
 
 def cmd_demo(args):
+    if args.libvirt and args.name != "dmz":
+        raise KeelError("--libvirt goes with `keel demo dmz`")
     setup.install(with_tests=args.name == "dmz")
     if args.name == "dmz":  # the firewall appliance in the CETIC study's DMZ topology
-        return os.spawnv(os.P_WAIT, "/usr/bin/python3",
-                         ["/usr/bin/python3", os.path.join(ROOT, "examples", "firewall", "dmz_demo.py")])
+        # Ctrl-C or SIGTERM on keel: the demo gets SIGTERM and time to tear down.
+        outcome = process.run(["/usr/bin/python3", os.path.join(ROOT, "examples", "firewall",
+                                                                "dmz_demo.py"),
+                               *(["--libvirt"] if args.libvirt else [])], grace=DEMO_TEARDOWN)
+        return outcome.status if outcome.stopped is None else outcome.stopped
     image = builder.build(os.path.join(ROOT, "examples", "hello"), "kvm")
     return qemu.boot(image, timeout=60)
 
@@ -109,6 +114,7 @@ def cmd_bench(args):
     return bench.run(args.name, quick, [a for a in args.rest if a != "--quick"])
 
 
+DEMO_TEARDOWN = 120  # s for `demo dmz` to undefine its domains and networks when stopped
 KEEL_COMMAND = "tools/keel" if os.getcwd() == ROOT else os.path.join(ROOT, "tools", "keel")
 
 # The VM options' defaults, applied after parsing: the options default to None so that
@@ -316,6 +322,9 @@ def parser():
     s = sub.add_parser("demo", help="set up, build and boot examples/hello; `demo dmz`: the firewall "
                                     "appliance between an outside network and a DMZ (root)")
     s.add_argument("name", nargs="?", choices=("hello", "dmz"), default="hello")
+    s.add_argument("--libvirt", action="store_true",
+                   help="dmz: the guests as libvirt domains on libvirt networks (libvirtd "
+                        "running), undefined at the end")
     s.set_defaults(run=cmd_demo)
 
     s = sub.add_parser("bench", help="run every benchmark, or the one in bench/NAME, and "

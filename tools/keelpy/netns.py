@@ -83,6 +83,21 @@ class Netns:
             raise
         return peer
 
+    def veth_from_caller(self, dev, peer_dev, address, bridge=None):
+        """A veth pair from the caller's own namespace: `dev` stays there, up, on `bridge` if
+        given (a libvirt network's, say); `peer_dev` comes here with `address` ("ADDR/LEN").
+        Deleting this namespace deletes both ends."""
+        run(["ip", "link", "add", dev, "type", "veth", "peer", "name", peer_dev,
+             "netns", self.name])
+        try:
+            if bridge:
+                run(["ip", "link", "set", dev, "master", bridge])
+            run(["ip", "link", "set", dev, "up"])
+            self.sh(f"ip addr add {address} dev {peer_dev} && ip link set {peer_dev} up")
+        except BaseException:
+            subprocess.run(["ip", "link", "del", dev], capture_output=True, timeout=30)
+            raise
+
     def close(self):
         subprocess.run(["ip", "netns", "del", self.name], capture_output=True, timeout=30)
 

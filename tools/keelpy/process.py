@@ -35,9 +35,10 @@ def _on_stop_signal(signum, frame):
     raise Stopped(signum)
 
 
-def run(args, timeout=None, on_timeout=None):
+def run(args, timeout=None, on_timeout=None, grace=GRACE_SECONDS):
     """Runs `args` with our stdout until it ends or must be stopped; returns an Outcome
-    (on_timeout() is called first when --timeout stops it)."""
+    (on_timeout() is called first when --timeout stops it). `grace`: seconds the child has
+    to end on SIGTERM (to tear down what it made) before it is killed."""
     previous = {signum: signal.signal(signum, _on_stop_signal) for signum in STOP_SIGNALS}
     child = None
     try:
@@ -61,7 +62,7 @@ def run(args, timeout=None, on_timeout=None):
             signal.signal(signum, signal.SIG_IGN)
         original_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
         if child is not None:
-            stop(child)
+            stop(child, grace)
         signal.signal(signal.SIGINT, original_sigint)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
@@ -99,13 +100,13 @@ def _say(message):
         pass
 
 
-def stop(child):
+def stop(child, grace=GRACE_SECONDS):
     """SIGTERM (QEMU exits at once and closes its TAP), then SIGKILL if it lingers."""
     if child.poll() is not None:
         return
     child.terminate()
     try:
-        child.wait(timeout=GRACE_SECONDS)
+        child.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         child.kill()
         child.wait()

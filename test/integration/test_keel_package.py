@@ -15,6 +15,8 @@ from libvirt_host import libvirtd, virsh  # noqa: F401 (libvirtd: a fixture)
 from netguest import udp_echo_image
 from test_keel_tool import keel
 
+from keelpy.netns import Netns
+
 BOOT_WAIT = 120   # s for a guest to boot and print under TCG on a loaded machine
 SUFFIX = f"{os.getpid() % 100000}"
 
@@ -101,29 +103,29 @@ class Bridge:
     GUEST = "10.213.7.2"
 
     def __init__(self):
-        self.name, self.ns = f"kpkb{SUFFIX}", f"keel-pkg-{SUFFIX}"
-        self.veth, self.peer = f"kpkv{SUFFIX}", f"kpkp{SUFFIX}"
-        for args in (["link", "add", self.name, "type", "bridge"],
-                     ["link", "set", self.name, "up"],
-                     ["netns", "add", self.ns],
-                     ["link", "add", self.veth, "type", "veth", "peer", "name", self.peer],
-                     ["link", "set", self.veth, "master", self.name, "up"],
-                     ["link", "set", self.peer, "netns", self.ns],
-                     ["-n", self.ns, "addr", "add", f"{self.HOST}/24", "dev", self.peer],
-                     ["-n", self.ns, "link", "set", self.peer, "up"]):
-            subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+        self.name, self.ns = f"kpkb{SUFFIX}", None
+        subprocess.run(["ip", "link", "add", self.name, "type", "bridge"], check=True,
+                       capture_output=True, timeout=30)
+        try:
+            subprocess.run(["ip", "link", "set", self.name, "up"], check=True,
+                           capture_output=True, timeout=30)
+            self.ns = Netns(name=f"keel-pkg-{SUFFIX}")
+            self.ns.veth_from_caller(f"kpkv{SUFFIX}", f"kpkp{SUFFIX}", f"{self.HOST}/24",
+                                     bridge=self.name)
+        except BaseException:
+            self.close()
+            raise
 
     def echo(self, payload, timeout=5.0):
         code = ("import socket,sys; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); "
                 f"s.settimeout({timeout}); s.sendto(sys.argv[1].encode(), ('{self.GUEST}', 7)); "
                 "print(s.recvfrom(2048)[0].decode())")
-        result = subprocess.run(["ip", "netns", "exec", self.ns, "python3", "-c", code, payload],
-                                capture_output=True, text=True, timeout=timeout + 30)
+        result = self.ns.python(code, payload, timeout=timeout + 30)
         return result.stdout.strip() if result.returncode == 0 else None
 
     def close(self):
-        subprocess.run(["ip", "link", "del", self.veth], capture_output=True, timeout=30)
-        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True, timeout=30)
+        if self.ns:
+            self.ns.close()  # the veth pair goes with it
         subprocess.run(["ip", "link", "del", self.name], capture_output=True, timeout=30)
 
 

@@ -8,7 +8,8 @@ made here (bench/density/fleet.py), launched one after another as fast as they s
 Measures launch → every instance answering a UDP echo, guest memory, host RSS and PSS per
 instance, the instances' host CPU while starting and idle. Writes density.md, .csv, .png.
 
-  bench/density/run.sh [--counts 1,10,35,70,140] [--linux-counts ...] [--quick]"""
+  bench/density/run.sh [--counts 1,10,35,70,140] [--linux-counts ...] [--tcg tb-size=N]
+                       [--container-memory MiB] [--quick]"""
 import argparse
 import os
 import signal
@@ -27,7 +28,9 @@ import sides  # noqa: E402
 from fleet import RESERVE_MIB, Fleet, mem_available_mib  # noqa: E402
 
 UDP_ECHO = os.path.join(ROOT, "examples", "udp_echo")
+FULL_COUNTS = [1, 10, 35, 70, 140]
 LINUX_MEMORY_MIB = 80  # bench/results/boot.md: the Linux VM's udp_echo answers from 77 MiB
+CONTAINER_MEMORY_MIB = 8  # podman --memory: twice the smallest that answered (decision 0125)
 
 
 def interrupted(*_):
@@ -95,14 +98,22 @@ def run(side, n, args, idle_seconds, results, notes):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--counts", type=counts, default=[1, 10, 35, 70, 140])
+    parser.add_argument("--counts", type=counts, help="N (1,10,35,70,140)")
     parser.add_argument("--linux-counts", type=counts, help="N for Linux VMs (--counts)")
     parser.add_argument("--deadline", type=float, default=600, help="s until all answer")
     parser.add_argument("--linux-memory", type=int, default=LINUX_MEMORY_MIB, help="MiB")
-    parser.add_argument("--quick", action="store_true", help="N=1,3 (Linux VMs 1), into build/")
+    parser.add_argument("--container-memory", type=int, default=CONTAINER_MEMORY_MIB,
+                        help="podman --memory, MiB (0: no limit)")
+    parser.add_argument("--tcg", default="",
+                        help="options for both VM sides' -accel tcg, e.g. tb-size=8 (MiB)")
+    parser.add_argument("--quick", action="store_true",
+                        help="into build/, and N=1,3 (Linux VMs 1) unless --counts is given")
     args = parser.parse_args()
     if args.quick:
-        args.counts, args.linux_counts, args.deadline = [1, 3], [1], 120
+        args.deadline = 120
+        if args.counts is None:
+            args.counts, args.linux_counts = [1, 3], [1]
+    args.counts = args.counts or FULL_COUNTS
     linux_counts = args.linux_counts or args.counts
     idle_seconds = 2 if args.quick else 5
     for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # (SIGINT may come ignored)
@@ -116,9 +127,10 @@ def main():
     os.makedirs(workdir, exist_ok=True)
     container_ref, container_note = container_image(workdir)
     results, notes = [], [container_note] if container_note else []
-    keel_side = sides.keel(image, keel_mib)
-    linux_side = sides.linux_vm(guest, args.linux_memory)
-    pods = sides.ContainerSide(container_ref, f"density-{os.getpid()}") if container_ref else None
+    keel_side = sides.keel(image, keel_mib, args.tcg)
+    linux_side = sides.linux_vm(guest, args.linux_memory, args.tcg)
+    pods = sides.ContainerSide(container_ref, f"density-{os.getpid()}",
+                               args.container_memory) if container_ref else None
     try:
         for n in sorted(set(args.counts) | set(linux_counts)):
             if n in args.counts:
@@ -131,7 +143,8 @@ def main():
         if container_ref:
             subprocess.run(container.podman("rmi", "-f", container_ref), capture_output=True)
     density_report.write(bench_report.results_dir(args.quick), results, notes, load_before,
-                         density_report.uptime(), " ".join(sys.argv[1:]))
+                         density_report.uptime(), " ".join(sys.argv[1:]), args.tcg,
+                         args.container_memory)
 
 
 if __name__ == "__main__":

@@ -81,16 +81,23 @@ READING = [
     "heap, translation cache and device state under TCG, and its share of the binary and "
     "libraries (decision 0119). The Linux VM pays the same QEMU costs plus its 80 MiB guest.",
     "- The container's memory is the service's own: its stack scales its tables to the "
-    "memory the platform reports, on Linux the host's (the TCP layer allows a connection "
-    "per 4 KiB, up to a million, on this 24 GiB host); its 84 MiB was not broken down "
-    "further. Its start CPU counts the service and conmon, not the `podman run` that "
-    "started them; the time column includes podman.",
+    "memory the platform reports, the container's limit (`podman run --memory`, the "
+    "cgroup's memory.max), else the host's (the TCP layer allows a connection per 4 KiB, "
+    "up to a million). Its start CPU counts the service and conmon, not the `podman run` "
+    "that started them; the time column includes podman.",
     "- The Linux VMs' idle CPU is their kernels' timers under TCG; Keel's is close to nothing "
     "per instance (tickless: an idle guest halts until a packet or a timer wakes it).",
     "- The load average after a run includes the run's own VMs."]
 
 
-def write(out, results, notes, before, after, arguments):
+def method(tcg_options, container_mib):
+    tcg = f"`-accel tcg,{tcg_options}`" if tcg_options else "`-accel tcg` (QEMU's defaults)"
+    limit = (f"limited to {container_mib} MiB (`podman run --memory`, shown as its guest "
+             "memory), which its stack sizes its tables to" if container_mib else "with no memory limit (the host's memory)")
+    return (f"Both VM sides run on the same QEMU line, with {tcg}. The container is {limit}.")
+
+
+def write(out, results, notes, before, after, arguments, tcg_options="", container_mib=0):
     table = comparisons(results)
     lines = ["# Density benchmark", "",
              f"`tools/keel bench density{' ' + arguments if arguments else ''}`, "
@@ -111,8 +118,8 @@ def write(out, results, notes, before, after, arguments):
              "(QEMU's code, libraries) among the processes mapping them, so per GiB = "
              "1024 ÷ PSS. MemAvailable drop: the host's, divided by N (other work moves it "
              "too). Start CPU: the instances' user + system time from launch to the "
-             "measurement, per instance. Idle CPU: all N together over a few seconds after.",
-             "",
+             "measurement, per instance. Idle CPU: all N together over a few seconds after. "
+             + method(tcg_options, container_mib), "",
              "| side | N | started | answered | launch → all answer (s) | launching (s) | "
              "guest memory (MiB) | host RSS each (MiB) | host PSS each (MiB) | "
              "MemAvailable drop each (MiB) | instances per GiB | start CPU each (s) | "

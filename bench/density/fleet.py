@@ -10,7 +10,12 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "tools"))
+from keelpy.netns import Netns  # noqa: E402
 
 BRIDGE = "dbr0"
 HOST = "10.99.0.1"
@@ -121,11 +126,10 @@ class Fleet:
     def __init__(self, name, side):
         self.ns, self.side = name, side
         self.procs, self.pids = [], []  # Popen objects (own sessions); pids whose memory counts
-        sh(["ip", "netns", "add", self.ns])
+        self.netns = Netns(name=name)
         try:
-            self.nsh(f"ip link set lo up && ip link add {BRIDGE} type bridge && "
-                     f"ip addr add {HOST}/{PREFIX} dev {BRIDGE} && ip link set {BRIDGE} up && "
-                     "sysctl -qw net.ipv6.conf.all.disable_ipv6=1 && "
+            self.netns.add_bridge(BRIDGE, f"{HOST}/{PREFIX}")
+            self.nsh("sysctl -qw net.ipv6.conf.all.disable_ipv6=1 && "
                      # ARP retried every 100 ms (not 1 s): a guest is found soon after it is up
                      f"sysctl -qw net.ipv4.neigh.{BRIDGE}.retrans_time_ms=100")
         except BaseException:
@@ -139,10 +143,10 @@ class Fleet:
         self.close()
 
     def exec_args(self, args):
-        return ["ip", "netns", "exec", self.ns, *args]
+        return self.netns.exec_args(args)
 
     def nsh(self, command):
-        return sh(self.exec_args(["sh", "-c", command]))
+        return self.netns.sh(command, timeout=120)
 
     def add_taps(self, n):
         """TAPs dt0 ... on the bridge, made before the clock starts (in one `ip -batch`):
@@ -223,4 +227,4 @@ class Fleet:
                         pass
                 proc.wait(timeout=30)
             self.procs = []
-            sh(["ip", "netns", "del", self.ns], check=False)  # its bridge and TAPs go with it
+            self.netns.close()  # its bridge and TAPs go with it

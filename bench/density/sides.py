@@ -1,6 +1,7 @@
 """What a fleet is made of: the Keel image or the Linux VM on the same QEMU line (microvm,
-TCG, virtio-net-device on the instance's TAP), or the service's Linux-process build in a
-podman container that opens the instance's TAP in the bench's namespace."""
+TCG, virtio-net-device on the instance's TAP, the same TCG options), or the service's
+Linux-process build in a podman container, limited to a memory size, that opens the
+instance's TAP in the bench's namespace."""
 import os
 import subprocess
 import sys
@@ -38,14 +39,24 @@ class QemuSide:
         self.procs = []  # the fleet kills the process groups it spawned
 
 
-def keel(image, memory_mib):
-    return QemuSide("Keel image", memory_mib, lambda append, nic: qemu.command(
-        image, "microvm", f"{memory_mib}M", 1, append, "tcg", nic))
+def with_tcg_options(args, options):
+    """The QEMU line with `options` ("tb-size=8", say) on its `-accel tcg`: both VM sides get
+    the same."""
+    if not options:
+        return args
+    at = args.index("-accel")
+    assert args[at + 1] == "tcg", args
+    return [*args[:at + 1], f"tcg,{options}", *args[at + 2:]]
 
 
-def linux_vm(guest, memory_mib):
-    return QemuSide("Linux VM", memory_mib, lambda append, nic: guest.command(
-        "microvm", f"{memory_mib}M", f"run=udp_echo {append}", "tcg", nic))
+def keel(image, memory_mib, tcg_options=""):
+    return QemuSide("Keel image", memory_mib, lambda append, nic: with_tcg_options(qemu.command(
+        image, "microvm", f"{memory_mib}M", 1, append, "tcg", nic), tcg_options))
+
+
+def linux_vm(guest, memory_mib, tcg_options=""):
+    return QemuSide("Linux VM", memory_mib, lambda append, nic: with_tcg_options(guest.command(
+        "microvm", f"{memory_mib}M", f"run=udp_echo {append}", "tcg", nic), tcg_options))
 
 
 class ContainerSide:
@@ -53,15 +64,15 @@ class ContainerSide:
     IN_FLIGHT podman commands at once; each container joins the bench's namespace."""
     IN_FLIGHT = 4
 
-    def __init__(self, image_ref, tag):
-        self.label, self.memory_mib = "container (podman)", None
+    def __init__(self, image_ref, tag, memory_mib):
+        self.label, self.memory_mib = "container (podman)", memory_mib
         self.image, self.tag, self.names, self.running = image_ref, tag, [], []
 
     def start(self, fleet, i, tap, address, mac):
         name = f"{self.tag}-{i}"
         self.names.append(name)
         args = container.run_args(self.image, name, f"/run/netns/{fleet.ns}",
-                                  f"ip={address}/{PREFIX} gw={HOST}", tap)
+                                  f"ip={address}/{PREFIX} gw={HOST}", tap, self.memory_mib)
         self.running.append(subprocess.Popen(args, stdout=subprocess.DEVNULL,
                                              stderr=subprocess.PIPE, text=True))
         if len(self.running) >= self.IN_FLIGHT:

@@ -9,10 +9,13 @@
 The VM routers' TAPs are opened in a middle namespace and then moved to each side."""
 import os
 import subprocess
+import sys
 import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from keelpy.netns import Netns  # noqa: E402
 PYTHON = "/usr/bin/python3"
 SUBNETS = ("10.0.0", "10.1.0")
 MEMORY = "512M"
@@ -33,13 +36,17 @@ class Topology:
 
     def __init__(self, tag):
         self.a, self.b, self.middle = f"kfwb-{tag}-a", f"kfwb-{tag}-b", f"kfwb-{tag}-m"
-        for ns in (self.a, self.b, self.middle):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
-            run(["ip", "netns", "add", ns])
-            sh(ns, "ip link set lo up")
-        # tcp_rr crr closes first, so side A keeps every connection in TIME_WAIT for 60 s: without
-        # reuse its ephemeral ports ran out after one round, capping every router near 500 conn/s.
-        sh(self.a, "sysctl -qw net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=1")
+        self.spaces = {}  # name: Netns
+        try:
+            for ns in (self.a, self.b, self.middle):
+                subprocess.run(["ip", "netns", "del", ns], capture_output=True)  # a run's leftover
+                self.spaces[ns] = Netns(name=ns)
+            # tcp_rr crr closes first, so side A keeps every connection in TIME_WAIT for 60 s:
+            # without reuse its ports ran out after one round, capping every router near 500 conn/s.
+            sh(self.a, "sysctl -qw net.ipv4.ip_local_port_range='1024 65000' net.ipv4.tcp_tw_reuse=1")
+        except BaseException:
+            self.close()
+            raise
 
     def side_up(self, ns, dev, index):
         other = SUBNETS[1 - index]
@@ -48,7 +55,7 @@ class Topology:
 
     def taps(self):
         for i in range(2):
-            sh(self.middle, f"ip tuntap add tap{i} mode tap && ip link set tap{i} up")
+            self.spaces[self.middle].add_tap(f"tap{i}")
         return ["tap0", "tap1"]
 
     def move_taps(self, timeout=30):
@@ -60,20 +67,19 @@ class Topology:
                 raise RuntimeError("QEMU did not open its TAP devices")
             time.sleep(0.005)
         for i, ns in enumerate((self.a, self.b)):
-            sh(self.middle, f"ip link set tap{i} netns {ns}")
+            self.spaces[ns].take(f"tap{i}", self.spaces[self.middle])
             self.side_up(ns, f"tap{i}", i)
 
     def veths(self):
         sh(self.middle, "sysctl -q -w net.ipv4.ip_forward=1")
         for i, ns in enumerate((self.a, self.b)):
-            run(["ip", "link", "add", f"eth{i}", "netns", self.middle, "type", "veth", "peer", "name", "side",
-                 "netns", ns])
-            sh(self.middle, f"ip addr add {SUBNETS[i]}.254/24 dev eth{i} && ip link set eth{i} up")
+            self.spaces[self.middle].veth_to(self.spaces[ns], f"eth{i}", "side",
+                                             f"{SUBNETS[i]}.254/24")
             self.side_up(ns, "side", i)
 
     def close(self):
-        for ns in (self.a, self.b, self.middle):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+        for space in self.spaces.values():
+            space.close()
 
 
 def qemu_tap_args(machine="microvm"):

@@ -7,10 +7,12 @@ what nftables let through with the verdicts of `keel-fw classify` on the same pa
 import json
 import os
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tools"))  # keelpy.netns: the namespaces
 BUILD = os.environ.get("KEEL_HOST_BUILD", "build/host")
 KEELFW = os.path.join(BUILD if os.path.isabs(BUILD) else os.path.join(ROOT, BUILD), "tools/keel-fw/keel-fw")
 DEBIAN_PYTHON = "/usr/bin/python3"
@@ -30,11 +32,6 @@ def keelfw(*args, input=None):
 
 def link_mac(ns, dev):
     return json.loads(run("ip", "-j", "link", "show", dev, ns=ns))[0]["address"]
-
-
-def delete_namespaces(names):
-    for ns in names:
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 # ---- random rule sets ---------------------------------------------------------------------

@@ -5,7 +5,8 @@ sides, so a packet's input and output interface both take three values.
 """
 from dataclasses import dataclass
 
-from nft_helpers import delete_namespaces, link_mac, run
+from nft_helpers import link_mac, run
+from keelpy.netns import Netns  # noqa: E402 (nft_helpers puts tools/ on the path)
 
 # Router routes: the rule address pools spread over all three sides (most specific first).
 ROUTES = [("10.1.0.0/24", 1), ("10.1.1.0/24", 2), ("192.168.7.0/29", 1), ("192.168.7.0/24", 0)]
@@ -46,20 +47,17 @@ def side_for(sides, daddr):
 def router(router_ns, sides, observer_text, local_pool=None):
     """Generator for a module fixture: builds the namespaces, links, routes (and `local_pool`/24
     as the router's own addresses), loads `observer_text`, yields, and always deletes them."""
-    namespaces = [router_ns] + [s.ns for s in sides]
+    made = []
     try:
-        for ns in namespaces:
-            run("ip", "netns", "add", ns)
-            run("ip", "link", "set", "lo", "up", ns=ns)
+        router_side = Netns(name=router_ns)
+        made.append(router_side)
         # Before the links exist, so each interface starts from these defaults.
         run("sysctl", "-q", "-w", *ROUTER_SYSCTLS, ns=router_ns)
         for s in sides:
-            run("ip", "link", "add", s.dev, "netns", s.ns, "type", "veth", "peer", "name", s.router_dev,
-                "netns", router_ns)
-            run("ip", "addr", "add", f"10.250.{s.subnet}.1/24", "dev", s.dev, ns=s.ns)
-            run("ip", "addr", "add", f"{s.router_address}/24", "dev", s.router_dev, ns=router_ns)
-            run("ip", "link", "set", s.dev, "up", ns=s.ns)
-            run("ip", "link", "set", s.router_dev, "up", ns=router_ns)
+            side = Netns(name=s.ns)
+            made.append(side)
+            side.veth_to(router_side, s.dev, s.router_dev, f"10.250.{s.subnet}.1/24",
+                         f"{s.router_address}/24")
             s.mac, s.router_mac = link_mac(s.ns, s.dev), link_mac(router_ns, s.router_dev)
         for prefix, side in ROUTES:
             run("ip", "route", "add", prefix, "via", f"10.250.{side}.1", ns=router_ns)
@@ -70,4 +68,5 @@ def router(router_ns, sides, observer_text, local_pool=None):
         run("sysctl", "-q", "-w", "net.netfilter.nf_conntrack_tcp_loose=1", ns=router_ns)
         yield
     finally:
-        delete_namespaces(namespaces)
+        for namespace in reversed(made):
+            namespace.close()

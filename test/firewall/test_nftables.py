@@ -13,8 +13,9 @@ import tempfile
 
 import pytest
 
-from nft_helpers import (KEELFW, Vocabulary, classify, delete_namespaces, keelfw, link_mac, packet_line,
-                         random_packet, ruleset, run, send, verdict_passes, wait_for)
+from nft_helpers import (KEELFW, Vocabulary, classify, keelfw, link_mac, packet_line, random_packet,
+                         ruleset, run, send, verdict_passes, wait_for)
+from keelpy.netns import Netns  # noqa: E402 (nft_helpers puts tools/ on the path)
 
 PID = os.getpid()
 TX_NS, FW_NS = f"keelfw-{PID}-tx", f"keelfw-{PID}-fw"
@@ -48,19 +49,10 @@ table ip keelobs {
 @pytest.fixture(scope="module")
 def netns():
     assert os.path.exists(KEELFW), f"build keel-fw first ({KEELFW})"
-    try:
-        for ns in (TX_NS, FW_NS):
-            run("ip", "netns", "add", ns)
-        run("ip", "link", "add", TX_IF, "netns", TX_NS, "type", "veth", "peer", "name", FW_IF, "netns", FW_NS)
-        run("ip", "addr", "add", "10.250.0.1/24", "dev", TX_IF, ns=TX_NS)
-        run("ip", "addr", "add", "10.250.0.2/24", "dev", FW_IF, ns=FW_NS)
-        for ns, dev in ((TX_NS, TX_IF), (FW_NS, FW_IF)):
-            run("ip", "link", "set", dev, "up", ns=ns)
-            run("ip", "link", "set", "lo", "up", ns=ns)
+    with Netns(name=TX_NS) as tx, Netns(name=FW_NS) as fw:
+        tx.veth_to(fw, TX_IF, FW_IF, "10.250.0.1/24", "10.250.0.2/24")
         run("nft", "-f", "-", ns=FW_NS, input=OBSERVER)
         yield link_mac(TX_NS, TX_IF), link_mac(FW_NS, FW_IF)
-    finally:
-        delete_namespaces((TX_NS, FW_NS))
 
 
 def test_exported_ruleset_matches_classifier(netns):

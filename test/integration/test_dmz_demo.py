@@ -1,12 +1,17 @@
 """`keel demo dmz` (issue 23): the CETIC study's DMZ for real, examples/web and examples/dns
 behind the router and the firewall image, all under QEMU. From the outside namespace the demo
 resolves the web server's name, fetches its page, uses its REST API directly and through the
-firewall's published port, and meets a blocked TCP and UDP port; this checks each answer."""
+firewall's published port, and meets a blocked TCP and UDP port; this checks each answer.
+`--libvirt` (issue 21): the same guests as libvirt domains on libvirt networks, the same
+answers, and no domain, network, bridge or namespace left after it ends or is stopped."""
 import json
 import os
+import re
+import signal
 import subprocess
 
 from conftest import ROOT
+from libvirt_host import libvirtd, virsh  # noqa: F401 (libvirtd: a fixture)
 
 DEMO = os.path.join(ROOT, "examples", "firewall", "dmz_demo.py")
 
@@ -32,6 +37,10 @@ def answer(found, prefix):
 
 def test_the_dmz_resolves_serves_translates_and_blocks():
     result = subprocess.run(["/usr/bin/python3", DEMO], capture_output=True, text=True, timeout=1200)
+    check_answers(result)
+
+
+def check_answers(result):
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     found = steps(result.stdout)
     assert answer(found, "rules pushed") == [] and "loaded" in result.stdout
@@ -48,3 +57,53 @@ def test_the_dmz_resolves_serves_translates_and_blocks():
     console = answer(found, "the firewall's console")
     assert any(line.startswith("dmz blocked:") and "DPT=22" in line for line in console), console
     assert any(line.startswith("dmz blocked:") and "PROTO=UDP" in line and "DPT=9" in line for line in console)
+
+
+def defined():
+    """The names of every libvirt domain and network, defined or running."""
+    return (set(virsh("list", "--all", "--name").stdout.split()),
+            set(virsh("net-list", "--all", "--name").stdout.split()))
+
+
+def leftovers(pid):
+    """What the demo with this pid would have made, if it is still there."""
+    bridges = [f"kd{n}{pid}" for n in "omd"] + [f"kdc{pid}"]
+    names = virsh("list", "--all", "--name").stdout + virsh("net-list", "--all", "--name").stdout
+    namespaces = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    return ([b for b in bridges if os.path.exists(f"/sys/class/net/{b}")]
+            + re.findall(rf"keel-dmz-{pid}-\S+", names)
+            + re.findall(rf"keel-dmz-out-{pid}-\S+", namespaces))
+
+
+def test_the_dmz_on_libvirt_answers_the_same_and_is_undefined_after(libvirtd):
+    before = defined()
+    result = subprocess.run(["/usr/bin/python3", DEMO, "--libvirt"], capture_output=True, text=True,
+                            timeout=1200)
+    check_answers(result)
+    started = re.findall(r"dmz: libvirt domain keel-dmz-(\d+)-(\w+) started", result.stdout)
+    assert sorted(name for _, name in started) == ["dns", "firewall", "router", "web"]
+    assert "undefined 4 domains and 3 networks" in result.stdout
+    assert defined() == before
+    assert leftovers(started[0][0]) == []
+
+
+def test_the_dmz_on_libvirt_stopped_midway_leaves_nothing(libvirtd):
+    before = defined()
+    demo = subprocess.Popen(["/usr/bin/python3", DEMO, "--libvirt"], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        output = ""
+        for line in demo.stdout:  # the first domain is defined and started, the rest not yet
+            output += line
+            if "dmz: libvirt domain" in line:
+                break
+        assert "dmz: libvirt domain" in output, output
+        demo.send_signal(signal.SIGTERM)
+        output += demo.communicate(timeout=300)[0]
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+            demo.wait()
+    assert demo.returncode != 0 and "interrupted; what the demo started was stopped" in output, output
+    assert defined() == before
+    assert leftovers(demo.pid) == []

@@ -4,7 +4,6 @@ file, udp_echo answers on a bridge the test makes (docs/deploy.md, decision 0112
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -12,60 +11,17 @@ import time
 import pytest
 
 from conftest import image
+from libvirt_host import libvirtd, virsh  # noqa: F401 (libvirtd: a fixture)
 from netguest import udp_echo_image
 from test_keel_tool import keel
 
-VIRSH = ["virsh", "--quiet", "-c", "qemu:///system"]
-START_WAIT = 30   # s for libvirtd to answer after it was started
+from keelpy.netns import Netns
+
 BOOT_WAIT = 120   # s for a guest to boot and print under TCG on a loaded machine
 SUFFIX = f"{os.getpid() % 100000}"
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0,
                                 reason="libvirt's system daemon and the bridge need root")
-
-
-def virsh(*args, check=True, timeout=60):
-    result = subprocess.run([*VIRSH, *args], capture_output=True, text=True, timeout=timeout)
-    if check and result.returncode != 0:
-        raise AssertionError(f"virsh {' '.join(args)}: {result.stderr}")
-    return result
-
-
-def daemon_answers():
-    return subprocess.run([*VIRSH, "version"], capture_output=True, timeout=30).returncode == 0
-
-
-@pytest.fixture(scope="module")
-def libvirtd():
-    """libvirt's system daemon: the one running, or one this test starts (CI machines have no
-    init to start it) and stops again. virtlogd writes the console logs, so it comes first."""
-    if shutil.which("libvirtd") is None and not os.path.exists("/usr/sbin/libvirtd"):
-        pytest.fail("libvirtd not installed: `tools/keel setup --tests` installs it")
-    started = []
-    if not daemon_answers():
-        state = tempfile.mkdtemp(prefix="keel-libvirtd-")
-        for daemon in ("virtlogd", "libvirtd"):
-            if subprocess.run(["pgrep", "-x", daemon], capture_output=True).returncode == 0:
-                continue
-            pid_file = os.path.join(state, f"{daemon}.pid")
-            subprocess.run([f"/usr/sbin/{daemon}", "--daemon", "--pid-file", pid_file],
-                           check=True, timeout=30)
-            started.append(pid_file)
-        deadline = time.monotonic() + START_WAIT
-        while not daemon_answers():
-            assert time.monotonic() < deadline, "libvirtd did not answer"
-            time.sleep(0.5)
-    yield
-    for pid_file in reversed(started):
-        with open(pid_file) as f:
-            pid = int(f.read())
-        os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + START_WAIT
-        while os.path.exists(f"/proc/{pid}"):  # not our child: no waitpid
-            assert time.monotonic() < deadline, f"{pid_file}: the daemon did not stop"
-            time.sleep(0.2)
-    if started:
-        shutil.rmtree(os.path.dirname(started[0]), ignore_errors=True)
 
 
 @pytest.fixture
@@ -147,29 +103,29 @@ class Bridge:
     GUEST = "10.213.7.2"
 
     def __init__(self):
-        self.name, self.ns = f"kpkb{SUFFIX}", f"keel-pkg-{SUFFIX}"
-        self.veth, self.peer = f"kpkv{SUFFIX}", f"kpkp{SUFFIX}"
-        for args in (["link", "add", self.name, "type", "bridge"],
-                     ["link", "set", self.name, "up"],
-                     ["netns", "add", self.ns],
-                     ["link", "add", self.veth, "type", "veth", "peer", "name", self.peer],
-                     ["link", "set", self.veth, "master", self.name, "up"],
-                     ["link", "set", self.peer, "netns", self.ns],
-                     ["-n", self.ns, "addr", "add", f"{self.HOST}/24", "dev", self.peer],
-                     ["-n", self.ns, "link", "set", self.peer, "up"]):
-            subprocess.run(["ip", *args], check=True, capture_output=True, timeout=30)
+        self.name, self.ns = f"kpkb{SUFFIX}", None
+        subprocess.run(["ip", "link", "add", self.name, "type", "bridge"], check=True,
+                       capture_output=True, timeout=30)
+        try:
+            subprocess.run(["ip", "link", "set", self.name, "up"], check=True,
+                           capture_output=True, timeout=30)
+            self.ns = Netns(name=f"keel-pkg-{SUFFIX}")
+            self.ns.veth_from_caller(f"kpkv{SUFFIX}", f"kpkp{SUFFIX}", f"{self.HOST}/24",
+                                     bridge=self.name)
+        except BaseException:
+            self.close()
+            raise
 
     def echo(self, payload, timeout=5.0):
         code = ("import socket,sys; s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); "
                 f"s.settimeout({timeout}); s.sendto(sys.argv[1].encode(), ('{self.GUEST}', 7)); "
                 "print(s.recvfrom(2048)[0].decode())")
-        result = subprocess.run(["ip", "netns", "exec", self.ns, "python3", "-c", code, payload],
-                                capture_output=True, text=True, timeout=timeout + 30)
+        result = self.ns.python(code, payload, timeout=timeout + 30)
         return result.stdout.strip() if result.returncode == 0 else None
 
     def close(self):
-        subprocess.run(["ip", "link", "del", self.veth], capture_output=True, timeout=30)
-        subprocess.run(["ip", "netns", "del", self.ns], capture_output=True, timeout=30)
+        if self.ns:
+            self.ns.close()  # the veth pair goes with it
         subprocess.run(["ip", "link", "del", self.name], capture_output=True, timeout=30)
 
 

@@ -4,7 +4,7 @@ import os
 import sys
 
 from . import (accel, bench, build as builder, compdb, debug, formatting, libvirt,
-               linux_process, new, package, qemu, run, setup, testing)
+               linux_process, new, package, process, qemu, run, setup, testing)
 from .paths import ROOT, KeelError
 
 
@@ -69,11 +69,12 @@ def cmd_new(args):
 
 def cmd_run(args):
     forwards = [run.parse_publish(spec) for spec in args.publish or []]
+    net = run.parse_net(args.net)
     target = args.image
     if os.path.isdir(target):
         target = builder.build(target, "kvm")
     return run.run(target, forwards, args.machine, args.memory, args.append, args.accel,
-                   args.timeout)
+                   args.timeout, net)
 
 
 def cmd_package(args):
@@ -95,10 +96,15 @@ def cmd_test(args):
 
 
 def cmd_demo(args):
+    if args.libvirt and args.name != "dmz":
+        raise KeelError("--libvirt goes with `keel demo dmz`")
     setup.install(with_tests=args.name == "dmz")
     if args.name == "dmz":  # the firewall appliance in the CETIC study's DMZ topology
-        return os.spawnv(os.P_WAIT, "/usr/bin/python3",
-                         ["/usr/bin/python3", os.path.join(ROOT, "examples", "firewall", "dmz_demo.py")])
+        # Ctrl-C or SIGTERM on keel: the demo gets SIGTERM and time to tear down.
+        outcome = process.run(["/usr/bin/python3", os.path.join(ROOT, "examples", "firewall",
+                                                                "dmz_demo.py"),
+                               *(["--libvirt"] if args.libvirt else [])], grace=DEMO_TEARDOWN)
+        return outcome.status if outcome.stopped is None else outcome.stopped
     image = builder.build(os.path.join(ROOT, "examples", "hello"), "kvm")
     return qemu.boot(image, timeout=60)
 
@@ -108,6 +114,7 @@ def cmd_bench(args):
     return bench.run(args.name, quick, [a for a in args.rest if a != "--quick"])
 
 
+DEMO_TEARDOWN = 120  # s for `demo dmz` to undefine its domains and networks when stopped
 KEEL_COMMAND = "tools/keel" if os.getcwd() == ROOT else os.path.join(ROOT, "tools", "keel")
 
 # The VM options' defaults, applied after parsing: the options default to None so that
@@ -219,13 +226,20 @@ def parser():
 
     s = sub.add_parser(
         "run", help="boot an image on QEMU's user-mode network with ports forwarded from "
-                    "this machine: no root, no TAP",
+                    "this machine (no root), or on a bridge or TAP keel makes (root)",
         description="Boots IMAGE (or builds and boots DIR) with one virtio-net NIC on QEMU's "
                     "user-mode network. The guest takes 10.0.2.15 by DHCP (unless --append "
                     "sets ip=); each -p relays a host port to a guest port. Ctrl-C stops it. "
-                    "For a TAP device or a bridge (root), use `keel boot --tap`.",
-        epilog="example: keel run examples/udp_echo -p 7007:7/udp, then "
-               "`echo hi | nc -u -w1 127.0.0.1 7007`. Exit statuses as keel boot's.")
+                    "With --net bridge=NAME or --net tap[=NAME] (root) the NIC is on a TAP "
+                    "device keel makes (on the existing bridge NAME, or alone) and removes "
+                    "when the guest stops; the guest's address is --append ip=... or DHCP.",
+        epilog="examples:\n"
+               "  keel run examples/udp_echo -p 7007:7/udp\n"
+               "  echo hi | nc -u -w1 127.0.0.1 7007\n"
+               "  sudo keel run examples/udp_echo --net bridge=br0 --append ip=192.168.1.50/24\n"
+               "  sudo keel run examples/udp_echo --net tap=keel0 --append ip=10.0.0.2/24\n"
+               "Exit statuses as keel boot's. docs/guide.md, \"Networking\".",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     s.add_argument("image", help="an image, or a service directory to build first")
     s.add_argument("-p", "--publish", action="append",
                    metavar="[HOSTADDR:]HOSTPORT:GUESTPORT[/udp]",
@@ -239,6 +253,11 @@ def parser():
     s.add_argument("--accel", default="auto", choices=("auto", "kvm", "tcg"),
                    help="auto: KVM when usable")
     s.add_argument("--timeout", type=float, help="stop the guest after this many seconds")
+    s.add_argument("--net", default="user", metavar="user|bridge=NAME|tap[=NAME]",
+                   help="user: QEMU's user-mode network (-p; the default); bridge=NAME: a TAP "
+                        "keel makes on the existing bridge NAME; tap[=NAME]: a TAP keel makes "
+                        "(and names, if NAME is not given) and prints. Root; keel removes the "
+                        "TAP when the guest stops")
     s.set_defaults(run=cmd_run)
 
     s = sub.add_parser(
@@ -303,6 +322,9 @@ def parser():
     s = sub.add_parser("demo", help="set up, build and boot examples/hello; `demo dmz`: the firewall "
                                     "appliance between an outside network and a DMZ (root)")
     s.add_argument("name", nargs="?", choices=("hello", "dmz"), default="hello")
+    s.add_argument("--libvirt", action="store_true",
+                   help="dmz: the guests as libvirt domains on libvirt networks (libvirtd "
+                        "running), undefined at the end")
     s.set_defaults(run=cmd_demo)
 
     s = sub.add_parser("bench", help="run every benchmark, or the one in bench/NAME, and "

@@ -95,9 +95,12 @@ def ulimit_args():
             "--ulimit", f"nproc={limit(procs)}:{limit(procs)}"]
 
 
-def run_args(image, name, netns, append, tap):
+def run_args(image, name, netns, append, tap, memory_mib=None):
     """`podman run -d` of `image` (a reference podman knows, or oci:LAYOUT) as container
-    `name` in the network namespace at path `netns`, opening TAP `tap` there."""
+    `name` in the network namespace at path `netns`, opening TAP `tap` there; with
+    `memory_mib`, limited to that (the service sizes its tables to the limit, as to a VM's
+    memory)."""
+    memory = ["--memory", f"{memory_mib}m"] if memory_mib else []
     return podman("run", "-d", "--name", name, "--network", f"ns:{netns}",
                   "--device", "/dev/net/tun", "--cap-add", "NET_ADMIN", *ulimit_args(),
-                  image, *linux_process.arguments(append, [tap]))
+                  *memory, image, *linux_process.arguments(append, [tap]))

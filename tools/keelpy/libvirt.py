@@ -9,8 +9,10 @@ controllers it does not have. The rest follows qemu.command():
 - a virtio-rng fed from /dev/urandom (decision 0104);
 - isa-debug-exit for the service's exit status: libvirt has no element for it, so it goes to
   QEMU through <qemu:commandline> (libvirt marks such a domain "tainted: custom-argv");
-- virtio-net on a libvirt network or a host bridge, serial console on a pty logged to a file."""
+- virtio-net on a libvirt network or a host bridge, serial console on a pty logged to a file.
+network_xml() writes an isolated libvirt network, for `keel demo dmz --libvirt`."""
 import os
+from collections import namedtuple
 from xml.sax.saxutils import escape, quoteattr
 
 from . import qemu
@@ -21,25 +23,47 @@ QEMU_NS = "http://libvirt.org/schemas/domain/qemu/1.0"
 DOMAIN_TYPES = {"tcg": "qemu", "kvm": "kvm"}
 
 
-def interface_xml(network=None, bridge=None):
+# A virtio NIC on a libvirt network or a host bridge (kind "network" or "bridge"); mac None:
+# libvirt picks one.
+Nic = namedtuple("Nic", "kind source mac", defaults=(None,))
+
+
+def nics_of(network=None, bridge=None):
+    """`keel package`'s NIC: on --network or --bridge, or none."""
     if network and bridge:
         raise KeelError("give --network or --bridge, not both")
     if network:
-        source = f"<interface type='network'>\n      <source network={quoteattr(network)}/>"
-    elif bridge:
-        source = f"<interface type='bridge'>\n      <source bridge={quoteattr(bridge)}/>"
-    else:
-        return ""
-    return f"""    {source}
+        return [Nic("network", network)]
+    return [Nic("bridge", bridge)] if bridge else []
+
+
+def interface_xml(nic):
+    mac = f"\n      <mac address={quoteattr(nic.mac)}/>" if nic.mac else ""
+    return f"""    <interface type='{nic.kind}'>
+      <source {nic.kind}={quoteattr(nic.source)}/>{mac}
       <model type='virtio'/>
     </interface>
 """
 
 
+def network_xml(name, bridge):
+    """An isolated libvirt network: a bridge that libvirt makes and removes, with no address,
+    no DHCP or DNS server and no forwarding to the host's networks (no <ip>, no <forward>):
+    a segment between guests, which they address themselves. STP off, no forwarding delay,
+    so a guest's port carries frames at once."""
+    return f"""<network>
+  <name>{escape(name)}</name>
+  <bridge name={quoteattr(bridge)} stp='off' delay='0'/>
+</network>
+"""
+
+
 def domain_xml(image, name, machine="pc", memory="64M", cpus=1, append="", accel="tcg",
-               network=None, bridge=None, console_log=None):
+               network=None, bridge=None, console_log=None, nics=None):
     """The domain XML as a string. `image` and `console_log` become absolute paths: libvirtd
-    opens them, from its own working directory."""
+    opens them, from its own working directory. `nics` (a list of Nic, in the guest's
+    interface order) instead of `network` or `bridge`: several NICs."""
+    nics = nics_of(network, bridge) if nics is None else nics
     if machine not in MACHINES:
         raise KeelError(f"libvirt: machine '{machine}' is not one of {', '.join(MACHINES)} "
                         "(libvirt does not drive QEMU's microvm)")
@@ -82,7 +106,7 @@ def domain_xml(image, name, machine="pc", memory="64M", cpus=1, append="", accel
     <console type='pty'>
       <target type='serial' port='0'/>
     </console>
-{interface_xml(network, bridge)}    <rng model='virtio'>
+{"".join(map(interface_xml, nics))}    <rng model='virtio'>
       <backend model='random'>/dev/urandom</backend>
     </rng>
     <controller type='usb' model='none'/>

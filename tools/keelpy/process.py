@@ -1,6 +1,7 @@
 """Runs the guest (QEMU, or a service's Linux process) in the foreground and makes sure it
 ends with keel: on --timeout, on Ctrl-C and on SIGTERM alike. A QEMU left running would keep
 its TAP device open (no other guest could attach to it) and its forwarded ports bound."""
+import contextlib
 import signal
 import subprocess
 import sys
@@ -34,9 +35,10 @@ def _on_stop_signal(signum, frame):
     raise Stopped(signum)
 
 
-def run(args, timeout=None, on_timeout=None):
+def run(args, timeout=None, on_timeout=None, grace=GRACE_SECONDS):
     """Runs `args` with our stdout until it ends or must be stopped; returns an Outcome
-    (on_timeout() is called first when --timeout stops it)."""
+    (on_timeout() is called first when --timeout stops it). `grace`: seconds the child has
+    to end on SIGTERM (to tear down what it made) before it is killed."""
     previous = {signum: signal.signal(signum, _on_stop_signal) for signum in STOP_SIGNALS}
     child = None
     try:
@@ -60,10 +62,34 @@ def run(args, timeout=None, on_timeout=None):
             signal.signal(signum, signal.SIG_IGN)
         original_sigint = signal.signal(signal.SIGINT, signal.SIG_IGN)
         if child is not None:
-            stop(child)
+            stop(child, grace)
         signal.signal(signal.SIGINT, original_sigint)
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def stop_signals_raise():
+    """In the block, SIGTERM and SIGHUP raise Stopped, as Ctrl-C raises KeyboardInterrupt: so
+    the `finally` of what keel made around the guest (a TAP device) runs on each."""
+    previous = {signum: signal.signal(signum, _on_stop_signal) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C, SIGTERM and SIGHUP wait until the block has run (then act): making or removing
+    a device must not stop halfway. Children started in the block inherit the mask: start
+    none that must be stoppable."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, *STOP_SIGNALS})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _say(message):
@@ -74,13 +100,13 @@ def _say(message):
         pass
 
 
-def stop(child):
+def stop(child, grace=GRACE_SECONDS):
     """SIGTERM (QEMU exits at once and closes its TAP), then SIGKILL if it lingers."""
     if child.poll() is not None:
         return
     child.terminate()
     try:
-        child.wait(timeout=GRACE_SECONDS)
+        child.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         child.kill()
         child.wait()

@@ -26,6 +26,16 @@ else()
   set(KEEL_COMMON_FLAGS -fno-omit-frame-pointer)
   set(KEEL_OS_FLAGS ${KEEL_COMMON_FLAGS} -Wall -Wextra)
 endif()
+# For code that neither throws nor catches (lib/dns and examples/dns): no
+# exception tables, and in images no unwind tables either (decision 0150). An
+# exception from the C++ library through such code ends in Keel's panic,
+# whose backtrace goes on through it by frame pointers. The Linux process
+# keeps its unwind tables for gdb and the sanitizers.
+if(KEEL_PLATFORM STREQUAL "kvm")
+  set(KEEL_NO_UNWIND_FLAGS -fno-exceptions -fno-asynchronous-unwind-tables -fno-unwind-tables)
+else()
+  set(KEEL_NO_UNWIND_FLAGS -fno-exceptions)
+endif()
 # CI builds with -DKEEL_WERROR=ON: a warning fails the build.
 option(KEEL_WERROR "Treat warnings as errors" OFF)
 if(KEEL_WERROR)

@@ -10,13 +10,14 @@
 # as the blob keel_dns_zones_blob .. keel_dns_zones_blob_end.
 # -DKEEL_DNS_ZONES=FOLDER replaces FOLDER (tests and benchmarks).
 include(${CMAKE_CURRENT_LIST_DIR}/sources.cmake)
-# No exception cleanup tables in images: lib/dns catches nothing, and an
-# exception through it (out of memory) ends in Keel's panic either way.
+# No exception cleanup tables, and in images no unwind tables (decision 0150):
+# lib/dns catches nothing, and an exception through it (out of memory) ends
+# in Keel's panic.
 # TSIG's HMACs and its constant-time comparison are lib/crypto's and mbed TLS's.
 # The DNSSEC code is linked only by images that may serve a signed zone
 # (KEEL_DNS_DNSSEC_ON_DEMAND, answer/dnssec_support.hpp, decision 0141).
 keel_library(dns SOURCES ${KEEL_DNS_RUNTIME_SOURCES} INCLUDE_DIRS ${KEEL_DNS_INCLUDE_DIRS}
-             DEPENDS crypto COMPILE_OPTIONS -fno-exceptions -DKEEL_DNS_DNSSEC_ON_DEMAND=1)
+             DEPENDS crypto COMPILE_OPTIONS ${KEEL_NO_UNWIND_FLAGS} -DKEEL_DNS_DNSSEC_ON_DEMAND=1)
 # Code that runs once, at boot (decode the blob, check and build the catalog,
 # pre-render the answers), is compiled for size: it is most of lib/dns's code
 # and none of the answer path (docs/dns.md, "Size"); so are zone transfers,

@@ -82,15 +82,45 @@ void print_likely_callers(uint64_t stack) {
   }
 }
 
+// Whether the function holding `address` begins by setting up a frame
+// pointer (push %rbp; mov %rsp,%rbp, after an endbr64 if any), as Keel's
+// code does: then its rbp leads to its caller's frame. musl's functions
+// (built without frame pointers) do not, and their rbp is someone else's.
+bool sets_up_frame_pointer(uint64_t address) {
+  constexpr uint8_t endbr64[] = {0xf3, 0x0f, 0x1e, 0xfa};
+  constexpr uint8_t prologue[] = {0x55, 0x48, 0x89, 0xe5};
+  platform::Symbol symbol = platform::symbolize(address);
+  if (!symbol.name || symbol.offset > address) return false;
+  uint64_t start = address - symbol.offset;
+  auto begins_with = [](uint64_t at, const uint8_t(&bytes)[4]) {
+    if (!platform::code_contains(at) || !platform::code_contains(at + sizeof bytes - 1))
+      return false;
+    auto* code = reinterpret_cast<const uint8_t*>(at);
+    for (std::size_t i = 0; i < sizeof bytes; ++i) {
+      if (code[i] != bytes[i]) return false;
+    }
+    return true;
+  };
+  if (begins_with(start, endbr64)) start += sizeof endbr64;
+  return begins_with(start, prologue);
+}
+
 // Outside an interrupt, unwind by the .eh_frame tables instead: they cover
 // the C++ runtime, which has no frame pointers (a throw that ends in
-// std::terminate passes through it). musl has neither unwind tables nor
-// frame pointers, so where the tables end (inside abort(), say), the rest
-// of the stack is scanned for return addresses: likely callers, marked "?".
+// std::terminate passes through it). Where the tables end, the walk goes on:
+// - through code built without them (lib/dns and examples/dns in images,
+//   decision 0150), by its frame pointers, from the last frame's rbp;
+// - through musl, which has neither tables nor frame pointers (inside
+//   abort(), say), by scanning the stack for return addresses: likely
+//   callers, marked "?".
 void print_unwound_backtrace() {
+  constexpr int rbp_register = 6;  // DWARF's number for rbp on x86-64 (psABI, figure 3.36)
+  constexpr int few_frames = 4;
   struct Walk {
     int index = 0;
     uint64_t last_cfa = 0;
+    uint64_t last_ip = 0;
+    uint64_t last_rbp = 0;
   } walk;
   _Unwind_Backtrace(
       [](_Unwind_Context* context, void* arg) -> _Unwind_Reason_Code {
@@ -98,11 +128,19 @@ void print_unwound_backtrace() {
         uint64_t ip = _Unwind_GetIP(context);
         if (ip == 0 || w->index >= max_frames) return _URC_END_OF_STACK;
         print_frame(w->index++, ip);
+        w->last_ip = ip;
         w->last_cfa = _Unwind_GetCFA(context);
+        w->last_rbp = _Unwind_GetGR(context, rbp_register);
         return _URC_NO_REASON;
       },
       &walk);
-  print_likely_callers(walk.last_cfa);
+  // The last frame printed is the first the tables do not describe (or the
+  // outermost one): its rbp leads on if its function keeps a frame pointer.
+  int frames = walk.index;
+  if (frames > 0 && frames < max_frames && sets_up_frame_pointer(walk.last_ip)) {
+    frames = print_backtrace(walk.last_rbp, frames);
+  }
+  if (frames - walk.index < few_frames) print_likely_callers(walk.last_cfa);
 }
 
 }  // namespace

@@ -42,6 +42,19 @@ def test_uncaught_exception_names_the_exception():
     assert code == PANIC_STATUS
 
 
+def test_backtrace_goes_on_through_code_without_unwind_tables():
+    # lib/dns and examples/dns are built without unwind tables in images (decision 0150): the
+    # walk by the tables stops at their first frame, and goes on by its frame pointers.
+    code, out = boot(image("no_unwind_tables"), timeout=60)
+    assert ("*** Keel panic: std::terminate: uncaught std::runtime_error: "
+            "thrown through frames without unwind tables") in out, out
+    frames = out.split("Backtrace:")[1]
+    for name in ("callee_without_tables()", "caller_without_tables()", "Service::start()"):
+        # A numbered frame, not a likely caller ("?") found by scanning the stack.
+        assert re.search(r"#\d+ 0x[0-9a-f]+ .*" + re.escape(name), frames), out
+    assert code == PANIC_STATUS
+
+
 def test_exception_from_a_global_constructor_is_named():
     # Keel's handler is std::terminate's from the first instruction, not from Service::start().
     code, out = boot(image("constructor_throws"), timeout=60)

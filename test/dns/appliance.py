@@ -63,10 +63,12 @@ class Appliance:
     """The appliance on tap<tap> at guest_ip(tap): `program` (the Linux build) or `image`
     in QEMU (microvm, TCG)."""
 
-    def __init__(self, ns, program=None, image=None, append="", memory="64M", tap=0, timeout=120):
+    def __init__(self, ns, program=None, image=None, append="", memory="64M", tap=0, timeout=120,
+                 ip6=None):
         self.log = tempfile.NamedTemporaryFile(prefix="keel-dns-", suffix=".log", delete=False)
         self.address = guest_ip(tap)
-        words = f"ip={self.address}/24 {append}".split()
+        # ip6 ("ADDR/LEN"): a static IPv6 address beside the IPv4 one (docs/net/ipv6.md).
+        words = f"ip={self.address}/24{',' + ip6 if ip6 else ''} {append}".split()
         if program:
             args = ns.exec_args([program, f"tap=tap{tap}", *words])
         else:

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <span>
 
 #include "keel/firewall/classifier.hpp"
 #include "keel/firewall/compiler.hpp"
@@ -25,8 +26,11 @@ constexpr size_t kBurstCall = 37;
 
 // 5-tuple rules in the ClassBench shape (prefixes of a few sites, port values and ranges):
 // they land in packed tuple tables, many shadow one another, buckets overflow.
-std::string classbench_ruleset(std::mt19937& rng, int rules) {
-  constexpr int kLengths[] = {32, 32, 24, 24, 28, 20, 16, 8, 0};
+constexpr int kClassBenchLengths[] = {32, 32, 24, 24, 28, 20, 16, 8, 0};
+// Mostly specific addresses, an eighth wildcard: a partition's groups fit one tree.
+constexpr int kSpecificLengths[] = {32, 32, 24, 24, 28, 20, 16, 0};
+std::string classbench_ruleset(std::mt19937& rng, int rules,
+                               std::span<const int> lengths = kClassBenchLengths) {
   const uint32_t sites[] = {0x0A000000u, 0x0A010000u, 0xC0A80000u, 0xAC100000u};
   auto prefix = [&](int length) {
     uint32_t a = (sites[rng() % 4] | (rng() & 0x3F3F)) & (length ? ~0u << (32 - length) : 0);
@@ -51,8 +55,8 @@ std::string classbench_ruleset(std::mt19937& rng, int rules) {
   std::string text = "chain f hook forward policy accept {\n";
   for (int r = 0; r < rules; ++r) {
     std::string rule = "  ";
-    if (int l = kLengths[rng() % std::size(kLengths)]) rule += "ip saddr " + prefix(l) + " ";
-    if (int l = kLengths[rng() % std::size(kLengths)]) rule += "ip daddr " + prefix(l) + " ";
+    if (int l = lengths[rng() % lengths.size()]) rule += "ip saddr " + prefix(l) + " ";
+    if (int l = lengths[rng() % lengths.size()]) rule += "ip daddr " + prefix(l) + " ";
     const char* proto = rng() % 2 ? "tcp" : "udp";
     std::string sp = ports(), dp = ports();
     if (!sp.empty()) rule += std::string(proto) + " sport " + sp + " ";
@@ -231,37 +235,88 @@ TEST(Differential, BlocklistBursts) {
   }
 }
 
+// Whether a tree holds entries of both address groups: specific (/16 or longer) in the source
+// and wide in the destination, and the other way round (one tree for a partition, decision
+// 0066; group trees never mix them).
+bool tree_mixes_groups(const Tables& tables, const TreeTable& tree) {
+  bool source = false, destination = false;
+  for (uint32_t o = tree.octets_first; o < tree.octets_first + tree.octets_count; ++o) {
+    const LeafOctet& octet = tables.leaf_octets[o];
+    for (int lane = 0; lane < 8 && octet.rule[lane] != kNoRule; ++lane) {
+      const int s = std::popcount(octet.saddr_mask[lane]),
+                d = std::popcount(octet.daddr_mask[lane]);
+      source |= s >= 16 && d < 16;
+      destination |= d >= 16 && s < 16;
+    }
+  }
+  return source && destination;
+}
+
 // Large 5-tuple sets with prefixes and port ranges: partitions this big go to HyperSplit trees
-// (checked, including a /8 group merged into a /16 group's tree), whose splits, copies and
-// pruned leaves must still give the first match.
+// (checked: one tree for all of a partition's groups, with a root cut of its choosing), whose
+// splits, copies and pruned leaves must still give the first match.
 TEST(Differential, DecisionTreesOnLargeRangeSets) {
   std::mt19937 probe_rng(kSeed + 4);
-  CompileResult sample = compile_source(classbench_ruleset(probe_rng, kTreeRules), "random.fw");
+  CompileResult sample =
+      compile_source(classbench_ruleset(probe_rng, kTreeRules, kSpecificLengths), "random.fw");
   ASSERT_TRUE(sample.ruleset);
   const Tables tables = build_tables(*sample.ruleset);
   ASSERT_FALSE(tables.trees.empty()) << "the rule sets no longer exercise trees";
-  // A /8 group joined its /16 sibling's tree: one tree holds root-field prefixes of both
-  // (unmerged groups never mix them).
-  bool merged = false;
-  for (const TreeTable& tree : tables.trees) {
-    bool long_prefix = false, short_prefix = false;
-    for (uint32_t o = tree.octets_first; o < tree.octets_first + tree.octets_count; ++o) {
-      const LeafOctet& octet = tables.leaf_octets[o];
-      for (int lane = 0; lane < 8 && octet.rule[lane] != kNoRule; ++lane) {
-        const int length =
-            std::popcount(tree.root_field == 0 ? octet.saddr_mask[lane] : octet.daddr_mask[lane]);
-        long_prefix |= length >= 16;
-        short_prefix |= length >= 8 && length < 16;
-      }
-    }
-    merged |= long_prefix && short_prefix;
+  bool mixed = false;
+  for (const TreeTable& tree : tables.trees) mixed |= tree_mixes_groups(tables, tree);
+  ASSERT_TRUE(mixed) << "the rule sets no longer exercise one tree for all groups";
+  for (const std::span<const int> lengths :
+       {std::span<const int>(kSpecificLengths), std::span<const int>(kClassBenchLengths)}) {
+    compare(
+        [lengths](std::mt19937& rng) {
+          return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules),
+                                    lengths);
+        },
+        classbench_packet, kSeed + 4, kTreeRuleSets / 2);
   }
-  ASSERT_TRUE(merged) << "the rule sets no longer exercise merged tree groups";
+}
+
+// Sources-only and destinations-only rules of the same partition, with ranges on the source
+// port: one tree for all of them would copy each kind into every split of the other's address,
+// so the partition keeps one tree per address group (decision 0066's fallback).
+std::string crossed_ruleset(std::mt19937& rng, int rules) {
+  auto host = [](uint32_t a) {
+    return std::to_string(a >> 24) + "." + std::to_string(a >> 16 & 0xFF) + "." +
+           std::to_string(a >> 8 & 0xFF) + "." + std::to_string(a & 0xFF);
+  };
+  std::string text = "chain f hook forward policy accept {\n";
+  for (int i = 0; i < rules; ++i) {
+    const uint32_t lo = rng() % 30000;
+    text += i % 2 ? "  ip saddr " + host(0x0A000000u | (rng() & 0xFFF))
+                  : "  ip daddr " + host(0x0A010000u | (rng() & 0xFFF));
+    text += " tcp sport " + std::to_string(lo) + "-" + std::to_string(lo + rng() % 30000);
+    text += i % 3 ? " drop\n" : " accept\n";
+  }
+  return text + "}\n";
+}
+
+Packet crossed_packet(std::mt19937& rng) {
+  Packet p;
+  p.proto = kProtoTcp;
+  p.saddr = 0x0A000000u | (rng() & 0xFFF);
+  p.daddr = 0x0A010000u | (rng() & 0xFFF);
+  p.sport = static_cast<uint16_t>(rng() % 60000);
+  p.dport = static_cast<uint16_t>(rng());
+  return p;
+}
+
+TEST(Differential, DecisionTreesPerGroupWhereOneWouldCopyTooMuch) {
+  std::mt19937 probe_rng(kSeed + 7);
+  CompileResult sample = compile_source(crossed_ruleset(probe_rng, kTreeRules), "random.fw");
+  ASSERT_TRUE(sample.ruleset);
+  const Tables tables = build_tables(*sample.ruleset);
+  ASSERT_GE(tables.trees.size(), 2u) << "the rule sets no longer exercise group trees";
+  for (const TreeTable& tree : tables.trees) ASSERT_FALSE(tree_mixes_groups(tables, tree));
   compare(
       [](std::mt19937& rng) {
-        return classbench_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules));
+        return crossed_ruleset(rng, kTreeRules + static_cast<int>(rng() % kTreeRules));
       },
-      classbench_packet, kSeed + 4, kTreeRuleSets);
+      crossed_packet, kSeed + 7, kTreeRuleSets / 2);
 }
 
 // A burst on a hook without a chain gets the default verdict for every packet, like classify.

@@ -35,6 +35,9 @@ void build_tuple_tables(Tables& tables, const std::vector<PartCube>& cubes, uint
 // HyperSplit tree over packed entries (in rule order), its first level a cut on the leading
 // bits (at most `max_root_bits`) of tuple field `root_field`. Returns false and leaves `tables`
 // and `probes` untouched when the tree would copy entries past its budget (tuples stay in use).
+// With `root_field` kChooseRootCut the tree picks its root cut itself: the tuple field and the
+// bits (at most `max_root_bits`) whose slots copy few entries and hold the fewest.
+inline constexpr int kChooseRootCut = -1;
 bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field,
                 int max_root_bits, std::vector<Probe>& probes);
 

@@ -8,6 +8,7 @@
 // entry is abandoned and the caller keeps tuples.
 #include <algorithm>
 #include <bit>
+#include <tuple>
 
 #include "compile/builder_parts.hpp"
 
@@ -20,6 +21,9 @@ constexpr size_t kRefSlack = 1024;        // small trees may copy more, their by
 constexpr uint64_t kCopyWeight = 2;       // a copied entry costs this many entries of imbalance
 constexpr int kCandidatesPerField = 7;    // octiles of the sampled endpoints
 constexpr size_t kEntriesPerRoot = 1;     // the root cut has about entries / this many slots
+// A root cut the tree chooses itself copies at most this many references per entry into its
+// slots (an entry wide in the cut field lands in every slot it covers).
+constexpr double kRootCopies = 2.0;
 
 constexpr int kMaxTreeDepth = 64;  // levels of binary splits (kMaxTreeLines lines)
 static_assert(kMaxTreeDepth <= kMaxTreeLines * kLineLevels);
@@ -142,6 +146,52 @@ class TreeBuilder {
   std::vector<uint32_t> sample_;
 };
 
+// Root slots entry `it` covers when the root cuts the leading `bits` of tuple field `f`.
+uint64_t slots_covered(const Item& it, int f, int bits) {
+  const int width = field_bits(kTupleFieldList[f]);
+  return uint64_t{leading_bits(it.hi[f], width, bits)} - leading_bits(it.lo[f], width, bits) + 1;
+}
+
+// The root cut for `entries` when the caller leaves it open: for each tuple field, the most
+// leading bits (at most `max_bits`) whose slots hold at most kRootCopies references per entry;
+// of those, the cut whose slots are smallest as the entries see them (the sum of the squared
+// slot sizes over the references), since a lookup then walks the rest of its slot.
+std::pair<int, int> choose_root_cut(const std::vector<Item>& items, int max_bits) {
+  const auto limit = static_cast<uint64_t>(kRootCopies * static_cast<double>(items.size()));
+  std::pair<int, int> best{0, 0};
+  double best_score = static_cast<double>(items.size());  // no cut: one slot of every entry
+  for (int f = 0; f < kTupleFields; ++f) {
+    auto copies = [&](int bits) {
+      uint64_t n = 0;
+      for (const Item& it : items) n += slots_covered(it, f, bits);
+      return n;
+    };
+    int lo = 0, hi = std::min(max_bits, field_bits(kTupleFieldList[f]));
+    while (lo < hi) {  // copies grow with the bits: the most bits within the limit
+      const int mid = (lo + hi + 1) / 2;
+      if (copies(mid) <= limit)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    if (lo == 0) continue;
+    const int width = field_bits(kTupleFieldList[f]);
+    std::vector<uint32_t> load(size_t{1} << lo);
+    for (const Item& it : items)
+      for (uint32_t s = leading_bits(it.lo[f], width, lo); s <= leading_bits(it.hi[f], width, lo);
+           ++s)
+        ++load[s];
+    double squares = 0, refs = 0;
+    for (const uint32_t n : load) {
+      squares += static_cast<double>(n) * n;
+      refs += n;
+    }
+    const double score = squares / refs;
+    if (score < best_score) best_score = score, best = {f, lo};
+  }
+  return best;
+}
+
 }  // namespace
 
 bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root_field,
@@ -149,11 +199,18 @@ bool build_tree(Tables& tables, const std::vector<TupleEntry>& entries, int root
   if (entries.empty()) return false;
   TreeBuilder builder(static_cast<size_t>(kMaxRefsPerEntry * static_cast<double>(entries.size())) +
                       kRefSlack);
-  // Root cut: slots for about kEntriesPerRoot entries each, on the group's specific field.
-  const int field_width = field_bits(kTupleFieldList[root_field]);
-  const int root_bits =
+  // Root cut: slots for about kEntriesPerRoot entries each, on the group's specific field or
+  // (kChooseRootCut) on the field and bits choose_root_cut finds.
+  int root_bits =
       std::min<int>({max_root_bits, kMaxTreeRootBits,
                      static_cast<int>(std::bit_width(entries.size() / kEntriesPerRoot)) - 1});
+  if (root_field == kChooseRootCut) {
+    std::vector<Item> items;
+    items.reserve(entries.size());
+    for (uint32_t i = 0; i < entries.size(); ++i) items.push_back(item_of(entries[i], i));
+    std::tie(root_field, root_bits) = choose_root_cut(items, std::max(root_bits, 0));
+  }
+  const int field_width = field_bits(kTupleFieldList[root_field]);
   const int bits = std::max(root_bits, 0);
   const int shift = field_width - bits;
   std::vector<std::vector<Item>> slots(size_t{1} << bits);

@@ -189,7 +189,8 @@ void merge_small_tables(std::vector<Candidate>& candidates) {
 }
 
 // Replication is what makes decision trees big: a rule wide in the field a node splits is
-// copied to both sides. As in EffiCuts/CutSplit, packed cubes are grouped by which address is
+// copied to both sides. Where one tree for all packed cubes would copy too much, as in
+// EffiCuts/CutSplit, packed cubes are grouped by which address is
 // specific and how far (the first group whose address prefix is at least as long), and each
 // group gets its own tree whose root cuts that address that deep: no copies at the top, and
 // rules wide in an address never share a tree with rules split on it.
@@ -226,12 +227,30 @@ void move_packed_to_tree(Tables& tables, std::vector<Candidate>& candidates,
   if (packed < kTreeMinEntries || packed_tables <= kTreeMinTables) return;
   std::array<bool, kTreeGroupCount> moved{};
   auto by_rule = [](const TupleEntry& a, const TupleEntry& b) { return a.rule < b.rule; };
+  // First, where two or more groups would get trees, one tree for all of them (decision 0066):
+  // a lookup then walks one tree instead of one per group. Its root cut is chosen over the tuple
+  // fields (the source group's address is often concentrated under one prefix, the destination
+  // spread). It must fit the same copy budget as a group's tree; where the groups would copy each
+  // other too much (a source-only rule copied into every split on the destination and the other way
+  // round), it does not, and the groups get their trees as before.
+  const auto group_trees = std::count_if(groups.begin(), groups.end(), [](const auto& group) {
+    return group.size() >= kTreeMinEntries;
+  });
+  if (group_trees >= 2) {
+    std::vector<TupleEntry> all;
+    all.reserve(packed);
+    for (const std::vector<TupleEntry>& group : groups)
+      all.insert(all.end(), group.begin(), group.end());
+    std::stable_sort(all.begin(), all.end(), by_rule);
+    if (build_tree(tables, all, kChooseRootCut, kMaxTreeRootBits, probes)) moved.fill(true);
+  }
   // A /8 group joins its /16 sibling's tree when the copies fit that tree's budget (build_tree
   // refuses otherwise): one tree walk less per lookup. Its entries are copied into every root
   // slot their prefix covers.
   for (int g = 0; g < kTreeGroupCount; ++g) {
     const int into = kTreeGroups[g].merge_into;
-    if (into < 0 || groups[g].empty() || groups[into].size() < kTreeMinEntries) continue;
+    if (moved[g] || into < 0 || groups[g].empty() || groups[into].size() < kTreeMinEntries)
+      continue;
     std::vector<TupleEntry> entries = groups[into];
     entries.insert(entries.end(), groups[g].begin(), groups[g].end());
     std::stable_sort(entries.begin(), entries.end(), by_rule);

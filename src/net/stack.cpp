@@ -41,7 +41,7 @@ void StackParts::run_handlers() {
   if (handlers_running) return;
   handlers_running = true;
   udp_layer.run_handlers();
-  tcp_layer.run_handlers();
+  if (tcp_layer.handlers_pending()) tcp_layer.run_handlers();  // (none, for most frames)
   // Last: a lease that a DHCP handler just took is announced in this pass.
   for (std::size_t i = 0; i < link_count(); ++i) link(InterfaceId(i)).run_config_handlers();
   handlers_running = false;

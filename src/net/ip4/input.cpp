@@ -77,9 +77,9 @@ void Ip4::receive(InterfaceId in, PacketPtr packet, LinkCast cast) {
 
 void Ip4::local_input(InterfaceId in, PacketPtr packet, LinkCast cast) {
   wire::Ip4View<uint8_t> v(packet->data(), packet->size());
-  bool to_broadcast = cast == LinkCast::broadcast || v.dst().is_broadcast() ||
-                      parts_.link(in).is_directed_broadcast(v.dst());
   if (v.is_fragment()) {
+    bool to_broadcast = cast == LinkCast::broadcast || v.dst().is_broadcast() ||
+                        parts_.link(in).is_directed_broadcast(v.dst());
     packet = reassembly_.add(std::move(packet), to_broadcast, parts_.time.now());
     parts_.time.wake_by(reassembly_.next_deadline());
     if (!packet) return;

@@ -323,8 +323,7 @@ void Link::configured() {
   if (!config_due_.empty()) parts_.time.wake_by(parts_.time.now());
 }
 
-void Link::run_config_handlers() {
-  if (config_due_.empty()) return;
+void Link::run_due_config_handlers() {
   // Each from a copy: a handler may add handlers (they run at once if the
   // address is known: at the next step).
   std::vector<std::size_t> due;

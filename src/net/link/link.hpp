@@ -97,7 +97,9 @@ class Link {
   void on_config(Interface::ConfigHandler handler);
   // The on_config handlers due since the last call (Stack::poll: the one
   // moment the service's handlers run).
-  void run_config_handlers();
+  void run_config_handlers() {
+    if (!config_due_.empty()) run_due_config_handlers();  // (after every frame: inline)
+  }
   bool config_handlers_due() const { return !config_due_.empty(); }
   // The directed broadcast address of our subnet (RFC 919/922); none for
   // /31 and /32, or when unconfigured. (Without one, the limited broadcast
@@ -167,6 +169,7 @@ class Link {
   uint64_t now() const;
 
  private:
+  void run_due_config_handlers();
   bool accepts_group(const ethernet::Addr& mac) const;
   bool accepts_group6(const ethernet::Addr& mac) const;
   void drain_queue();

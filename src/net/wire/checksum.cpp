@@ -24,10 +24,7 @@ uint32_t checksum_add(uint32_t sum, const uint8_t* data, std::size_t len) {
     len -= 2;
   }
   if (len) acc += data[0];  // little-endian: the odd byte is the high byte of a BE word
-  while (acc >> 16) acc = (acc & 0xffff) + (acc >> 16);
-  // acc is the sum in little-endian word order: swap to big-endian.
-  uint32_t be = uint32_t(((acc & 0xff) << 8) | (acc >> 8));
-  return sum + be;
+  return sum + checksum_finish_host_order(acc);
 }
 
 }  // namespace net::wire

@@ -45,7 +45,8 @@ class Ip4View : public View<Byte> {
     if (version() != ip4_version) return Ip4Error::bad_version;
     if (header_len() < ip4_header_min || header_len() > size_) return Ip4Error::bad_header_length;
     if (total_length() < header_len() || total_length() > size_) return Ip4Error::bad_total_length;
-    if (verify_checksum && checksum(data_, header_len()) != 0) return Ip4Error::bad_checksum;
+    if (verify_checksum && ip4_header_checksum(data_, header_len()) != 0)
+      return Ip4Error::bad_checksum;
     return Ip4Error::none;
   }
 
@@ -79,7 +80,7 @@ class Ip4View : public View<Byte> {
   void set_dst(ip4::Addr a) requires View<Byte>::is_mutable { a.write(data_ + 16); }
   void fill_checksum() requires View<Byte>::is_mutable {
     store16(data_ + 10, 0);
-    store16(data_ + 10, checksum(data_, header_len()));
+    store16(data_ + 10, ip4_header_checksum(data_, header_len()));
   }
   // RFC 1624: TTL and protocol share one 16-bit word of the header.
   void decrement_ttl() requires View<Byte>::is_mutable {

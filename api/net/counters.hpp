@@ -220,7 +220,10 @@ struct UdpCounters {
   uint64_t drop_no_port = 0;
   uint64_t drop_queue_full = 0;  // more datagrams waiting for handlers than the stack holds
   uint64_t drop_tx_failed = 0;
-  uint64_t handler_exceptions = 0;  // a read handler threw (the datagram is dropped)
+  uint64_t handler_exceptions = 0;    // a read, error or writable handler threw
+  uint64_t rx_errors = 0;             // ICMP/ICMPv6 errors given to a socket's error handler
+  uint64_t rx_errors_ignored = 0;     // about a socket with no error handler
+  uint64_t drop_error_no_socket = 0;  // about a datagram from no socket bound now
 };
 
 // TCP (host-wide). Segments, connections and every reason a segment was

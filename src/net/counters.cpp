@@ -203,6 +203,9 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(udp, drop_no_port);
   KEEL_C(udp, drop_queue_full);
   KEEL_C(udp, drop_tx_failed);
+  KEEL_C(udp, rx_errors);
+  KEEL_C(udp, rx_errors_ignored);
+  KEEL_C(udp, drop_error_no_socket);
   KEEL_C(udp, handler_exceptions);
   KEEL_C(tcp, rx);
   KEEL_C(tcp, tx);

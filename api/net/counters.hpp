@@ -95,6 +95,9 @@ struct MldCounters {
   uint64_t drop_bad_query = 0;  // §6.2: hop limit not 1, source not link-local, too short
   uint64_t rx_v1_queries = 0;   // MLDv1 queries (24 bytes): MLDv1 mode (§8.2.1)
   uint64_t tx_v1_reports = 0, tx_v1_dones = 0;
+  uint64_t rx_v1_reports = 0;          // other hosts' MLDv1 reports for a group of ours
+  uint64_t v1_reports_suppressed = 0;  // ours cancelled by one (RFC 2710 §4, MLDv1 mode only)
+  uint64_t drop_bad_report = 0;        // hop limit not 1, source not link-local, too short
 };
 
 struct InterfaceCounters {

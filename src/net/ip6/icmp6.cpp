@@ -101,6 +101,9 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
     case wire::icmp6::multicast_listener_query:
       parts_.link(info.in).mld().receive(info, v.data(), v.size());
       return;
+    case wire::icmp6::multicast_listener_report_v1:  // another host's (RFC 2710 §4)
+      parts_.link(info.in).mld().receive_report(info, v.data(), v.size());
+      return;
     case wire::icmp6::packet_too_big:
       ++counters_.rx_errors;
       packet_too_big(v.data(), v.size(), info.header.src);

@@ -109,6 +109,7 @@ set(KEEL_NET_SOURCES
   ${KEEL_ROOT}/src/net/udp/udp.cpp
   ${KEEL_ROOT}/src/net/udp/udp_layer.cpp
   ${KEEL_ROOT}/src/net/udp/udp6.cpp
+  ${KEEL_ROOT}/src/net/udp/udp_errors.cpp
   ${KEEL_ROOT}/src/net/wire/checksum.cpp)
 # The image's stack on the platform's NICs, with the OS's clock (net::stack()).
 set(KEEL_NET_SYSTEM_SOURCES

@@ -95,6 +95,9 @@ struct MldCounters {
   uint64_t drop_bad_query = 0;  // §6.2: hop limit not 1, source not link-local, too short
   uint64_t rx_v1_queries = 0;   // MLDv1 queries (24 bytes): MLDv1 mode (§8.2.1)
   uint64_t tx_v1_reports = 0, tx_v1_dones = 0;
+  uint64_t rx_v1_reports = 0;          // other hosts' MLDv1 reports for a group of ours
+  uint64_t v1_reports_suppressed = 0;  // ours cancelled by one (RFC 2710 §4, MLDv1 mode only)
+  uint64_t drop_bad_report = 0;        // hop limit not 1, source not link-local, too short
 };
 
 struct InterfaceCounters {
@@ -220,7 +223,10 @@ struct UdpCounters {
   uint64_t drop_no_port = 0;
   uint64_t drop_queue_full = 0;  // more datagrams waiting for handlers than the stack holds
   uint64_t drop_tx_failed = 0;
-  uint64_t handler_exceptions = 0;  // a read handler threw (the datagram is dropped)
+  uint64_t handler_exceptions = 0;    // a read, error or writable handler threw
+  uint64_t rx_errors = 0;             // ICMP/ICMPv6 errors given to a socket's error handler
+  uint64_t rx_errors_ignored = 0;     // about a socket with no error handler
+  uint64_t drop_error_no_socket = 0;  // about a datagram from no socket bound now
 };
 
 // TCP (host-wide). Segments, connections and every reason a segment was

@@ -6,6 +6,13 @@
 //     socket.send_to(d.source, d.payload);    // echo
 //   });
 //
+// ICMP and ICMPv6 errors about what a socket sent reach it through
+// on_error(), one UdpError for both families:
+//
+//   socket.on_error([](const net::UdpError& e) {
+//     std::printf("%s: %s\n", e.destination.to_string().c_str(), net::to_string(e.kind));
+//   });
+//
 // A UdpSocket is a handle (copy it freely): close() ends the socket for
 // every copy, and a closed handle answers Status::closed instead of
 // touching freed memory. A handler may close its socket, bind the port
@@ -41,9 +48,50 @@ struct UdpDatagram {
   std::size_t size() const { return payload.size(); }
 };
 
+// What an ICMP or ICMPv6 error said about a datagram we sent (RFC 1122
+// §4.1.3.3, RFC 4443 §2.4 (d)), the same for both families.
+enum class UdpErrorKind : uint8_t {
+  port_unreachable,   // nobody reads that port (ICMP 3/2, 3/3; ICMPv6 1/4)
+  unreachable,        // no route, net, host or address unreachable, beyond scope
+  prohibited,         // administratively prohibited (ICMP 3/9, 3/10, 3/13; ICMPv6 1/1, 1/5, 1/6)
+  packet_too_big,     // over the path MTU (ICMP 3/4, ICMPv6 2): `mtu` says what fits
+  time_exceeded,      // the hop limit ran out, or the peer gave up reassembling it
+  parameter_problem,  // ICMPv6 4: the peer could not read a header
+};
+constexpr const char* to_string(UdpErrorKind k) {
+  switch (k) {
+    case UdpErrorKind::port_unreachable:
+      return "port unreachable";
+    case UdpErrorKind::unreachable:
+      return "unreachable";
+    case UdpErrorKind::prohibited:
+      return "prohibited";
+    case UdpErrorKind::packet_too_big:
+      return "packet too big";
+    case UdpErrorKind::time_exceeded:
+      return "time exceeded";
+    case UdpErrorKind::parameter_problem:
+      return "parameter problem";
+  }
+  return "?";
+}
+
+// An error handler is given: the datagram's endpoints as it left (the
+// family of `destination` says whose error it is), who sent the error (a
+// router, or the destination), and its type and code as they came.
+struct UdpError {
+  UdpErrorKind kind = UdpErrorKind::unreachable;
+  Endpoint source;       // ours: the socket's port, the address it left from
+  Endpoint destination;  // where it was going
+  Address reporter;      // the error's source address
+  uint32_t mtu = 0;      // packet_too_big: the path MTU now (IPv6 fragments later ones to fit)
+  uint8_t type = 0, code = 0;
+};
+
 class UdpSocket {
  public:
   using ReadHandler = keel::delegate<void(const UdpDatagram&)>;
+  using ErrorHandler = keel::delegate<void(const UdpError&)>;
   using WritableHandler = keel::delegate<void()>;
 
   UdpSocket() = default;  // no socket: every call answers Status::closed
@@ -55,6 +103,12 @@ class UdpSocket {
   // Datagrams for this socket go to `handler` (none: they are counted as
   // udp.drop_no_port and answered with port unreachable).
   Status on_read(ReadHandler handler);
+  // ICMP and ICMPv6 errors quoting a datagram from this socket's port and
+  // address go to `handler`, at the moment read handlers run (none: they
+  // are counted as udp.rx_errors_ignored). Only the sender's side of the
+  // quote is checked (RFC 5927 §4.1: our address and port): a socket that
+  // sends to many peers may hear errors forged about any of them.
+  Status on_error(ErrorHandler handler);
   // After a send_to() answered would_block: runs `handler` once, when the
   // transmit queue has room again.
   Status on_writable(WritableHandler handler);

@@ -2,7 +2,8 @@
 // datagram goes back to its sender unchanged. Configure with
 // `ip=10.0.0.2/24 gw=10.0.0.1` (and ip1=... for a second NIC), or
 // `ip=dhcp`; `ip=10.0.0.2/24,fd00::2/64` answers over IPv6 as well; see
-// docs/net/README.md and docs/net/ipv6.md.
+// docs/net/README.md and docs/net/ipv6.md. An ICMP or ICMPv6 error about an
+// echo is printed (`udp_echo: echo to [fd00::1]:4000: port unreachable from fd00::1, mtu 0`).
 //
 //   qemu-system-x86_64 -M microvm -kernel udp_echo -append "ip=10.0.0.2/24" \
 //     -netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
@@ -29,6 +30,12 @@ void Service::start() {
     // From the address it was sent to: with several interfaces, routing
     // might pick another.
     socket.send_to(d.source, d.payload, d.destination.address);
+  });
+  // ICMP and ICMPv6 errors about the echoes sent (a client gone, a path
+  // narrower than the echo): one line each.
+  socket.on_error([](const net::UdpError& e) {
+    std::printf("udp_echo: echo to %s: %s from %s, mtu %u\n", e.destination.to_string().c_str(),
+                net::to_string(e.kind), e.reporter.to_string().c_str(), e.mtu);
   });
   for (std::size_t i = 0; i < stack.interface_count(); ++i) {
     stack.interface(net::InterfaceId(i)).on_config([](net::Interface& nic) {

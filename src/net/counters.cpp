@@ -77,6 +77,9 @@ void InterfaceCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(mld, rx_v1_queries);
   KEEL_C(mld, tx_v1_reports);
   KEEL_C(mld, tx_v1_dones);
+  KEEL_C(mld, rx_v1_reports);
+  KEEL_C(mld, v1_reports_suppressed);
+  KEEL_C(mld, drop_bad_report);
   KEEL_C(link, tx_queued);
   KEEL_C(link, drop_tx_queue_full);
   KEEL_C(link, tx_software_segmented);
@@ -203,6 +206,9 @@ void StackCounters::for_each(const CounterVisitor& fn) const {
   KEEL_C(udp, drop_no_port);
   KEEL_C(udp, drop_queue_full);
   KEEL_C(udp, drop_tx_failed);
+  KEEL_C(udp, rx_errors);
+  KEEL_C(udp, rx_errors_ignored);
+  KEEL_C(udp, drop_error_no_socket);
   KEEL_C(udp, handler_exceptions);
   KEEL_C(tcp, rx);
   KEEL_C(tcp, tx);

@@ -87,6 +87,12 @@ Stack::Stack(Clock& clock, const StackConfig& config)
   p.icmp6.set_error_handler(wire::ip_protocol_tcp, [&p](const Icmp6ErrorReport& report) {
     p.tcp_layer.icmp_error(report);
   });
+  p.icmp.set_error_handler(wire::ip_protocol_udp, [&p](const Icmp4ErrorReport& report) {
+    p.udp_layer.icmp_error(report);
+  });
+  p.icmp6.set_error_handler(wire::ip_protocol_udp, [&p](const Icmp6ErrorReport& report) {
+    p.udp_layer.icmp_error(report);
+  });
   p.ip4.reassembly().set_time_exceeded([&p](const uint8_t* ip, std::size_t len) {
     p.icmp.send_error(wire::icmp4::time_exceeded, wire::icmp4::reassembly_time_exceeded, ip, len);
   });

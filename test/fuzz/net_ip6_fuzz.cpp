@@ -87,6 +87,8 @@ class Harness {
     echo_.on_read([this](const net::UdpDatagram& d) {
       echo_.send_to(d.source, d.payload, d.destination.address);
     });
+    // ICMPv6 errors quoting an echo (udp_errors.cpp): only ever about its port.
+    echo_.on_error([](const net::UdpError& e) { check(e.source.port == 7); });
     sender_ = *stack_.udp().bind(0);
   }
   ~Harness() { echo_.close(); }

@@ -1,7 +1,8 @@
 // libFuzzer target: router advertisements (the parser of ra.cpp, DNS options
 // included, then what RouterDiscovery and Slaac do with them) and redirects (redirect.cpp, then
 // the destination cache) on a host with `auto`, on an in-memory NIC, with a
-// clock the input moves; and MLD queries of both versions (mld.cpp).
+// clock the input moves; and MLD queries of both versions and other hosts'
+// MLDv1 reports (mld.cpp).
 // Build with -DKEEL_FUZZ=ON (clang); run test/fuzz/run_ra.sh.
 //
 //   net0  10.0.0.2/24, SLAAC on (RFC 7217 identifiers), 02:00:00:00:00:01
@@ -17,6 +18,7 @@
 //   0x05 s hl code n ...   a Redirect of n bytes (after type, code and checksum; n ≤ 1400),
 //                          sources as for 0x02, to our link-local address
 //   0x06 s hl code n ...   an MLD query of n bytes (24: MLDv1's) to all nodes, sources as for 0x02
+//   0x07 s hl code n ...   another host's MLDv1 report of n bytes to all nodes, as 0x06
 //   other                  stop
 // Invariants (abort): no crash, leak or undefined behaviour; the router, prefix
 // and address lists within their bounds; IPv6's MTU within 1280..1500; parsed
@@ -160,14 +162,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
       h.advance(std::chrono::seconds(data[i++]));
     } else if (op == 0x01 && i < size) {
       h.advance(std::chrono::minutes(10) * data[i++]);
-    } else if ((op == 0x02 || op == 0x05 || op == 0x06) && i + 5 <= size) {
+    } else if ((op == 0x02 || (op >= 0x05 && op <= 0x07)) && i + 5 <= size) {
       uint8_t s = data[i], hl = data[i + 1], code = data[i + 2];
       std::size_t n = std::size_t(data[i + 3]) << 8 | data[i + 4];
       i += 5;
       n = std::min({n, size - i, max_ra});
       uint8_t type = op == 0x02   ? net::wire::icmp6::router_advertisement
                      : op == 0x05 ? net::wire::icmp6::redirect
-                                  : net::wire::icmp6::multicast_listener_query;
+                     : op == 0x06 ? net::wire::icmp6::multicast_listener_query
+                                  : net::wire::icmp6::multicast_listener_report_v1;
       h.nd(type, s, hl, code, data + i, n);
       i += n;
     } else if (op == 0x03 && i < size) {

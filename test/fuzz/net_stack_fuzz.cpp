@@ -216,6 +216,8 @@ class Harness {
   void open_sockets() {
     echo_ = *stack_.udp().bind(7);
     echo_.on_read([this](const net::UdpDatagram& d) { echo_.send_to(d.source, d.payload); });
+    // ICMP errors quoting an echo (udp_errors.cpp): only ever about its port.
+    echo_.on_error([](const net::UdpError& e) { check(e.source.port == 7); });
     echo_.on_writable([this] { client_.send_to({Addr{10, 0, 0, 1}, 7}, "w", 1); });
     client_ = *stack_.udp().bind(0);
     client_.on_read([](const net::UdpDatagram&) {});

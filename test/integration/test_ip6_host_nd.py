@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from netguest import Guest, Namespace
+from netguest import UDP_ECHO, Guest, Namespace
 from test_net_ipv6 import mac_of
 
 GUEST6 = "fd00::2"
@@ -24,8 +24,8 @@ NARROW_MTU = 1300
 
 
 @contextlib.contextmanager
-def routed_guest(machine):
-    ns = Namespace(taps=1, prefix="ip6-nd")
+def routed_guest(machine, prefix="ip6-nd", service=UDP_ECHO, ready=r"listening on \[fd00::2\]:7"):
+    ns = Namespace(taps=1, prefix=prefix)
     far = g = None
     try:
         ns.sh(f"ip addr add {HOST6}/64 dev tap0 nodad && ip addr add {GATEWAY}/64 dev tap0 nodad")
@@ -39,9 +39,9 @@ def routed_guest(machine):
                "ip -6 route add default via 2001:db8:9::1")
         g = Guest(ns, machine=machine,
                   append=f"ip={ns.guest()}/24,{GUEST6}/64 gw=10.0.0.1,{GATEWAY}",
-                  ready=r"listening on \[fd00::2\]:7")
+                  ready=ready, service=service)
         g.wait_for(r"net0: fd00::2/64 link-local fe80::", timeout=30)
-        g.mac = mac_of(g)
+        g.mac = mac_of(g) if service == UDP_ECHO else None  # (udp_echo prints it)
         g.far = far
         yield g
     finally:

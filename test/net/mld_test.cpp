@@ -185,6 +185,79 @@ TEST_F(MldV1Test, Mldv2ReturnsAfterTheOlderVersionQuerierPresentTimeout) {  // �
                         {record(mode_is_exclude, ll_group), record(mode_is_exclude, our_group)})});
 }
 
+// Another host's MLDv1 Report for `group` (RFC 2710 §3): to the group, from
+// a link-local address, hop limit 1, behind the Router Alert.
+Bytes others_report(const Ip6& group, uint8_t hop_limit = 1, const Ip6& src = peer_link_local,
+                    const Ip6* to = nullptr) {
+  const Ip6& dst = to ? *to : group;
+  Bytes m = icmp6(src, dst, 131, 0, 0, Bytes(group.bytes.begin(), group.bytes.end()));
+  Bytes hop_by_hop{58, 0, 5, 2, 0, 0, 1, 0};
+  hop_by_hop.insert(hop_by_hop.end(), m.begin(), m.end());
+  return ip6(src, dst, 0, hop_by_hop, hop_limit);
+}
+
+TEST_F(MldV1Test, AnotherHostsReportSuppressesOursForThatGroup) {  // RFC 2710 §4
+  query_v1(Ip6{}, 10000);
+  advance(1ms);  // (an answer due at once may have gone already)
+  std::vector<Bytes> early = sent();
+  inject6(others_report(our_group), ip6a::multicast_mac(our_group));
+  advance(10s);
+  std::vector<Bytes> all = early, late = sent();
+  all.insert(all.end(), late.begin(), late.end());
+  // The link-local address's group is still reported; ours only if it went
+  // before the other host's report came.
+  EXPECT_EQ(std::count(all.begin(), all.end(), message_v1(131, ll_group)), 1);
+  EXPECT_EQ(std::count(late.begin(), late.end(), message_v1(131, our_group)), 0);
+  EXPECT_EQ(link_counters().mld.rx_v1_reports, 1u);
+  bool went_early = std::count(early.begin(), early.end(), message_v1(131, our_group)) == 1;
+  EXPECT_EQ(link_counters().mld.v1_reports_suppressed, went_early ? 0u : 1u);
+  // The next query is answered again (the report cancelled one timer only).
+  query_v1(our_group, 1000);
+  advance(1s);
+  EXPECT_EQ(sent(), std::vector<Bytes>{message_v1(131, our_group)});
+}
+
+TEST_F(MldV1Test, AnotherHostsReportCancelsTheRepeatOfAJoin) {  // RFC 2710 §4
+  query_v1(Ip6{}, 0);
+  advance(1ms);
+  nic.transmitted.clear();
+  const Ip6 fresh = ip6_of("fd00::3");
+  Ip6 fresh_group = ip6a::solicited_node(fresh);
+  iface.configure6(fresh, 64);  // reported at once, and again within 10 s
+  nic.transmitted.clear();
+  inject6(others_report(fresh_group), ip6a::multicast_mac(fresh_group));
+  advance(10s);
+  std::vector<Bytes> all = sent();
+  std::erase_if(all, [](const Bytes& p) { return p[6] == 58; });  // detection's solicitation
+  EXPECT_TRUE(all.empty());
+  EXPECT_EQ(link_counters().mld.v1_reports_suppressed, 1u);
+}
+
+TEST_F(MldV1Test, OnlyAValidReportForThatGroupSuppresses) {
+  query_v1(our_group, 10000);
+  Mac mac = ip6a::multicast_mac(our_group);
+  inject6(others_report(our_group, 255), mac);          // hop limit not 1
+  inject6(others_report(our_group, 1, peer_ip6), mac);  // not link-local
+  // To our group, but about another (the link would not take a frame to its MAC).
+  inject6(others_report(ip6a::solicited_node(ip6_of("fd00::77")), 1, peer_link_local, &our_group),
+          mac);
+  advance(10s);
+  EXPECT_EQ(sent(), std::vector<Bytes>{message_v1(131, our_group)});
+  EXPECT_EQ(link_counters().mld.drop_bad_report, 2u);
+  EXPECT_EQ(link_counters().mld.v1_reports_suppressed, 0u);
+}
+
+TEST_F(MldV1Test, InMldv2ModeReportsAreNotSuppressed) {  // RFC 3810 §8.2.2
+  query_v2();
+  inject6(others_report(our_group), ip6a::multicast_mac(our_group));
+  advance(1s);
+  EXPECT_EQ(sent(), std::vector<Bytes>{report(
+                        {record(mode_is_exclude, ll_group), record(mode_is_exclude, our_group)})});
+  EXPECT_EQ(link_counters().mld.rx_v1_reports, 1u);
+  EXPECT_EQ(link_counters().mld.v1_reports_suppressed, 0u);
+  EXPECT_FALSE(stack.parts().link(0).mld().v1_mode());  // a report is no querier
+}
+
 TEST_F(MldV1Test, SwitchingDropsPendingMldv2Answers) {
   query_v2();          // an MLDv2 answer is pending...
   query_v1(Ip6{}, 0);  // ...when an MLDv1 querier speaks up

@@ -5,6 +5,7 @@
 // families (decision 0131).
 #include "memory_nic.hpp"
 #include "net/ip6/addr.hpp"
+#include "net/stack_parts.hpp"
 #include "tcp_fixture.hpp"
 
 namespace keel::test {
@@ -35,6 +36,23 @@ class Tcp6 : public TcpTest {
     Bytes quoted(frame.begin() + 14, frame.begin() + 14 + 40 + 20);
     nic.inject(ip6_frame(
         ip6(router6, stack_ip6, 58, icmp6(router6, stack_ip6, type, code, rest, quoted))));
+  }
+  // Two full segments from `c`, the first reported too big for `mtu`: that frame.
+  Bytes two_segments_too_big(TcpConnection& c, uint32_t mtu) {
+    EXPECT_EQ(*c.write(pattern(2 * data_mss6)), 2 * data_mss6);
+    Bytes first = nic.pop();
+    nic.pop();
+    icmp6_error(packet_too_big, 0, mtu, first);
+    return first;
+  }
+  // A UDP datagram of 1448 bytes to the peer, answered by a router's Packet
+  // Too Big for `mtu`: the destination cache holds it (decision 0136).
+  void cache_path_mtu(uint32_t mtu) {
+    ::net::UdpSocket udp = *stack.udp().bind(5000);
+    ASSERT_EQ(udp.send_to({peer_ip6, 9}, pattern(1400).data(), 1400), Status::ok);
+    icmp6_error(packet_too_big, 0, mtu, nic.pop());
+    udp.close();
+    ASSERT_EQ(stack.parts().ip6.path_mtu(0, peer_ip6), mtu);
   }
   TcpRepr syn_to(uint16_t port) {
     TcpRepr syn{client_port, port, peer_isn, 0, flag::syn, 65535, 0, {}, 0};
@@ -103,10 +121,7 @@ TEST_F(Tcp6, WrongChecksumIsRefused) {
 
 TEST_F(Tcp6, PacketTooBigLowersTheMssAndResends) {
   TcpConnection c = accept();
-  ASSERT_EQ(*c.write(pattern(2 * data_mss6)), 2 * data_mss6);
-  Bytes first = nic.pop();
-  nic.pop();
-  icmp6_error(packet_too_big, 0, 1400, first);
+  two_segments_too_big(c, 1400);
   // 1400 - 40 - 20 - 12 (timestamps) bytes a segment, at once.
   const uint32_t m = 1400 - 72;
   EXPECT_EQ(c.stats().mss, m);
@@ -114,12 +129,55 @@ TEST_F(Tcp6, PacketTooBigLowersTheMssAndResends) {
   EXPECT_EQ(next_header(), from_us(flag::ack, iss + 1, peer_isn + 1, full_window, m));
 }
 
+// Decision 0147: a connection to a destination whose path MTU the
+// destination cache holds (RFC 8201 §4) starts from it, its SYN's MSS
+// option included, instead of losing a segment to learn it again.
+TEST_F(Tcp6, ConnectStartsFromTheCachedPathMtu) {
+  ASSERT_NO_FATAL_FAILURE(cache_path_mtu(1300));
+  TcpConnection c = connect();
+  EXPECT_EQ(handshake.options.mss, 1300u - 60);  // RFC 8200 §8.3
+  EXPECT_EQ(c.stats().mss, 1300u - 60 - 12);     // beside timestamps
+  nic.transmitted.clear();                       // the handshake's ACK
+  ASSERT_EQ(*c.write(pattern(3000)), 3000u);
+  std::size_t full = 0;
+  while (!nic.transmitted.empty()) {
+    SentSegment s = next();
+    EXPECT_LE(s.payload.size(), 1300u - 72);
+    full += s.payload.size() == 1300u - 72;
+  }
+  EXPECT_EQ(full, 2u);
+  EXPECT_EQ(counters().tcp.pmtu_updates, 0u);  // nothing learned again
+}
+
+TEST_F(Tcp6, ListenerAnswersFromTheCachedPathMtu) {
+  ASSERT_NO_FATAL_FAILURE(cache_path_mtu(1300));
+  TcpConnection c = accept();
+  EXPECT_EQ(handshake.options.mss, 1300u - 60);
+  EXPECT_EQ(c.stats().mss, 1300u - 72);
+  // Another destination starts from the link's MTU.
+  EXPECT_EQ(stack.parts().ip6.path_mtu(0, ip6_of("fd00::7")), 1500u);
+}
+
+TEST_F(Tcp6, PacketTooBigAboutASegmentIsCachedForTheNextConnection) {
+  TcpConnection c = accept();
+  Bytes first = two_segments_too_big(c, 1400);
+  EXPECT_EQ(stack.parts().ip6.path_mtu(0, peer_ip6), 1400u);
+  nic.transmitted.clear();
+  // A second connection from the same peer (another port) starts at 1400.
+  TcpRepr syn = syn_to(server_port);
+  syn.src_port = client_port + 1;
+  inject(syn);
+  EXPECT_EQ(next_header().options.mss, 1400u - 60);
+  // A forged error (a sequence number not in flight) caches nothing.
+  Bytes forged = first;
+  forged[14 + 40 + 4] ^= 0x80;  // the quoted segment's sequence number
+  icmp6_error(packet_too_big, 0, 1300, forged);
+  EXPECT_EQ(stack.parts().ip6.path_mtu(0, peer_ip6), 1400u);
+}
+
 TEST_F(Tcp6, PacketTooBigNeverBelow1280) {
   TcpConnection c = accept();
-  ASSERT_EQ(*c.write(pattern(2 * data_mss6)), 2 * data_mss6);
-  Bytes first = nic.pop();
-  nic.pop();
-  icmp6_error(packet_too_big, 0, 600, first);  // RFC 8201 §4: taken as 1280
+  two_segments_too_big(c, 600);  // RFC 8201 §4: taken as 1280
   EXPECT_EQ(c.stats().mss, 1280u - 72);
 }
 

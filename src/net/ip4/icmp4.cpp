@@ -25,7 +25,7 @@ void Icmp4::receive(const Ip4Received& info, PacketPtr message) {
       return;
   }
   if (v.type() == wire::icmp4::unreachable || v.type() == wire::icmp4::time_exceeded) {
-    report_error(v);
+    report_error(v, info.header.src);
     return;
   }
   if (v.type() != wire::icmp4::echo_request || v.code() != 0) {
@@ -63,7 +63,7 @@ void Icmp4::set_error_handler(uint8_t protocol, ErrorHandler handler) {
   error_handlers_.emplace_back(protocol, std::move(handler));
 }
 
-void Icmp4::report_error(const wire::Icmp4View<uint8_t>& message) {
+void Icmp4::report_error(const wire::Icmp4View<uint8_t>& message, ip4::Addr from) {
   // RFC 792: the quoted datagram's header and its first 8 bytes at least;
   // RFC 5927 §4.1: only about what we could have sent.
   wire::Icmp4View<uint8_t> m = message;
@@ -77,7 +77,8 @@ void Icmp4::report_error(const wire::Icmp4View<uint8_t>& message) {
     ++counters_.rx_ignored;
     return;
   }
-  handler->second(Icmp4ErrorReport{m.type(), m.code(), m.rest(), m.payload(), m.payload_len()});
+  handler->second(
+      Icmp4ErrorReport{m.type(), m.code(), m.rest(), m.payload(), m.payload_len(), from});
 }
 
 bool Icmp4::error_allowed(const uint8_t* ip, std::size_t len) {

@@ -5,7 +5,8 @@
 // non-initial fragments, or datagrams from broadcast/zero sources.
 // Errors about datagrams this host sent (unreachable, fragmentation needed,
 // time exceeded) go to the protocol of the quoted datagram (RFC 1122
-// §3.2.2.1, RFC 1191, RFC 5927): TCP lowers its MSS or gives up a connect.
+// §3.2.2.1, RFC 1191, RFC 5927): TCP lowers its MSS or gives up a connect,
+// UDP tells the socket that sent it.
 #pragma once
 #include <cstdint>
 #include <net/counters.hpp>
@@ -32,6 +33,7 @@ struct Icmp4ErrorReport {
   uint32_t rest = 0;
   const uint8_t* quoted = nullptr;
   std::size_t quoted_len = 0;
+  ip4::Addr from;  // the error's source
 };
 
 class Icmp4 {
@@ -58,7 +60,7 @@ class Icmp4 {
 
  private:
   bool error_allowed(const uint8_t* ip, std::size_t len);
-  void report_error(const wire::Icmp4View<uint8_t>& message);
+  void report_error(const wire::Icmp4View<uint8_t>& message, ip4::Addr from);
   void count_sent(uint8_t type, uint8_t code);
 
   StackParts& parts_;

@@ -101,16 +101,19 @@ void Icmp6::receive(const Ip6Received& info, PacketPtr message) {
     case wire::icmp6::multicast_listener_query:
       parts_.link(info.in).mld().receive(info, v.data(), v.size());
       return;
+    case wire::icmp6::multicast_listener_report_v1:  // another host's (RFC 2710 §4)
+      parts_.link(info.in).mld().receive_report(info, v.data(), v.size());
+      return;
     case wire::icmp6::packet_too_big:
       ++counters_.rx_errors;
-      packet_too_big(v.data(), v.size());
+      packet_too_big(v.data(), v.size(), info.header.src);
       return;
     default:
-      // Errors about what we sent go to the upper layer they quote (TCP;
-      // UDP does not listen yet); RS: a host is no router.
+      // Errors about what we sent go to the upper layer they quote (TCP,
+      // UDP); RS: a host is no router.
       if (v.type() < wire::icmp6::first_informational) {
         ++counters_.rx_errors;
-        report_error(v.data(), v.size());
+        report_error(v.data(), v.size(), info.header.src);
       } else {
         ++counters_.rx_ignored;
       }
@@ -142,7 +145,7 @@ bool Icmp6::quote_of(const uint8_t* message, std::size_t len, Quote& q) const {
 
 // RFC 4443 §2.4 (d): an error goes to the upper layer that sent the packet
 // it quotes.
-void Icmp6::report_error(const uint8_t* message, std::size_t len) {
+void Icmp6::report_error(const uint8_t* message, std::size_t len, const ip6::Addr& from) {
   Quote q;
   bool ours = quote_of(message, len, q);
   auto handler = std::find_if(error_handlers_.begin(), error_handlers_.end(),
@@ -153,16 +156,17 @@ void Icmp6::report_error(const uint8_t* message, std::size_t len) {
   }
   wire::Icmp6View<const uint8_t> m(message, len);
   handler->second(
-      Icmp6ErrorReport{m.type(), m.code(), wire::load32(message + 4), q.ip, q.len, q.upper});
+      Icmp6ErrorReport{m.type(), m.code(), wire::load32(message + 4), q.ip, q.len, q.upper, from});
 }
 
 // RFC 8201 §4: a Packet Too Big about a datagram or an echo reply we sent
 // lowers the path MTU to its destination (never below 1280, never raised);
 // datagrams after it leave in fragments that fit (RFC 8200 §4.5). TCP's go
-// to the connection (which checks the quoted sequence number, RFC 5927).
+// to the connection (which checks the quoted sequence number, RFC 5927);
+// a datagram's also to the UDP socket that sent it.
 // A quote that is not ours, or of a packet that fitted the MTU it reports,
 // is forged or garbled (RFC 4443 §2.4, RFC 8201 §6): counted, no effect.
-void Icmp6::packet_too_big(const uint8_t* message, std::size_t len) {
+void Icmp6::packet_too_big(const uint8_t* message, std::size_t len, const ip6::Addr& from) {
   ++counters_.rx_packet_too_big;
   Quote q;
   if (!quote_of(message, len, q)) {
@@ -174,7 +178,7 @@ void Icmp6::packet_too_big(const uint8_t* message, std::size_t len) {
   uint32_t sent = wire::ip6_header_size + quoted.payload_length();
   bool echo = q.next == wire::ip6_next_icmp6 && q.ip[q.upper] == wire::icmp6::echo_reply;
   if (q.next == wire::ip_protocol_tcp) {
-    report_error(message, len);
+    report_error(message, len, from);
     return;
   }
   if ((q.next != wire::ip_protocol_udp && !echo) || sent <= mtu) {
@@ -182,6 +186,7 @@ void Icmp6::packet_too_big(const uint8_t* message, std::size_t len) {
     return;
   }
   parts_.ip6.destinations().lower_path_mtu(quoted.dst(), mtu, parts_.time.now());
+  if (q.next == wire::ip_protocol_udp) report_error(message, len, from);
 }
 
 // RFC 4443 §4.2: the request's identifier, sequence and data, back to its

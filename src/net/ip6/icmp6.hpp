@@ -1,6 +1,7 @@
 // ICMPv6 (RFC 4443) for a host: echo replies, Neighbor Discovery messages
 // handed to the arriving interface's Ndp (RFC 4861), errors about what we
-// sent handed to the upper layer they quote (TCP: RFC 4443 §3, RFC 8201),
+// sent handed to the upper layer they quote (TCP and UDP: RFC 4443 §2.4 (d),
+// RFC 8201),
 // Packet Too Big about our datagrams and echo replies lowering the path MTU
 // of the destination cache (RFC 8201), Redirects from the current first hop
 // setting a better one there (RFC 4861 §8), and the errors the
@@ -33,6 +34,7 @@ struct Icmp6ErrorReport {
   const uint8_t* quoted = nullptr;
   std::size_t quoted_len = 0;
   std::size_t upper = 0;
+  ip6::Addr from;  // the error's source
 };
 
 class Icmp6 {
@@ -69,8 +71,8 @@ class Icmp6 {
     uint8_t next = 0;
   };
   bool quote_of(const uint8_t* message, std::size_t len, Quote& q) const;
-  void report_error(const uint8_t* message, std::size_t len);
-  void packet_too_big(const uint8_t* message, std::size_t len);
+  void report_error(const uint8_t* message, std::size_t len, const ip6::Addr& from);
+  void packet_too_big(const uint8_t* message, std::size_t len, const ip6::Addr& from);
   // redirect.cpp: a Redirect (RFC 4861 §8), hop limit and code checked.
   void redirect(const Ip6Received& info, const uint8_t* message, std::size_t len);
 

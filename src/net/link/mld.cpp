@@ -137,6 +137,29 @@ void Mld::receive(const Ip6Received& info, const uint8_t* m, std::size_t len) {
   answer_at(group, at);
 }
 
+// RFC 2710 §4: "If a node receives another node's Report from an interface
+// for a multicast address while it has a timer running for that same
+// address on that interface, it stops its timer and does not send a Report
+// for that address": the pending answer to a query and the repeat of an
+// unsolicited report (the Delaying Listener state's one timer) both go.
+// The same checks as a query's (§5: hop limit 1, link-local source; 24
+// bytes). In MLDv2 mode nothing is suppressed (RFC 3810 §8.2.2: a MAY).
+void Mld::receive_report(const Ip6Received& info, const uint8_t* m, std::size_t len) {
+  if (info.header.hop_limit != mld::hop_limit || !ip6addr::is_link_local(info.header.src) ||
+      len < mld::query_v1_size) {
+    ++counters_.drop_bad_report;
+    return;
+  }
+  ip6::Addr group;
+  std::memcpy(group.bytes.data(), m + group_at, group.bytes.size());
+  if (std::find(groups_.begin(), groups_.end(), group) == groups_.end()) return;  // not ours
+  ++counters_.rx_v1_reports;
+  if (!v1_mode()) return;
+  auto pending = std::erase_if(specific_, [&](const auto& s) { return s.first == group; }) +
+                 std::erase_if(changes_, [&](const Record& r) { return r.group == group; });
+  counters_.v1_reports_suppressed += pending;
+}
+
 void Mld::answer_at(const ip6::Addr& group, uint64_t at) {
   link_.wake_by(at);
   for (auto& [g, when] : specific_) {

@@ -11,7 +11,10 @@
 // MLDv1 (§8.2.1) for the Older Version Querier Present Timeout: then each
 // group is reported alone in an MLDv1 Report to the group itself, a group
 // left is announced by a Done to ff02::2 (RFC 2710 §4), and every query is
-// answered per group after its own random delay.
+// answered per group after its own random delay, unless another host's
+// MLDv1 Report for the group is heard first (report suppression, RFC 2710
+// §4); in MLDv2 mode others' reports change nothing (RFC 3810 §8.2.2 makes
+// suppression a MAY, and MLDv2 has none).
 #pragma once
 #include <cstdint>
 #include <net/address.hpp>
@@ -40,6 +43,8 @@ class Mld {
   void update();
   // A query (ICMPv6 checked), `len` bytes at `message`.
   void receive(const Ip6Received& info, const uint8_t* message, std::size_t len);
+  // Another host's MLDv1 Report (ICMPv6 checked).
+  void receive_report(const Ip6Received& info, const uint8_t* message, std::size_t len);
   const std::vector<ip6::Addr>& groups() const { return groups_; }
   // Host Compatibility Mode (§8.2.1): MLDv1 while an MLDv1 querier was heard recently.
   bool v1_mode() const;

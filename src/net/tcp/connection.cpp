@@ -41,7 +41,7 @@ void Connection::notify(uint8_t e) {
 
 void Connection::set_mss_from_route() {
   auto path = layer.route(key);
-  if (path_mtu_bytes == 0) path_mtu_bytes = path ? layer.mtu(*path) : fallback_mtu;
+  if (path_mtu_bytes == 0) path_mtu_bytes = path ? layer.mtu(*path, key) : fallback_mtu;
   uint32_t by_path = path_mtu_bytes - ip_tcp_headers(key);
   uint32_t payload = std::min<uint32_t>(peer_mss, by_path) - (ts_ok ? timestamps_overhead : 0);
   mss = std::max(payload, min_mss);

@@ -77,7 +77,7 @@ void TcpLayer::send_cookie(uint32_t index, const tcp::ConnectionKey& key, const 
     return;
   }
   uint16_t our_mss =
-      uint16_t(std::min<uint32_t>(mtu(*path) - tcp::ip_tcp_headers(key), UINT16_MAX));
+      uint16_t(std::min<uint32_t>(mtu(*path, key) - tcp::ip_tcp_headers(key), UINT16_MAX));
   const wire::TcpOptions& offered = syn.header.options;
   uint16_t peer_mss = std::min(offered.mss.value_or(tcp::default_mss_for(key)), our_mss);
   wire::TcpRepr h{key.local_port,

@@ -213,7 +213,8 @@ void Connection::send_syn(uint64_t now) {
                   0,
                   {},
                   0};
-  h.options.mss = uint16_t(std::min<uint32_t>(layer.mtu(*path) - ip_tcp_headers(key), UINT16_MAX));
+  h.options.mss =
+      uint16_t(std::min<uint32_t>(layer.mtu(*path, key) - ip_tcp_headers(key), UINT16_MAX));
   // An active open offers everything; an answer only what the peer offered.
   if (!answer || ws_ok) h.options.window_scale = rcv_wscale;
   if (answer ? sack_ok : options.sack) h.options.sack_permitted = true;

@@ -1,7 +1,8 @@
 // TCP over IPv6: segments checked with the IPv6 pseudo-header (RFC 8200
 // §8.1) and handed to the demultiplexing IPv4 uses (tcp_receive.cpp); and
 // ICMPv6 errors about our segments (RFC 4443 §3): Packet Too Big lowers
-// the path MTU (RFC 8201, never below 1280), Destination Unreachable ends
+// the path MTU (RFC 8201, never below 1280) of the connection and of the
+// destination cache, Destination Unreachable ends
 // a connection attempt as ICMP's does (RFC 5461), others are soft.
 #include <algorithm>
 
@@ -38,7 +39,12 @@ void TcpLayer::icmp_error(const Icmp6ErrorReport& report) {
   if (report.type == wire::icmp6::packet_too_big) {
     // RFC 8201 §4: a report below the IPv6 minimum MTU lowers it to 1280
     // only (and RFC 8021 retired the atomic fragments it once asked for).
-    c->path_mtu(std::max<uint32_t>(report.rest, wire::ip6_min_mtu), now());
+    uint32_t mtu = std::max<uint32_t>(report.rest, wire::ip6_min_mtu);
+    c->path_mtu(mtu, now());
+    // The destination cache keeps it (the quote was proven ours above), so
+    // the next connection there starts from it (decision 0147).
+    if (auto path = route(c->key); path && mtu < parts_.ip6.path_mtu(path->interface, ip.dst()))
+      parts_.ip6.destinations().lower_path_mtu(ip.dst(), mtu, now());
     return;
   }
   // RFC 5461: while connecting, unreachable ends the attempt (as Linux

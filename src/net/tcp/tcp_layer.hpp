@@ -130,7 +130,10 @@ class TcpLayer {
   // The route to the peer, or a status.
   Result<TcpPath> route(const tcp::ConnectionKey& key) const;
   bool congested(const TcpPath& path) const;
-  uint32_t mtu(const TcpPath& path) const;
+  // The MTU a connection to key.remote starts from: the link's, or over
+  // IPv6 the destination cache's path MTU when a Packet Too Big lowered it
+  // (RFC 8201 §4, decision 0147). IPv4 keeps no such cache.
+  uint32_t mtu(const TcpPath& path, const tcp::ConnectionKey& key) const;
   // The most payload one segment to key.remote may carry: `mss`, or with TSO
   // (the NIC segments this family, tso=on, a peer not on this host) the
   // multiple of `mss` that fits a 64 KiB IP packet (docs/decisions/0092).

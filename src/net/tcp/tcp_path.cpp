@@ -28,9 +28,9 @@ bool TcpLayer::congested(const TcpPath& path) const {
   return parts_.link(path.interface).congested();
 }
 
-uint32_t TcpLayer::mtu(const TcpPath& path) const {
-  const Link& link = parts_.link(path.interface);
-  return path.ip6.interface != no_interface ? link.mtu6() : link.mtu();  // by family
+uint32_t TcpLayer::mtu(const TcpPath& path, const tcp::ConnectionKey& key) const {
+  if (!key.is_ip6()) return parts_.link(path.interface).mtu();
+  return parts_.ip6.path_mtu(path.interface, key.remote);  // the link's, or lower
 }
 
 uint32_t TcpLayer::segment_limit(const tcp::ConnectionKey& key, uint32_t mss) const {

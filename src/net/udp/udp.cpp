@@ -24,6 +24,9 @@ InterfaceId UdpSocket::interface() const {
 Status UdpSocket::on_read(ReadHandler handler) {
   return udp_ ? udp_->layer_.on_read(slot_, generation_, std::move(handler)) : Status::closed;
 }
+Status UdpSocket::on_error(ErrorHandler handler) {
+  return udp_ ? udp_->layer_.on_error(slot_, generation_, std::move(handler)) : Status::closed;
+}
 Status UdpSocket::on_writable(WritableHandler handler) {
   return udp_ ? udp_->layer_.on_writable(slot_, generation_, std::move(handler)) : Status::closed;
 }

@@ -124,6 +124,7 @@ void UdpLayer::close(uint32_t slot, uint32_t generation) {
   s->open = false;
   s->read = nullptr;  // (a running handler was moved out: it lives on until it returns)
   s->writable = nullptr;
+  s->error = nullptr;
   s->wants_writable = false;
   s->writable_due = false;
   --open_;
@@ -147,6 +148,13 @@ Status UdpLayer::on_read(uint32_t slot, uint32_t generation, UdpSocket::ReadHand
   if (!s) return Status::closed;
   s->read = std::move(handler);
   ++s->read_version;
+  return Status::ok;
+}
+
+Status UdpLayer::on_error(uint32_t slot, uint32_t generation, UdpSocket::ErrorHandler handler) {
+  Slot* s = find(slot, generation);
+  if (!s) return Status::closed;
+  s->error = std::move(handler);
   return Status::ok;
 }
 
@@ -221,6 +229,7 @@ void UdpLayer::run_handlers() {
     }
   }
   delivering_.clear();
+  if (!errors_.empty()) run_error_handlers();
   if (writable_due_) run_writable_handlers();
   running_ = false;
 }

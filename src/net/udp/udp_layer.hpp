@@ -27,6 +27,8 @@
 namespace net {
 
 struct StackParts;
+struct Icmp4ErrorReport;
+struct Icmp6ErrorReport;
 
 class UdpLayer {
  public:
@@ -35,6 +37,11 @@ class UdpLayer {
   // From IPv4 or IPv6 (udp6.cpp): data() at the UDP header.
   void receive(const Ip4Received& info, PacketPtr packet);
   void receive(const Ip6Received& info, PacketPtr packet);
+  // An ICMP or ICMPv6 error quoting a datagram of ours (the ICMP layer
+  // checked the quote's source is our address; udp_errors.cpp): held for
+  // the error handler of the socket that sent it.
+  void icmp_error(const Icmp4ErrorReport& report);
+  void icmp_error(const Icmp6ErrorReport& report);
   // An interface's transmit queue has room again: the would_block senders'
   // writable handlers are due (run by run_handlers, never from inside the
   // send that drained the queue).
@@ -42,7 +49,7 @@ class UdpLayer {
   // The read handlers of the datagrams received since the last call, then
   // the writable handlers due (StackParts::run_handlers).
   void run_handlers();
-  bool handlers_pending() const { return !pending_.empty() || writable_due_; }
+  bool handlers_pending() const { return !pending_.empty() || !errors_.empty() || writable_due_; }
   // Datagrams held for their handlers at most (a bound on the packet
   // buffers they keep; the driver takes up to 128 frames a pass).
   static constexpr std::size_t max_pending = 256;
@@ -57,6 +64,7 @@ class UdpLayer {
   InterfaceId interface(uint32_t slot, uint32_t generation) const;
   Status on_read(uint32_t slot, uint32_t generation, UdpSocket::ReadHandler handler);
   Status on_writable(uint32_t slot, uint32_t generation, UdpSocket::WritableHandler handler);
+  Status on_error(uint32_t slot, uint32_t generation, UdpSocket::ErrorHandler handler);
   Status send(uint32_t slot, uint32_t generation, const Endpoint& destination,
               std::span<const uint8_t> payload, const Address& source);
   void close(uint32_t slot, uint32_t generation);
@@ -72,6 +80,7 @@ class UdpLayer {
     UdpSocket::ReadHandler read;
     uint32_t read_version = 0;  // bumped by on_read(): a running handler was replaced
     UdpSocket::WritableHandler writable;
+    UdpSocket::ErrorHandler error;
     bool wants_writable = false;   // a send answered would_block
     bool writable_due = false;     // and the queue has room since
     uint32_t next_on_port = none;  // the other sockets bound to the same port
@@ -83,6 +92,12 @@ class UdpLayer {
   Slot* find(uint32_t slot, uint32_t generation);
   const Slot* find(uint32_t slot, uint32_t generation) const;
   uint32_t lookup(const Address& destination, uint16_t port, InterfaceId in) const;
+  // The socket a datagram from `source` left: bound to its port and to its
+  // address or any() (none: UINT32_MAX).
+  uint32_t sender(const Endpoint& source) const;
+  // udp_errors.cpp: holds `error` for its sender's error handler.
+  void queue_error(const UdpError& error);
+  void run_error_handlers();
   // Holds a checked datagram for its socket's handler; false: no socket
   // reads that port (counted; the caller answers port unreachable).
   bool queue(const Endpoint& source, const Endpoint& destination, InterfaceId in,
@@ -112,6 +127,11 @@ class UdpLayer {
     PacketPtr packet;
   };
   std::vector<Pending> pending_, delivering_;
+  struct PendingError {
+    uint32_t slot, generation;
+    UdpError error;
+  };
+  std::vector<PendingError> errors_, errors_delivering_;
   bool writable_due_ = false;  // some slot's writable_due is set
   bool running_ = false;
 

@@ -23,6 +23,9 @@ enum UnreachableCode : uint8_t {
   protocol_unreachable = 2,
   port_unreachable = 3,
   fragmentation_needed = 4,  // with the next-hop MTU (RFC 1191)
+  net_prohibited = 9,        // administratively (RFC 1122 §3.2.2.1)
+  host_prohibited = 10,
+  communication_prohibited = 13,  // RFC 1812 §5.2.7.1
 };
 enum TimeExceededCode : uint8_t { ttl_exceeded = 0, reassembly_time_exceeded = 1 };
 }  // namespace icmp4

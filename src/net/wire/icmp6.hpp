@@ -36,9 +36,12 @@ inline constexpr uint8_t first_informational = 128;
 // Destination unreachable codes (§3.1).
 enum UnreachableCode : uint8_t {
   no_route = 0,
+  administratively_prohibited = 1,
   beyond_scope = 2,  // beyond the scope of the source address (a link-local one, RFC 4007 §9)
   address_unreachable = 3,
   port_unreachable = 4,
+  source_policy_failed = 5,  // source address failed ingress/egress policy
+  reject_route = 6,          // reject route to destination
 };
 // Parameter problem codes (§3.4).
 enum ParameterProblemCode : uint8_t {

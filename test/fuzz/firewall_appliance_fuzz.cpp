@@ -48,7 +48,7 @@ chain forward hook forward policy drop {
 }
 chain input hook input policy accept { tcp dport 23 reject; ct state invalid drop }
 chain filterpost hook postrouting policy accept { ttl < 3 drop; ip6 daddr fd00:1::/48 icmpv6 type echo-reply drop }
-chain pre6 hook prerouting policy accept { ip6 saddr fd00:bad::/32 drop; ip6 daddr != fd00::/16 udp dport 9 reject }
+chain pre6 hook prerouting policy accept { ip6 saddr fd00:bad::/32 drop; ip6 daddr != fd00::/16 udp dport 9 drop }
 )";
 
 void check(bool ok) {

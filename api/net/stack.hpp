@@ -58,6 +58,10 @@ class Stack {
   // broadcasts or later fragments. For a hook that rejects what it drops.
   void send_icmp_error(uint8_t type, uint8_t code, const Packet& packet,
                        InterfaceId in = no_interface);
+  // The same in ICMPv6 (RFC 4443 §2.4) about `packet` (data() at its IPv6
+  // header): rate limited, never about ICMPv6 errors or to multicast.
+  void send_icmp6_error(uint8_t type, uint8_t code, const Packet& packet,
+                        InterfaceId in = no_interface);
 
   const StackCounters& counters() const;
   Clock& clock();

@@ -151,6 +151,9 @@ void Stack::set_defragment_all(bool on) { parts_->ip4.set_defragment_all(on); }
 void Stack::send_icmp_error(uint8_t type, uint8_t code, const Packet& packet, InterfaceId in) {
   parts_->icmp.send_error(type, code, packet.data(), packet.size(), in);
 }
+void Stack::send_icmp6_error(uint8_t type, uint8_t code, const Packet& packet, InterfaceId in) {
+  parts_->icmp6.send_error(type, code, 0, packet.data(), packet.size(), in);
+}
 const StackCounters& Stack::counters() const { return parts_->counters; }
 Clock& Stack::clock() { return parts_->time.clock(); }
 StackParts& Stack::parts() { return *parts_; }

@@ -28,6 +28,12 @@ FIREWALL = os.path.join(ROOT, "examples", "firewall")
 KEY = "00112233445566778899aabbccddeeff"
 MGMT_PORT = 5555
 SUBNETS = ("10.0.0.", "10.1.0.")
+# With ip6=True each side also has fd00:a::1-f (fd00:b::), the router fd00:a::fe (fd00:b::fe).
+SUBNETS6 = ("fd00:a::", "fd00:b::")
+ROUTER_HOST6 = "fe"
+# The IPv6 tests tell their packets apart by flow label: the kernels' own packets carry 0.
+IP6_SYSCTLS = ("net.ipv6.auto_flowlabels=0", "net.ipv6.icmp.ratelimit=0", "net.ipv6.conf.all.accept_ra=0",
+               "net.ipv6.conf.default.accept_ra=0")
 ROUTER_HOST = 254
 HOSTS = range(1, 16)
 PROTOCOL_UNREACHABLE = (3, 2)
@@ -101,10 +107,14 @@ def stop_sniffer(p):
 
 
 class Side(Netns):
-    def __init__(self, name, subnet_index, answer_pings=True):
+    def __init__(self, name, subnet_index, answer_pings=True, ip6=False):
         super().__init__(name=name)
         self.subnet = SUBNETS[subnet_index]
         self.other = SUBNETS[1 - subnet_index]
+        self.ip6 = ip6
+        self.subnet6, self.other6 = SUBNETS6[subnet_index], SUBNETS6[1 - subnet_index]
+        if ip6:
+            run("sysctl", "-q", "-w", *IP6_SYSCTLS, ns=name)
         # The side's own errors (port unreachable from its hosts) must not depend on timing.
         run("sysctl", "-q", "-w", *NO_ICMP_RATE_LIMIT, ns=name)
         if not answer_pings:
@@ -121,6 +131,10 @@ class Side(Netns):
         for h in HOSTS:
             self.sh(f"ip addr add {self.subnet}{h}/24 dev {dev}")
         self.sh(f"ip route add {self.other}0/24 via {self.subnet}{ROUTER_HOST}")
+        if self.ip6:
+            for h in HOSTS:
+                self.sh(f"ip -6 addr add {self.subnet6}{h:x}/64 dev {dev} nodad")
+            self.sh(f"ip -6 route add {self.other6}/64 via {self.subnet6}{ROUTER_HOST6}")
 
     def sniff(self, seconds=0):
         """A sniffer on the side's device: it reads until communicate() (or `seconds`, if
@@ -160,16 +174,18 @@ class Router:
 
 
 class KeelRouter(Router):
-    def __init__(self, tag, blob, machine="linux", extra="", answer_pings=True):
+    def __init__(self, tag, blob, machine="linux", extra="", answer_pings=True, ip6=False):
         self.middle = Namespace(taps=2)
         for tap in self.middle.taps:
             self.middle.sh(f"ip addr flush dev {tap}")
-        self.sides = (Side(f"{self.middle.name}-a", 0, answer_pings), Side(f"{self.middle.name}-b", 1, answer_pings))
+        self.sides = (Side(f"{self.middle.name}-a", 0, answer_pings, ip6),
+                      Side(f"{self.middle.name}-b", 1, answer_pings, ip6))
         self.guest = None
         self.generation = 0
         try:
-            append = (f"ip={SUBNETS[0]}{ROUTER_HOST}/24 ip1={SUBNETS[1]}{ROUTER_HOST}/24 fw_port={MGMT_PORT} "
-                      f"fw_key={KEY} {extra}")
+            v6 = [f",{SUBNETS6[i]}{ROUTER_HOST6}/64" if ip6 else "" for i in (0, 1)]
+            append = (f"ip={SUBNETS[0]}{ROUTER_HOST}/24{v6[0]} ip1={SUBNETS[1]}{ROUTER_HOST}/24{v6[1]} "
+                      f"fw_port={MGMT_PORT} fw_key={KEY} {extra}")
             if os.environ.get("KEEL_FW_STATS") and "stats=" not in extra:
                 append += f" stats={os.environ['KEEL_FW_STATS']}"
             if machine == "linux":
@@ -202,19 +218,25 @@ class KeelRouter(Router):
 
 
 class LinuxRouter(Router):
-    def __init__(self, tag, answer_pings=True):
+    def __init__(self, tag, answer_pings=True, ip6=False):
         self.ns = f"keelfwl-{os.getpid()}-{tag}"
-        self.sides = (Side(f"{self.ns}-a", 0, answer_pings), Side(f"{self.ns}-b", 1, answer_pings))
+        self.sides = (Side(f"{self.ns}-a", 0, answer_pings, ip6), Side(f"{self.ns}-b", 1, answer_pings, ip6))
         try:
             run("ip", "netns", "add", self.ns)
             run("sysctl", "-q", "-w", "net.ipv4.ip_forward=1", "net.ipv4.conf.all.rp_filter=0",
                 "net.ipv4.conf.default.rp_filter=0", *NO_ICMP_RATE_LIMIT, "net.ipv4.conf.all.send_redirects=0",
                 "net.ipv4.conf.default.send_redirects=0", ns=self.ns)
+            if ip6:
+                run("sysctl", "-q", "-w", "net.ipv6.conf.all.forwarding=1", "net.ipv6.conf.default.forwarding=1",
+                    *IP6_SYSCTLS, ns=self.ns)
             for i, side in enumerate(self.sides):
                 peer = f"kfw{os.getpid() % 100000}{tag}{i}"
                 run("ip", "link", "add", f"eth{i}", "netns", self.ns, "type", "veth", "peer", "name", peer,
                     "netns", side.name)
                 run("ip", "addr", "add", f"{SUBNETS[i]}{ROUTER_HOST}/24", "dev", f"eth{i}", ns=self.ns)
+                if ip6:
+                    run("ip", "-6", "addr", "add", f"{SUBNETS6[i]}{ROUTER_HOST6}/64", "dev", f"eth{i}", "nodad",
+                        ns=self.ns)
                 run("ip", "link", "set", f"eth{i}", "up", ns=self.ns)
                 side.attach(peer)
         except BaseException:

@@ -134,6 +134,13 @@ TEST(Differential, MediumRuleSets) {
 TEST(Differential, RunsOfSimilarRules) {
   run({.rules = 80, .helper_chains = 2, .long_runs = true}, kSeed + 2, kRuleSets / 3);
 }
+// Rules of both families (each rule IPv4, IPv6 or either) against IPv4 and IPv6 packets.
+TEST(Differential, BothFamilies) {
+  const RandomRulesOptions options{.rules = 40, .helper_chains = 2, .ip6 = true};
+  compare([&](std::mt19937& rng) { return random_ruleset(rng, options); },
+          random_packet_both_families, kSeed + 7, kRuleSets / 2);
+}
+
 TEST(Differential, ClassBenchFiveTuples) {
   compare(
       [](std::mt19937& rng) { return classbench_ruleset(rng, 30 + static_cast<int>(rng() % 300)); },
@@ -221,7 +228,9 @@ TEST(Differential, BlocklistBursts) {
     ASSERT_TRUE(sample.ruleset);
     const Tables tables = build_tables(*sample.ruleset);
     const ChainTable& chain = tables.chains[chain_slot(ChainKind::filter, Hook::forward)];
-    ASSERT_EQ(chain.dispatch_count, 0) << "variant " << variant;
+    // IPv4 rules: the family is the one dispatch field, and the IPv6 partition is empty.
+    ASSERT_EQ(chain.dispatch_count, 1) << "variant " << variant;
+    ASSERT_EQ(chain.dispatch_field[0], static_cast<uint8_t>(Field::family));
     ASSERT_EQ(tables.probes.size(), 1u) << "variant " << variant;
     ASSERT_EQ(tables.sets.size(), 1u) << "variant " << variant;
     EXPECT_EQ(tables.sets[0].kind, SetKind::exact_hash) << "variant " << variant;

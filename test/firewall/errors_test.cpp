@@ -48,8 +48,8 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"chain x hook input { tcp flags syn,!syn drop }",
              "t.fw:1:32: error: impossible flags: a flag is both required and excluded"},
         Case{"chain x hook input { ct state old drop }",
-             "t.fw:1:31: error: expected a connection state (new, established, related, invalid), "
-             "found 'old'"},
+             "t.fw:1:31: error: expected a connection state (new, established, related, invalid, "
+             "untracked), found 'old'"},
         Case{"chain x hook input { log rate 0/second drop }",
              "t.fw:1:31: error: log rate out of range: expected 1/minute to 1092/second"},
         Case{"chain x hook input { (tcp drop }",
@@ -88,7 +88,7 @@ INSTANTIATE_TEST_SUITE_P(
              "numbers, found address "
              "'$admin' (defined at t.fw:1:8)"},
         Case{"chain x hook input { ip daddr 80 accept }",
-             "t.fw:1:31: error: type mismatch: ip daddr expects an address, prefix or address "
+             "t.fw:1:31: error: type mismatch: ip daddr expects an IPv4 address, prefix or address "
              "range, found number"},
         Case{"chain x hook input { iif 10.0.0.1 accept }",
              "t.fw:1:26: error: type mismatch: iif expects an interface name, found address"},
@@ -123,7 +123,54 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"interface e { }\nchain a hook input { oif e drop }",
              "t.fw:2:22: error: 'oif' is not known in hook input: expected 'iif'"},
         Case{"interface e { }\nchain a hook output { iif e drop }",
-             "t.fw:2:23: error: 'iif' is not known in hook output: expected 'oif'"}));
+             "t.fw:2:23: error: 'iif' is not known in hook output: expected 'oif'"},
+        // IPv6
+        Case{"chain x hook input { ip6 saddr 2001:db8:::1 drop }",
+             "t.fw:1:32: error: malformed IPv6 address '2001:db8:::1': '::' may appear only once"},
+        Case{"chain x hook input { ip6 saddr 1:2:3:4:5:6:7:8:9 drop }",
+             "t.fw:1:32: error: malformed IPv6 address '1:2:3:4:5:6:7:8:9': expected eight groups "
+             "of hex digits, or '::' for the zero groups"},
+        Case{"chain x hook input { ip6 saddr 12345::/16 drop }",
+             "t.fw:1:32: error: malformed IPv6 address '12345::/16': group '12345' is not 1-4 hex "
+             "digits"},
+        Case{"chain x hook input { ip6 saddr ::ffff:1.2.3.256 drop }",
+             "t.fw:1:32: error: malformed IPv6 address '::ffff:1.2.3.256': the embedded IPv4 "
+             "address '1.2.3.256' is not four numbers 0-255"},
+        Case{"chain x hook input { ip6 saddr 2001:db8::/129 drop }",
+             "t.fw:1:32: error: prefix length out of range in '2001:db8::/129': expected 0-128"},
+        Case{"chain x hook input { ip6 saddr 2001:db8::1/64 drop }",
+             "t.fw:1:32: error: prefix '2001:db8::1/64' has host bits set: expected the network "
+             "address"},
+        Case{"chain x hook input { ip6 saddr 2001:db8::9-2001:db8::1 drop }",
+             "t.fw:1:32: error: impossible range: start address is greater than end address"},
+        Case{"chain x hook input { ip saddr ::1 drop }",
+             "t.fw:1:31: error: type mismatch: ip saddr expects an IPv4 address, prefix or address "
+             "range, found IPv6 address: IPv6 addresses are matched by 'ip6 saddr'"},
+        Case{"chain x hook input { ip6 daddr 10.0.0.1 drop }",
+             "t.fw:1:32: error: type mismatch: ip6 daddr expects an IPv6 address, prefix or "
+             "address range, found address: IPv4 addresses are matched by 'ip daddr'"},
+        Case{"chain x hook input { ip6 saddr { ::1, 10.0.0.1 } drop }",
+             "t.fw:1:39: error: mixed list: expected IPv6 address like the first element, found "
+             "address"},
+        Case{"chain x hook input { ip saddr 10.0.0.1 ip6 daddr ::1 drop }",
+             "t.fw:1:40: error: rule mixes IPv4 and IPv6: 'ip6 daddr' here and 'ip saddr' at "
+             "t.fw:1:22; write one rule per family"},
+        Case{"chain x hook input { icmp type 8 or icmpv6 type 128 accept }",
+             "t.fw:1:37: error: rule mixes IPv4 and IPv6: 'icmpv6 type' here and 'icmp type' at "
+             "t.fw:1:22; write one rule per family"},
+        Case{"chain n type nat hook prerouting { ip6 daddr ::1 tcp dport 80 dnat to 10.0.0.2 }",
+             "t.fw:1:36: error: NAT is IPv4 only: 'ip6 daddr' cannot match in a nat chain"},
+        Case{"chain n type nat hook prerouting { tcp dport 80 dnat to 2001:db8::1 }",
+             "t.fw:1:57: error: '2001:db8::1' is an IPv6 address: interfaces, routes and NAT take "
+             "IPv4 only"},
+        Case{"chain x hook input { icmpv6 type echo drop }",
+             "t.fw:1:34: error: unknown name 'echo': expected a number or one of "
+             "destination-unreachable, packet-too-big, time-exceeded, parameter-problem, "
+             "echo-request, echo-reply, mld-listener-query, mld-listener-report, "
+             "mld-listener-done, nd-router-solicit, nd-router-advert, nd-neighbor-solicit, "
+             "nd-neighbor-advert, nd-redirect, router-renumbering, mld2-listener-report"},
+        Case{"chain x hook input { icmpv6 type 256 drop }",
+             "t.fw:1:34: error: value 256 out of range for icmpv6 type: expected 0-255"}));
 
 TEST(Errors, ListFileErrorsPointIntoTheListFile) {
   std::string dir = ::testing::TempDir();

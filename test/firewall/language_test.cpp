@@ -99,7 +99,7 @@ TEST(Language, ListFileLoadsOneEntryPerLine) {
 }
 
 TEST(Language, ExamplesCompile) {
-  for (const char* name : {"port-filter.fw", "blocklist.fw", "gateway-nat.fw"}) {
+  for (const char* name : {"port-filter.fw", "blocklist.fw", "gateway-nat.fw", "dual-stack.fw"}) {
     CompileResult r = compile_file(std::string(KEEL_FIREWALL_EXAMPLES) + "/" + name);
     EXPECT_TRUE(r.ruleset) << name << ": " << (r.errors.empty() ? "" : r.errors.front());
   }

@@ -29,6 +29,9 @@ inline bool eval_expr(const Program& p, uint32_t index, const Packet& packet) {
   }
   const Atom& atom = p.atoms[e.a];
   if (uint8_t proto = atom_implied_proto(atom); proto && packet.proto != proto) return false;
+  if (int family = atom_family(atom); family != kAnyFamily && packet.family != family) return false;
+  if (atom.kind == AtomKind::saddr6) return contains6(atom.resolved6, packet_saddr6(packet));
+  if (atom.kind == AtomKind::daddr6) return contains6(atom.resolved6, packet_daddr6(packet));
   return contains(atom.resolved, field_value(packet, atom_field(atom.kind)));
 }
 
@@ -36,6 +39,8 @@ inline std::optional<LinearVerdict> run_chain(const Program& p, const ChainStmt&
                                               const Packet& packet) {
   for (const RuleStmt& rule : chain.rules) {
     if (rule.condition != kNoExpr && !eval_expr(p, rule.condition, packet)) continue;
+    // NAT is IPv4 only (docs/firewall/language.md).
+    if (chain.kind == ChainKind::nat && packet.family != kFamilyIp4) continue;
     if (rule.action == RuleAction::jump) {
       for (const ChainStmt& target : p.chains) {
         if (target.name != rule.target) continue;

@@ -1,6 +1,7 @@
 #include "random_rules.hpp"
 
 #include "keel/firewall/compiler.hpp"
+#include "lang/address6.hpp"
 
 namespace keel::firewall::testing {
 namespace {
@@ -8,6 +9,13 @@ namespace {
 const uint32_t kBases[] = {0x0A000000u, 0x0A000100u, 0xC0A80000u, 0x0A00FF00u};
 const uint16_t kPorts[] = {0, 22, 53, 80, 443, 1024, 8080, 65535};
 const uint8_t kProtos[] = {kProtoTcp, kProtoUdp, kProtoIcmp, 47, 0};
+// IPv6 addresses: a few sites whose words 0-3 differ, so prefixes on each word boundary matter.
+const Address6 kBases6[] = {address6_from_words(0x20010db8, 0, 0, 0),
+                            address6_from_words(0x20010db8, 0x00010000, 0, 0),
+                            address6_from_words(0x20010db8, 0x00010000, 0x5, 0),
+                            address6_from_words(0xfd000000, 0, 0, 0x100)};
+const int kLengths6[] = {16, 32, 40, 48, 64, 80, 96, 112, 124, 128};
+const uint8_t kProtos6[] = {kProtoTcp, kProtoUdp, kProtoIcmp6, 47, 0};
 
 class Gen {
  public:
@@ -16,6 +24,29 @@ class Gen {
   bool chance(int percent) { return pick(100) < percent; }
 
   uint32_t address() { return kBases[pick(4)] | static_cast<uint32_t>(pick(16)); }
+  Address6 address6() { return kBases6[pick(4)] | static_cast<uint32_t>(pick(16)); }
+  std::string address6_item() {
+    Address6 a = address6();
+    switch (pick(3)) {
+      case 0:
+        return address6_text(a);
+      case 1: {
+        int len = kLengths6[pick(static_cast<int>(std::size(kLengths6)))];
+        return address6_text(a & ~host_mask6(len)) + "/" + std::to_string(len);
+      }
+      default:
+        return address6_text(a) + "-" + address6_text(a + static_cast<uint32_t>(pick(8)));
+    }
+  }
+  // At most three items: `not` of a list of /128s multiplies out four ways an item.
+  std::string list6() {
+    if (!chance(30)) return address6_item();
+    std::string out = "{ " + address6_item();
+    for (int n = pick(2); n >= 0; --n) out += ", " + address6_item();
+    return out + " }";
+  }
+  // The family of the rule being made: 4 (the IPv4 fields may appear), 6 (the IPv6 ones).
+  int family = 4;
   std::string address_item() {
     uint32_t a = address();
     switch (pick(3)) {
@@ -44,6 +75,19 @@ class Gen {
   std::string op() { return chance(15) ? "!= " : ""; }
 
   std::string atom() {
+    if (family == 6) {
+      switch (pick(6)) {
+        case 0:
+          return std::string("ip6 saddr ") + op() + list6();
+        case 1:
+          return "ip6 daddr " + op() + list6();
+        case 2:
+          return std::string("icmpv6 type ") + (chance(50) ? "echo-request" : "{ 1, 129 }") +
+                 (chance(30) ? " icmpv6 code 0" : "");
+        default:
+          break;
+      }
+    }
     switch (pick(12)) {
       case 0:
         return "iif " + op() +
@@ -51,8 +95,10 @@ class Gen {
       case 1:
         return "oif eth" + std::to_string(pick(kRandomInterfaces));
       case 2:
+        if (family == 6) return "udp";
         return std::string("ip saddr ") + op() + (chance(20) ? "$nets" : list(&Gen::address_item));
       case 3:
+        if (family == 6) return "ct state new";
         return "ip daddr " + op() + list(&Gen::address_item);
       case 4:
         return std::string(chance(50) ? "tcp" : "udp") + (chance(50) ? " dport " : " sport ") +
@@ -62,10 +108,13 @@ class Gen {
       case 6:
         return std::string("tcp flags ") + (chance(50) ? "syn,!ack" : "ack");
       case 7:
+        if (family == 6) return "icmpv6";
         return "icmp type " + std::to_string(pick(2) * 8) + (chance(30) ? " icmp code 0" : "");
       case 8:
+        if (family == 6) return "tcp dport 22";
         return std::string("ttl ") + (chance(50) ? "< " : ">= ") + std::to_string(pick(5) * 16);
       case 9: {
+        if (family == 6) return "protocol icmpv6";
         int lo = 40 * pick(4);
         return "length " + std::to_string(lo) + "-" + std::to_string(lo + 40 * pick(4));
       }
@@ -119,6 +168,7 @@ std::string random_ruleset(std::mt19937& rng, const RandomRulesOptions& options)
     for (int r = 0; r < rules; ++r) {
       if (options.long_runs && g.chance(10)) {
         // A run of rules that differ only in one field.
+        g.family = 4;
         std::string shared = g.chance(50) ? "" : g.atom() + " ";
         bool by_port = g.chance(50);
         for (int k = 4 + g.pick(40); k > 0; --k) {
@@ -128,6 +178,7 @@ std::string random_ruleset(std::mt19937& rng, const RandomRulesOptions& options)
         }
         continue;
       }
+      if (options.ip6) g.family = g.chance(50) ? 6 : 4;
       text +=
           "  " + (g.chance(5) ? std::string() : g.condition(0)) + " " + g.action(c, chains) + "\n";
     }
@@ -158,6 +209,33 @@ Packet random_packet(std::mt19937& rng) {
   p.iif = g.chance(85) ? static_cast<uint8_t>(g.pick(kRandomInterfaces)) : kUnknownInterface;
   p.oif = g.chance(85) ? static_cast<uint8_t>(g.pick(kRandomInterfaces)) : kUnknownInterface;
   p.ct_state = static_cast<uint8_t>(g.pick(4));
+  return p;
+}
+
+Packet random_packet_both_families(std::mt19937& rng) {
+  Packet p = random_packet(rng);
+  Gen g(rng);
+  if (g.chance(50)) return p;
+  // The IPv6 form of it: addresses of the IPv6 universe, ICMPv6 for ICMP, no ttl or length.
+  p.family = kFamilyIp6;
+  const Address6 s = g.chance(90) ? g.address6() : address6_from_words(rng(), rng(), rng(), rng());
+  const Address6 d = g.chance(90) ? g.address6() : address6_from_words(rng(), rng(), rng(), rng());
+  p.saddr = address6_word(s, 0);
+  p.daddr = address6_word(d, 0);
+  for (int w = 1; w < 4; ++w) {
+    p.saddr6[w - 1] = address6_word(s, w);
+    p.daddr6[w - 1] = address6_word(d, w);
+  }
+  p.proto = kProtos6[g.pick(5)];
+  if (p.proto != kProtoTcp && p.proto != kProtoUdp) p.sport = p.dport = 0;
+  if (p.proto != kProtoTcp) p.tcp_flags = 0;
+  p.icmp_type = p.icmp_code = 0;
+  if (p.proto == kProtoIcmp6) {
+    p.icmp_type = static_cast<uint8_t>(g.chance(70) ? 128 + g.pick(2) : g.pick(256));
+    p.icmp_code = static_cast<uint8_t>(g.pick(2));
+  }
+  p.ttl = 0;
+  p.length = 0;
   return p;
 }
 

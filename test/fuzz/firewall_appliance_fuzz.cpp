@@ -1,11 +1,12 @@
-// libFuzzer target: arbitrary IPv4 datagrams through a host stack with the firewall appliance
-// on its five hooks (connection tracking, NAT, filter chains with reject and log), forwarding
-// between two in-memory interfaces, on a clock the input moves. Build with -DKEEL_FUZZ=ON
-// (clang); run test/fuzz/run_firewall.sh.
+// libFuzzer target: arbitrary IPv4 and IPv6 datagrams through a host stack with the firewall
+// appliance on its five hooks (connection tracking, NAT, filter chains with reject and log),
+// forwarding between two in-memory interfaces, on a clock the input moves. Build with
+// -DKEEL_FUZZ=ON (clang); run test/fuzz/run_firewall.sh.
 //
 // Input records:
 //   0x00 t              advance time by t × 1 s (flows expire)
-//   0x01 n ...          an IPv4 datagram of n bytes (n < 256) arriving on net0 (to our MAC)
+//   0x01 n ...          an IP datagram of n bytes (n < 256) arriving on net0 (to our MAC): IPv6
+//                       when its version nibble says 6 (extension header chains, ICMPv6 errors)
 //   0x02 n ...          the same on net1
 //   other               the rest of the input as one datagram on net0, and stop
 // Invariants (abort): no crash or undefined behaviour (ASan/UBSan); every frame the stack
@@ -46,7 +47,8 @@ chain forward hook forward policy drop {
   reject
 }
 chain input hook input policy accept { tcp dport 23 reject; ct state invalid drop }
-chain filterpost hook postrouting policy accept { ttl < 3 drop }
+chain filterpost hook postrouting policy accept { ttl < 3 drop; ip6 daddr fd00:1::/48 icmpv6 type echo-reply drop }
+chain pre6 hook prerouting policy accept { ip6 saddr fd00:bad::/32 drop; ip6 daddr != fd00::/16 udp dport 9 drop }
 )";
 
 void check(bool ok) {
@@ -61,7 +63,8 @@ std::vector<uint8_t> compiled_rules() {
 
 void inject(net::MemoryNic& nic, const net::ethernet::Addr& to, const uint8_t* ip, size_t len) {
   std::vector<uint8_t> frame(net::wire::EthernetRepr::size + len);
-  net::wire::EthernetRepr{to, peer, net::wire::ethertype_ip4}.emit(
+  const bool ip6 = len > 0 && (ip[0] >> 4) == 6;
+  net::wire::EthernetRepr{to, peer, ip6 ? net::wire::ethertype_ip6 : net::wire::ethertype_ip4}.emit(
       std::span<uint8_t, net::wire::EthernetRepr::size>(frame.data(),
                                                         net::wire::EthernetRepr::size));
   std::copy(ip, ip + len, frame.begin() + net::wire::EthernetRepr::size);
@@ -92,6 +95,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                        net::ip4::Addr{255, 255, 255, 0});
   stack->add_interface(nic1).configure(net::ip4::Addr{10, 1, 0, 2},
                                        net::ip4::Addr{255, 255, 255, 0});
+  net::ip6::Addr ip6_0{{0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2}}, ip6_1 = ip6_0;
+  ip6_1.bytes[3] = 1;  // fd00::2/64 and fd00:1::2/64
+  stack->interface(0).configure6(ip6_0, 64);
+  stack->interface(1).configure6(ip6_1, 64);
   keel::firewall::ApplianceConfig config;
   config.conntrack.max_flows = kFlows;
   config.conntrack.hash_key[0] = 1;

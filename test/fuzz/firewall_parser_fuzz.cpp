@@ -18,7 +18,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Packet packet;
   packet.proto = kProtoTcp;
   packet.dport = 80;
-  for (int hook = 0; hook < kHookCount; ++hook)
+  Packet ip6 = packet;  // 2001:db8::1 -> 2001:db8::2 (IPv6 rules and the family dispatch)
+  ip6.family = kFamilyIp6;
+  ip6.saddr = ip6.daddr = 0x20010db8;
+  ip6.saddr6[2] = 1;
+  ip6.daddr6[2] = 2;
+  for (int hook = 0; hook < kHookCount; ++hook) {
     classifier.classify(ChainKind::filter, static_cast<Hook>(hook), packet);
+    classifier.classify(ChainKind::filter, static_cast<Hook>(hook), ip6);
+  }
+  // The exporter reads every rule's cubes too (IPv6 words included).
+  if (export_nft(*result.ruleset).empty()) __builtin_trap();
   return 0;
 }

@@ -39,7 +39,8 @@ std::optional<PacketLine> parse_packet_line(const std::string& line, const Table
                                             std::string& error) {
   static constexpr const char* kHooks[] = {"prerouting", "input", "forward", "output",
                                            "postrouting"};
-  static constexpr const char* kStates[] = {"new", "established", "related", "invalid"};
+  static constexpr const char* kStates[] = {"new", "established", "related", "invalid",
+                                            "untracked"};
   PacketLine out;
   Packet& p = out.packet;
   std::istringstream words(line);
@@ -93,7 +94,7 @@ std::optional<PacketLine> parse_packet_line(const std::string& line, const Table
       p.length = static_cast<uint16_t>(n);
     } else if (key == "ct") {
       ok = false;
-      for (uint8_t i = 0; i < 4; ++i)
+      for (uint8_t i = 0; i < std::size(kStates); ++i)
         if (v == kStates[i]) p.ct_state = i, ok = true;
     } else if (ok) {
       error = "unknown key '" + key + "'";

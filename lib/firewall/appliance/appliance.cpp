@@ -5,7 +5,9 @@
 #include <net/stack.hpp>
 
 #include "net/wire/icmp4.hpp"
+#include "net/wire/icmp6.hpp"
 #include "rule_set.hpp"
+#include "stateful/packet_info.hpp"
 
 namespace keel::firewall {
 namespace {
@@ -99,8 +101,12 @@ uint8_t Appliance::rules_interface(uint16_t stack_interface) const {
 net::Verdict Appliance::run(net::HookPacket& hp) {
   ++counters_.seen[static_cast<int>(hp.hook)];
   if (hp.family != net::Address::Family::ip4) {
-    ++counters_.drop_ip6;
-    return net::Verdict::drop;
+    // IPv6 is filtered as IPv4 is; what cannot be read cannot be matched, and is refused.
+    PacketInfo probe;
+    if (!read_packet(hp.packet.data(), hp.packet.size(), probe)) {
+      ++counters_.drop_ip6;
+      return net::Verdict::drop;
+    }
   }
   switch (hp.hook) {
     case net::Hook::prerouting:
@@ -171,6 +177,7 @@ net::Verdict Appliance::drop(Context& c) {
 
 bool Appliance::translate(Context& c, net::HookPacket& hp, Manip manip, Hook hook) {
   if (c.tracked.flow == kNoFlow) return true;  // untracked (invalid) packets are not translated
+  if (c.info.key.family != kFamilyIp4) return true;  // NAT is IPv4 only (language.md)
   Flow& f = conntrack_.flow(c.tracked.flow);
   const bool partial = hp.packet.flags & net::Packet::checksum_partial;
   uint8_t* ip = hp.packet.data();
@@ -211,10 +218,16 @@ bool Appliance::filter(Context& c, net::HookPacket& hp, Hook hook) {
   Verdict v = classify(ChainKind::filter, hook, c, hp);
   if (v.action == Action::accept) return true;
   if (v.action == Action::reject) {
-    // nftables' `reject` for IPv4: ICMP port unreachable (RFC 792), from where it came in.
+    // nftables' `reject`: ICMP port unreachable (RFC 792) for IPv4, ICMPv6's (RFC 4443 section
+    // 3.1) for IPv6, from where it came in.
     ++counters_.rejected;
-    stack_.send_icmp_error(net::wire::icmp4::unreachable, net::wire::icmp4::port_unreachable,
-                           hp.packet, hp.in);
+    if (c.info.key.family == kFamilyIp6) {
+      stack_.send_icmp6_error(net::wire::icmp6::destination_unreachable,
+                              net::wire::icmp6::port_unreachable, hp.packet, hp.in);
+    } else {
+      stack_.send_icmp_error(net::wire::icmp4::unreachable, net::wire::icmp4::port_unreachable,
+                             hp.packet, hp.in);
+    }
   }
   return false;
 }

@@ -3,6 +3,7 @@
 // keep the console (or the event loop) busy. Lines past either limit are counted, not printed.
 #include <algorithm>
 #include <cstdio>
+#include <net/address.hpp>
 #include <net/stack.hpp>
 #include <string>
 
@@ -23,12 +24,23 @@ const char* protocol_name(uint8_t proto) {
       return "UDP";
     case kProtoIcmp:
       return "ICMP";
+    case kProtoIcmp6:
+      return "ICMPv6";
     default:
       return nullptr;
   }
 }
 
 std::string address_text(uint32_t a) { return net::ip4::Addr{a}.to_string(); }
+
+// An IPv6 packet's address from its four words (RFC 5952 text, as Linux logs it).
+std::string address6_text(uint32_t word0, const uint32_t (&rest)[3]) {
+  net::ip6::Addr a;
+  const uint32_t words[4] = {word0, rest[0], rest[1], rest[2]};
+  for (int w = 0; w < 4; ++w)
+    for (int b = 0; b < 4; ++b) a.bytes[4 * w + b] = static_cast<uint8_t>(words[w] >> (24 - 8 * b));
+  return net::Address(a).to_string();
+}
 
 }  // namespace
 
@@ -75,9 +87,13 @@ void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c,
       tables().strings[rule.log_prefix < tables().strings.size() ? rule.log_prefix : 0];
   std::string in = hp.in != net::no_interface ? stack_.interface(hp.in).name() : "";
   std::string out = hp.out != net::no_interface ? stack_.interface(hp.out).name() : "";
+  const bool ip6 = p.family == kFamilyIp6;
   std::string line = std::string(prefix) + "IN=" + in + " OUT=" + out +
-                     " SRC=" + address_text(p.saddr) + " DST=" + address_text(p.daddr) +
-                     " LEN=" + std::to_string(p.length) + " TTL=" + std::to_string(p.ttl);
+                     " SRC=" + (ip6 ? address6_text(p.saddr, p.saddr6) : address_text(p.saddr)) +
+                     " DST=" + (ip6 ? address6_text(p.daddr, p.daddr6) : address_text(p.daddr));
+  // IPv6 has no TTL or total length among the rule fields (the hop limit and payload length
+  // are not matched): Linux's IPv6 log says LEN= and HOPLIMIT=, not printed here.
+  if (!ip6) line += " LEN=" + std::to_string(p.length) + " TTL=" + std::to_string(p.ttl);
   if (const char* name = protocol_name(p.proto)) {
     line += std::string(" PROTO=") + name;
   } else {
@@ -85,7 +101,7 @@ void Appliance::log(const RuleInfo& rule, uint32_t index, const Context& c,
   }
   if (has_ports(p.proto))
     line += " SPT=" + std::to_string(p.sport) + " DPT=" + std::to_string(p.dport);
-  if (p.proto == kProtoIcmp)
+  if (p.proto == (ip6 ? kProtoIcmp6 : kProtoIcmp))
     line += " TYPE=" + std::to_string(p.icmp_type) + " CODE=" + std::to_string(p.icmp_code);
   std::printf("%s\n", line.c_str());
 }

@@ -1,5 +1,7 @@
 #include "compile/lower.hpp"
 
+#include <algorithm>
+
 #include "compile/dnf.hpp"
 #include "compile/interval_set.hpp"
 
@@ -50,6 +52,7 @@ class Lowering {
       case ExprKind::any:
         return dnf_or(lower_expr(e.a, hook), lower_expr(e.b, hook));
       case ExprKind::negate:
+        if (const Atom* atom6 = address6_atom(e.a)) return lower_not_address6(*atom6);
         return dnf_not(lower_expr(e.a, hook));
       case ExprKind::atom:
         break;
@@ -63,10 +66,93 @@ class Lowering {
       errors_.add(atom.location, std::string("'oif' is not known in hook ") + to_string(hook) +
                                      ": expected 'iif'");
     }
-    Dnf d = dnf_field(atom_field(atom.kind), atom.resolved);
+    const bool v6_address = atom.kind == AtomKind::saddr6 || atom.kind == AtomKind::daddr6;
+    Dnf d = v6_address ? lower_address6(atom) : dnf_field(atom_field(atom.kind), atom.resolved);
     if (uint8_t proto = atom_implied_proto(atom))
       d = dnf_and(dnf_field(Field::proto, single(proto, proto)), d);
+    if (int family = atom_family(atom); family != kAnyFamily) {
+      const auto f = static_cast<uint32_t>(family);
+      d = dnf_and(dnf_field(Field::family, single(f, f)), d);
+    }
     return d;
+  }
+
+  // The atom of an expression that is an ip6 saddr/daddr match; null for anything else.
+  const Atom* address6_atom(uint32_t index) const {
+    const Expr& e = program_.exprs[index];
+    if (e.kind != ExprKind::atom) return nullptr;
+    const Atom& atom = program_.atoms[e.a];
+    return atom.kind == AtomKind::saddr6 || atom.kind == AtomKind::daddr6 ? &atom : nullptr;
+  }
+
+  // not (ip6 saddr X): IPv4, or IPv6 from the complement of X, its boxes written out (De
+  // Morgan over X's boxes would multiply their words out).
+  Dnf lower_not_address6(const Atom& atom) {
+    Atom complement = atom;
+    complement.resolved6 = complement6(atom.resolved6);
+    const Dnf ip6 = dnf_and(dnf_field(Field::family, single(kFamilyIp6, kFamilyIp6)),
+                            lower_address6(complement));
+    return dnf_or(dnf_field(Field::family, single(kFamilyIp4, kFamilyIp4)), ip6);
+  }
+
+  // One cube per word box of the atom's addresses (at most seven a range): a /48 is word 0
+  // exact and word 1 an interval of 2^16 values, words 2-3 untested (docs/decisions/0138).
+  Dnf lower_address6(const Atom& atom) {
+    const bool source = atom.kind == AtomKind::saddr6;
+    const std::vector<WordCube> boxes = word_cubes_of(atom.resolved6);
+    if (boxes.size() > kMaxCubesPerRule) {
+      errors_.add(atom.value.location,
+                  "too many IPv6 addresses: they make " + std::to_string(boxes.size()) +
+                      " alternatives, at most " + std::to_string(kMaxCubesPerRule) + " in a rule");
+      return {};
+    }
+    Dnf out;
+    for (const WordCube& box : boxes) {
+      IrCube cube;
+      for (int word = 0; word < box.count; ++word) {
+        cube.fields.push_back({source ? saddr_word(word) : daddr_word(word),
+                               single(box.word[word].lo, box.word[word].hi)});
+      }
+      // Fields are kept sorted: word 0 (saddr/daddr) comes before words 1-3.
+      std::sort(cube.fields.begin(), cube.fields.end(),
+                [](const FieldSet& a, const FieldSet& b) { return a.field < b.field; });
+      out.push_back(std::move(cube));
+    }
+    return out;
+  }
+
+  // The first atom of each family a condition names (null: none).
+  void families_of(uint32_t index, const Atom*& ip4, const Atom*& ip6) const {
+    const Expr& e = program_.exprs[index];
+    if (e.kind != ExprKind::atom) {
+      families_of(e.a, ip4, ip6);
+      if (e.kind != ExprKind::negate) families_of(e.b, ip4, ip6);
+      return;
+    }
+    const Atom& atom = program_.atoms[e.a];
+    const int family = atom_family(atom);
+    if (family == kFamilyIp4 && !ip4) ip4 = &atom;
+    if (family == kFamilyIp6 && !ip6) ip6 = &atom;
+  }
+
+  // A rule matches one family or both, never IPv4 and IPv6 fields together; NAT is IPv4 only.
+  bool check_families(const RuleStmt& rule, const ChainStmt& base) {
+    if (rule.condition == kNoExpr) return true;
+    const Atom *ip4 = nullptr, *ip6 = nullptr;
+    families_of(rule.condition, ip4, ip6);
+    if (ip4 && ip6) {
+      errors_.add(ip6->location, std::string("rule mixes IPv4 and IPv6: '") + atom_name(*ip6) +
+                                     "' here and '" + atom_name(*ip4) + "' at " +
+                                     where(program_, ip4->location) +
+                                     "; write one rule per family");
+      return false;
+    }
+    if (ip6 && base.kind == ChainKind::nat) {
+      errors_.add(ip6->location, std::string("NAT is IPv4 only: '") + atom_name(*ip6) +
+                                     "' cannot match in a nat chain");
+      return false;
+    }
+    return true;
   }
 
   void check_action(const RuleStmt& rule, const ChainStmt& base) {
@@ -105,8 +191,12 @@ class Lowering {
   void emit_chain(const ChainStmt& chain, const Dnf& prefix, IrChain& ir, Ruleset& out) {
     const ChainStmt& base = program_.chains[stack_.front()];
     for (const RuleStmt& rule : chain.rules) {
+      if (!check_families(rule, base)) continue;
       Dnf cond = rule.condition == kNoExpr ? dnf_true() : lower_expr(rule.condition, base.hook);
       cond = dnf_and(prefix, cond);
+      // NAT is IPv4 only: IPv6 packets pass nat chains untranslated (to their policy).
+      if (base.kind == ChainKind::nat)
+        cond = dnf_and(dnf_field(Field::family, single(kFamilyIp4, kFamilyIp4)), cond);
       if (cond.size() > kMaxCubesPerRule) {
         errors_.add(rule.location, "condition too complex: more than " +
                                        std::to_string(kMaxCubesPerRule) +

@@ -10,7 +10,10 @@
 
 namespace keel::firewall {
 namespace {
-constexpr Field kDispatchCandidates[] = {Field::proto, Field::ct_state, Field::iif, Field::oif};
+// The family first: IPv4 and IPv6 rules never share a partition, and an IPv4 partition holds the
+// cubes it held before IPv6 (its family check decided by the dispatch), packed as before.
+constexpr Field kDispatchCandidates[] = {Field::family, Field::proto, Field::ct_state, Field::iif,
+                                         Field::oif};
 constexpr size_t kMaxPartitions = 4096;
 constexpr size_t kCopySlack = 1024;  // allowed extra cube copies beyond 2x from dispatch
 constexpr size_t kMinGroupSize =
@@ -188,6 +191,7 @@ void build_chain(Tables& tables, const IrChain& chain, uint32_t first_rule) {
   std::vector<size_t> copies(all.size(), 1);
   size_t partitions = 1;
   for (Field f : kDispatchCandidates) {
+    if (dispatch.size() == kMaxDispatchFields) break;
     DispatchField d = classes_for(f, all);
     if (d.classes < 2 || partitions * d.classes > kMaxPartitions) continue;
     size_t total = 0;

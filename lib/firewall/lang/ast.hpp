@@ -6,10 +6,11 @@
 #include <vector>
 
 #include "keel/firewall/ruleset.hpp"
+#include "lang/address6.hpp"
 
 namespace keel::firewall {
 
-enum class ValueType : uint8_t { address, number, name, empty };
+enum class ValueType : uint8_t { address, address6, number, name, empty };
 const char* to_string(ValueType type);
 
 // A literal, a list literal, a list file or a $reference. After checking, `set` holds the
@@ -19,6 +20,7 @@ struct Value {
   std::string reference;  // non-empty for $name
   ValueType type = ValueType::empty;
   IntervalSet set;
+  RangeSet6 set6;  // address6
   std::vector<std::string> names;
   std::vector<SourceLocation> name_locations;
   uint32_t max_value = 0;  // largest number seen, for range checks at the use site
@@ -39,16 +41,19 @@ enum class AtomKind : uint8_t {
   ttl,
   length,
   ct_state,
+  saddr6,  // ip6 saddr
+  daddr6,
 };
 enum class CompareOp : uint8_t { eq, ne, lt, le, gt, ge };
 
 struct Atom {
   AtomKind kind = AtomKind::saddr;
   CompareOp op = CompareOp::eq;
-  uint8_t proto = 0;  // sport/dport: kProtoTcp or kProtoUdp
+  uint8_t proto = 0;  // sport/dport: kProtoTcp or kProtoUdp; icmp type/code: kProtoIcmp(6)
   SourceLocation location;
   Value value;
   IntervalSet resolved;  // set by the checker: the values of the field this atom accepts
+  RangeSet6 resolved6;   // saddr6, daddr6: the addresses this atom accepts
 };
 
 enum class ExprKind : uint8_t { atom, all, any, negate };

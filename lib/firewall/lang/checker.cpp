@@ -6,7 +6,10 @@ namespace keel::firewall {
 namespace {
 constexpr size_t kMaxInterfaces = kUnknownInterface;  // ids 0..254; 255 means undeclared
 
+}  // namespace
+
 const char* atom_name(const Atom& atom) {
+  const bool v6 = atom.proto == kProtoIcmp6;
   switch (atom.kind) {
     case AtomKind::iif:
       return "iif";
@@ -25,19 +28,24 @@ const char* atom_name(const Atom& atom) {
     case AtomKind::tcp_flags:
       return "tcp flags";
     case AtomKind::icmp_type:
-      return "icmp type";
+      return v6 ? "icmpv6 type" : "icmp type";
     case AtomKind::icmp_code:
-      return "icmp code";
+      return v6 ? "icmpv6 code" : "icmp code";
     case AtomKind::ttl:
       return "ttl";
     case AtomKind::length:
       return "length";
     case AtomKind::ct_state:
       return "ct state";
+    case AtomKind::saddr6:
+      return "ip6 saddr";
+    case AtomKind::daddr6:
+      return "ip6 daddr";
   }
   return "?";
 }
 
+namespace {
 ValueType expected_type(AtomKind kind) {
   switch (kind) {
     case AtomKind::iif:
@@ -46,6 +54,9 @@ ValueType expected_type(AtomKind kind) {
     case AtomKind::saddr:
     case AtomKind::daddr:
       return ValueType::address;
+    case AtomKind::saddr6:
+    case AtomKind::daddr6:
+      return ValueType::address6;
     default:
       return ValueType::number;
   }
@@ -54,7 +65,9 @@ ValueType expected_type(AtomKind kind) {
 const char* type_phrase(ValueType type) {
   switch (type) {
     case ValueType::address:
-      return "an address, prefix or address range";
+      return "an IPv4 address, prefix or address range";
+    case ValueType::address6:
+      return "an IPv6 address, prefix or address range";
     case ValueType::number:
       return "a number, range or list of numbers";
     case ValueType::name:
@@ -70,6 +83,8 @@ const char* to_string(ValueType type) {
   switch (type) {
     case ValueType::address:
       return "address";
+    case ValueType::address6:
+      return "IPv6 address";
     case ValueType::number:
       return "number";
     case ValueType::name:
@@ -113,8 +128,30 @@ Field atom_field(AtomKind kind) {
       return Field::length;
     case AtomKind::ct_state:
       return Field::ct_state;
+    case AtomKind::saddr6:
+      return Field::saddr;  // word 0; the lowering adds words 1-3
+    case AtomKind::daddr6:
+      return Field::daddr;
   }
   return Field::proto;
+}
+
+int atom_family(const Atom& atom) {
+  switch (atom.kind) {
+    case AtomKind::saddr:
+    case AtomKind::daddr:
+    case AtomKind::ttl:
+    case AtomKind::length:
+      return kFamilyIp4;
+    case AtomKind::saddr6:
+    case AtomKind::daddr6:
+      return kFamilyIp6;
+    case AtomKind::icmp_type:
+    case AtomKind::icmp_code:
+      return atom.proto == kProtoIcmp6 ? kFamilyIp6 : kFamilyIp4;
+    default:
+      return kAnyFamily;
+  }
 }
 
 uint8_t atom_implied_proto(const Atom& atom) {
@@ -126,7 +163,7 @@ uint8_t atom_implied_proto(const Atom& atom) {
       return kProtoTcp;
     case AtomKind::icmp_type:
     case AtomKind::icmp_code:
-      return kProtoIcmp;
+      return atom.proto;
     default:
       return 0;
   }
@@ -143,6 +180,36 @@ void declare(std::unordered_map<std::string, uint32_t>& table, const std::string
                         "' (first defined at " + where(program, first_loc_of(it->second, program)) +
                         ")");
   }
+}
+
+// An ip6 saddr/daddr atom: its value as 128-bit ranges, comparisons and '!=' applied.
+void resolve_address6(Atom& atom, const Value& value, ErrorSink& errors) {
+  RangeSet6 set = value.set6;
+  normalize6(set);
+  if (atom.op != CompareOp::eq && atom.op != CompareOp::ne) {
+    if (set.size() != 1 || set[0].lo != set[0].hi) {
+      errors.add(atom.value.location, "comparison needs a single value, not a range or list");
+      return;
+    }
+    const Address6 v = set[0].lo;
+    switch (atom.op) {
+      case CompareOp::lt:
+        set = v == 0 ? RangeSet6{} : RangeSet6{{0, v - 1}};
+        break;
+      case CompareOp::le:
+        set = {{0, v}};
+        break;
+      case CompareOp::gt:
+        set = v == kMaxAddress6 ? RangeSet6{} : RangeSet6{{v + 1, kMaxAddress6}};
+        break;
+      default:
+        set = {{v, kMaxAddress6}};
+        break;
+    }
+  } else if (atom.op == CompareOp::ne) {
+    set = complement6(set);
+  }
+  atom.resolved6 = std::move(set);
 }
 
 // Resolves one atom's value to the field values it accepts.
@@ -162,9 +229,18 @@ void resolve_atom(Atom& atom, const Program& program, const Symbols& symbols, Er
   Field field = atom_field(atom.kind);
   ValueType want = expected_type(atom.kind);
   if (value->type != want && value->type != ValueType::empty) {
+    std::string hint;
+    if (want == ValueType::address && value->type == ValueType::address6)
+      hint = ": IPv6 addresses are matched by 'ip6 " + std::string(atom_name(atom) + 3) + "'";
+    else if (want == ValueType::address6 && value->type == ValueType::address)
+      hint = ": IPv4 addresses are matched by 'ip " + std::string(atom_name(atom) + 4) + "'";
     errors.add(atom.value.location, std::string("type mismatch: ") + atom_name(atom) + " expects " +
                                         type_phrase(want) + ", found " + to_string(value->type) +
-                                        origin);
+                                        origin + hint);
+    return;
+  }
+  if (want == ValueType::address6) {
+    resolve_address6(atom, *value, errors);
     return;
   }
   IntervalSet set;

@@ -34,5 +34,10 @@ void check_program(Program& program, Symbols& symbols, ErrorSink& errors);
 // The field an atom tests and the protocol it implies (0 = none).
 Field atom_field(AtomKind kind);
 uint8_t atom_implied_proto(const Atom& atom);
+// The address family an atom implies (kFamilyIp4, kFamilyIp6) or kAnyFamily: addresses, ICMP
+// and ICMPv6 fields, ttl and length belong to one family; ports, protocol, flags to both.
+inline constexpr int kAnyFamily = -1;
+int atom_family(const Atom& atom);
+const char* atom_name(const Atom& atom);
 
 }  // namespace keel::firewall

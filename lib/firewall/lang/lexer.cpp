@@ -6,7 +6,26 @@ bool is_name_start(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c) || c == '.' || c == '-'; }
 bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_address6_char(char c) { return is_hex(c) || c == ':' || c == '.'; }
+constexpr int kAddress6MinColons = 2;  // "::" is the shortest; an IPv4 address and port has one
 }  // namespace
+
+// An IPv6 address is a run of hex digits, colons and dots with two colons or more (RFC 4291
+// section 2.2); anything else there is a name, a number, an IPv4 address or a ':' symbol.
+bool Lexer::scan_address6() {
+  size_t end = pos_;
+  int colons = 0;
+  while (end < text_.size() && is_address6_char(text_[end])) colons += text_[end++] == ':';
+  // Letters past the hex ones make it a name, not an address.
+  if (colons < kAddress6MinColons || (end < text_.size() && is_name_start(text_[end])))
+    return false;
+  while (pos_ < end) advance();
+  if (peek() == '/' && is_digit(peek(1))) {
+    advance();
+    while (is_digit(peek())) advance();
+  }
+  return true;
+}
 
 void Lexer::advance() {
   if (text_[pos_] == '\n') {
@@ -38,7 +57,9 @@ Token Lexer::next() {
   size_t start = pos_;
   if (pos_ >= text_.size()) return token;
   char c = peek();
-  if (is_name_start(c)) {
+  if ((is_hex(c) || c == ':') && scan_address6()) {
+    token.kind = TokenKind::address6;
+  } else if (is_name_start(c)) {
     token.kind = TokenKind::name;
     while (pos_ < text_.size() && is_name_char(peek())) advance();
     // A trailing '-' or '.' belongs to what follows (e.g. a range), not to the name.

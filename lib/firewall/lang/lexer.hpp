@@ -9,11 +9,12 @@ namespace keel::firewall {
 
 enum class TokenKind : uint8_t {
   end,
-  name,     // identifiers and keywords: eth0, accept, lan-ports
-  number,   // 80, 0x10
-  address,  // dotted quad, possibly with /len: 10.0.0.0/8
-  string,   // "text"
-  symbol,   // { } ( ) , ; = - $ < > <= >= != ! | : /
+  name,      // identifiers and keywords: eth0, accept, lan-ports
+  number,    // 80, 0x10
+  address,   // dotted quad, possibly with /len: 10.0.0.0/8
+  address6,  // IPv6 text (two colons or more), possibly with /len: 2001:db8::/32
+  string,    // "text"
+  symbol,    // { } ( ) , ; = - $ < > <= >= != ! | : /
 };
 
 struct Token {
@@ -33,6 +34,7 @@ class Lexer {
   }
   void advance();
   void skip_space_and_comments();
+  bool scan_address6();
 
   std::string_view text_;
   uint32_t file_;

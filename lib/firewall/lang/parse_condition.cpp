@@ -9,12 +9,39 @@ struct Keyword {
   std::string_view name;
   uint32_t value;
 };
-constexpr Keyword kProtocols[] = {{"icmp", kProtoIcmp}, {"tcp", kProtoTcp}, {"udp", kProtoUdp}};
-constexpr Keyword kCtStates[] = {{"new", 0}, {"established", 1}, {"related", 2}, {"invalid", 3}};
+constexpr Keyword kProtocols[] = {
+    {"icmp", kProtoIcmp}, {"tcp", kProtoTcp}, {"udp", kProtoUdp}, {"icmpv6", kProtoIcmp6}};
+constexpr Keyword kCtStates[] = {
+    {"new", 0}, {"established", 1}, {"related", 2}, {"invalid", 3}, {"untracked", 4}};
 // RFC 9293 section 3.1 control bits, low byte.
 constexpr Keyword kTcpFlags[] = {{"fin", 0x01}, {"syn", 0x02}, {"rst", 0x04}, {"psh", 0x08},
                                  {"ack", 0x10}, {"urg", 0x20}, {"ecn", 0x40}, {"cwr", 0x80}};
 constexpr uint32_t kTcpFlagValues = 256;
+
+// ICMP types and codes by name, as nftables spells them (RFC 792, RFC 950, RFC 1812).
+constexpr NumberName kIcmpTypes[] = {{"echo-reply", 0},           {"destination-unreachable", 3},
+                                     {"source-quench", 4},        {"redirect", 5},
+                                     {"echo-request", 8},         {"router-advertisement", 9},
+                                     {"router-solicitation", 10}, {"time-exceeded", 11},
+                                     {"parameter-problem", 12},   {"timestamp-request", 13},
+                                     {"timestamp-reply", 14},     {"info-request", 15},
+                                     {"info-reply", 16},          {"address-mask-request", 17},
+                                     {"address-mask-reply", 18}};
+constexpr NumberName kIcmpCodes[] = {{"net-unreachable", 0},  {"host-unreachable", 1},
+                                     {"prot-unreachable", 2}, {"port-unreachable", 3},
+                                     {"frag-needed", 4},      {"net-prohibited", 9},
+                                     {"host-prohibited", 10}, {"admin-prohibited", 13}};
+// ICMPv6 (RFC 4443, RFC 4861, RFC 2710, RFC 3810).
+constexpr NumberName kIcmp6Types[] = {
+    {"destination-unreachable", 1}, {"packet-too-big", 2},        {"time-exceeded", 3},
+    {"parameter-problem", 4},       {"echo-request", 128},        {"echo-reply", 129},
+    {"mld-listener-query", 130},    {"mld-listener-report", 131}, {"mld-listener-done", 132},
+    {"nd-router-solicit", 133},     {"nd-router-advert", 134},    {"nd-neighbor-solicit", 135},
+    {"nd-neighbor-advert", 136},    {"nd-redirect", 137},         {"router-renumbering", 138},
+    {"mld2-listener-report", 143}};
+constexpr NumberName kIcmp6Codes[] = {{"no-route", 0},         {"admin-prohibited", 1},
+                                      {"addr-unreachable", 3}, {"port-unreachable", 4},
+                                      {"policy-fail", 5},      {"reject-route", 6}};
 
 const Keyword* find(std::span<const Keyword> table, std::string_view name) {
   for (const Keyword& k : table)
@@ -24,8 +51,9 @@ const Keyword* find(std::span<const Keyword> table, std::string_view name) {
 }  // namespace
 
 bool Parser::starts_condition() const {
-  static constexpr std::string_view kStarts[] = {"iif",  "oif", "ip",     "protocol", "tcp", "udp",
-                                                 "icmp", "ttl", "length", "ct",       "not", "("};
+  static constexpr std::string_view kStarts[] = {"iif",    "oif", "ip",   "ip6",    "protocol",
+                                                 "tcp",    "udp", "icmp", "icmpv6", "ttl",
+                                                 "length", "ct",  "not",  "("};
   for (std::string_view s : kStarts)
     if (at(s)) return true;
   return false;
@@ -91,7 +119,7 @@ void Parser::parse_keyword_list(Value& value, AtomKind kind) {
     } else if (kind == AtomKind::ct_state) {
       const Keyword* state =
           current_.kind == TokenKind::name ? find(kCtStates, current_.text) : nullptr;
-      if (!state) fail("a connection state (new, established, related, invalid)");
+      if (!state) fail("a connection state (new, established, related, invalid, untracked)");
       add_item(value, ValueType::number, state->value, state->value, loc);
       advance();
     } else {  // protocol
@@ -101,7 +129,7 @@ void Parser::parse_keyword_list(Value& value, AtomKind kind) {
       } else {
         const Keyword* proto =
             current_.kind == TokenKind::name ? find(kProtocols, current_.text) : nullptr;
-        if (!proto) fail("a protocol (tcp, udp, icmp or a number)");
+        if (!proto) fail("a protocol (tcp, udp, icmp, icmpv6 or a number)");
         add_item(value, ValueType::number, proto->value, proto->value, loc);
       }
       advance();
@@ -161,15 +189,17 @@ uint32_t Parser::parse_atom() {
       atom.kind = AtomKind::protocol;
       add_item(atom.value, ValueType::number, proto, proto, atom.location);
     }
+  } else if (accept("ip6")) {
+    if (accept("saddr"))
+      with_value(AtomKind::saddr6);
+    else if (accept("daddr"))
+      with_value(AtomKind::daddr6);
+    else
+      fail("'saddr' or 'daddr' after 'ip6'");
   } else if (accept("icmp")) {
-    if (accept("type"))
-      with_value(AtomKind::icmp_type);
-    else if (accept("code"))
-      with_value(AtomKind::icmp_code);
-    else {
-      atom.kind = AtomKind::protocol;
-      add_item(atom.value, ValueType::number, kProtoIcmp, kProtoIcmp, atom.location);
-    }
+    parse_icmp(atom, kProtoIcmp);
+  } else if (accept("icmpv6")) {
+    parse_icmp(atom, kProtoIcmp6);
   } else if (accept("ttl"))
     with_value(AtomKind::ttl);
   else if (accept("length"))
@@ -183,10 +213,39 @@ uint32_t Parser::parse_atom() {
     else
       parse_keyword_list(atom.value, atom.kind);
   } else {
-    fail("a condition (iif, oif, ip, protocol, tcp, udp, icmp, ttl, length, ct, not, '(')");
+    fail(
+        "a condition (iif, oif, ip, ip6, protocol, tcp, udp, icmp, icmpv6, ttl, length, ct, "
+        "not, '(')");
   }
   program_.atoms.push_back(std::move(atom));
   return add_expr(ExprKind::atom, static_cast<uint32_t>(program_.atoms.size() - 1), 0);
+}
+
+// icmp|icmpv6 [type|code VALUES]: types and codes by number or by name.
+void Parser::parse_icmp(Atom& atom, uint8_t proto) {
+  atom.proto = proto;
+  const bool v6 = proto == kProtoIcmp6;
+  std::span<const NumberName> names;
+  if (accept("type")) {
+    atom.kind = AtomKind::icmp_type;
+    names = v6 ? std::span<const NumberName>(kIcmp6Types) : std::span<const NumberName>(kIcmpTypes);
+  } else if (accept("code")) {
+    atom.kind = AtomKind::icmp_code;
+    names = v6 ? std::span<const NumberName>(kIcmp6Codes) : std::span<const NumberName>(kIcmpCodes);
+  } else {
+    atom.kind = AtomKind::protocol;
+    add_item(atom.value, ValueType::number, proto, proto, atom.location);
+    return;
+  }
+  atom.op = parse_compare();
+  number_names_ = names;
+  try {
+    atom.value = parse_value(/*allow_file=*/false);
+  } catch (...) {
+    number_names_ = {};
+    throw;
+  }
+  number_names_ = {};
 }
 
 }  // namespace keel::firewall

@@ -1,6 +1,7 @@
 // Values: addresses, prefixes, ranges, numbers, names, lists, $references and list files.
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "lang/parser.hpp"
@@ -71,7 +72,40 @@ uint32_t Parser::parse_address_token(const Token& token, uint8_t* prefix_length,
   return address;
 }
 
+Address6 Parser::parse_address6_token(const Token& token, int* prefix_length) {
+  std::string_view text = token.text;
+  size_t slash = text.find('/');
+  std::string error;
+  std::optional<Address6> address = parse_address6(text.substr(0, slash), error);
+  if (!address)
+    throw CompileError(token.location,
+                       "malformed IPv6 address '" + std::string(text) + "': " + error);
+  int length = kAddress6Bits;
+  if (slash != std::string_view::npos) {
+    std::string_view digits = text.substr(slash + 1);
+    auto [end, status] = std::from_chars(digits.data(), digits.data() + digits.size(), length);
+    if (status != std::errc() || length > kAddress6Bits) {
+      throw CompileError(token.location, "prefix length out of range in '" + std::string(text) +
+                                             "': expected 0-128");
+    }
+    if (*address & host_mask6(length)) {
+      throw CompileError(token.location, "prefix '" + std::string(text) +
+                                             "' has host bits set: expected the network address");
+    }
+    if (!prefix_length)
+      throw CompileError(token.location,
+                         "expected a single address, found prefix '" + std::string(text) + "'");
+  }
+  if (prefix_length) *prefix_length = length;
+  return *address;
+}
+
 uint32_t Parser::expect_address() {
+  if (current_.kind == TokenKind::address6) {
+    throw CompileError(current_.location,
+                       "'" + std::string(current_.text) +
+                           "' is an IPv6 address: interfaces, routes and NAT take IPv4 only");
+  }
   if (current_.kind != TokenKind::address) fail("an IPv4 address");
   uint32_t address = parse_address_token(current_, nullptr);
   advance();
@@ -101,7 +135,9 @@ void Parser::add_item(Value& value, ValueType type, uint32_t lo, uint32_t hi, So
 
 void Parser::parse_item(Value& value) {
   SourceLocation loc = current_.location;
-  if (current_.kind == TokenKind::address) {
+  if (current_.kind == TokenKind::address6) {
+    parse_item6(value);
+  } else if (current_.kind == TokenKind::address) {
     uint8_t length = 0;
     uint32_t lo = parse_address_token(current_, &length);
     advance();
@@ -124,6 +160,19 @@ void Parser::parse_item(Value& value) {
       }
     }
     add_item(value, ValueType::number, lo, hi, loc);
+  } else if (current_.kind == TokenKind::name && !number_names_.empty()) {
+    for (const NumberName& n : number_names_) {
+      if (n.name == current_.text) {
+        advance();
+        add_item(value, ValueType::number, n.value, n.value, loc);
+        return;
+      }
+    }
+    std::string known;
+    for (const NumberName& n : number_names_)
+      known += (known.empty() ? "" : ", ") + std::string(n.name);
+    throw CompileError(loc, "unknown name '" + std::string(current_.text) +
+                                "': expected a number or one of " + known);
   } else if (current_.kind == TokenKind::name) {
     if (value.type != ValueType::empty && value.type != ValueType::name) {
       throw CompileError(loc, std::string("mixed list: expected ") + to_string(value.type) +
@@ -137,6 +186,28 @@ void Parser::parse_item(Value& value) {
   } else {
     fail("an address, prefix, range, number or name");
   }
+}
+
+// An IPv6 address, prefix or range: one more 128-bit range in value.set6.
+void Parser::parse_item6(Value& value) {
+  SourceLocation loc = current_.location;
+  if (value.type != ValueType::empty && value.type != ValueType::address6) {
+    throw CompileError(loc, std::string("mixed list: expected ") + to_string(value.type) +
+                                " like the first element, found IPv6 address");
+  }
+  int length = 0;
+  Address6 lo = parse_address6_token(current_, &length);
+  advance();
+  Address6 hi = lo | host_mask6(length);
+  if (length == kAddress6Bits && accept("-")) {
+    if (current_.kind != TokenKind::address6) fail("an IPv6 address to end the range");
+    hi = parse_address6_token(current_, nullptr);
+    advance();
+    if (hi < lo)
+      throw CompileError(loc, "impossible range: start address is greater than end address");
+  }
+  value.type = ValueType::address6;
+  value.set6.push_back({lo, hi});
 }
 
 Value Parser::parse_value(bool allow_file) {

@@ -1,5 +1,6 @@
 #pragma once
 // Recursive-descent parser for the rule language (grammar in docs/firewall/language.md).
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -7,6 +8,12 @@
 #include "lang/lexer.hpp"
 
 namespace keel::firewall {
+
+// A number's name in the language (an ICMP type, say).
+struct NumberName {
+  std::string_view name;
+  uint32_t value;
+};
 
 class Parser {
  public:
@@ -34,6 +41,7 @@ class Parser {
   uint32_t add_expr(ExprKind kind, uint32_t a, uint32_t b);
   CompareOp parse_compare();
   void parse_keyword_list(Value& value, AtomKind kind);
+  void parse_icmp(Atom& atom, uint8_t proto);
 
   // values (parse_value.cpp)
   Value parse_value(bool allow_file);
@@ -43,6 +51,8 @@ class Parser {
   uint32_t parse_address_token(const Token& token, uint8_t* prefix_length,
                                bool allow_host_bits = false);
   uint32_t parse_number_token(const Token& token);
+  Address6 parse_address6_token(const Token& token, int* prefix_length);
+  void parse_item6(Value& value);
   uint32_t expect_address();
   uint32_t expect_number();
 
@@ -56,6 +66,9 @@ class Parser {
   void expect(std::string_view word, std::string_view what);
   std::string expect_name(std::string_view what);
   [[noreturn]] void fail(std::string_view expected) const;
+
+  // Names a number may be written as (ICMP types and codes) while a value is parsed.
+  std::span<const NumberName> number_names_;
 
   Program& program_;
   Lexer lexer_;

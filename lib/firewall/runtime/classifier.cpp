@@ -219,8 +219,15 @@ const Partition& Classifier::partition_of(const ChainTable& chain, const Packet&
   const uint8_t* maps = tables_.class_maps.data() + chain.class_maps_first;
   // Dispatch fields are the packet's one-byte fields: read at their offset, not through
   // field_value's switch (an indirect jump per field).
-  static constexpr size_t kOffset[] = {offsetof(Packet, iif), offsetof(Packet, oif),
-                                       offsetof(Packet, proto), offsetof(Packet, ct_state)};
+  static constexpr auto kOffset = [] {
+    std::array<size_t, kFieldCount> offset{};
+    offset[static_cast<int>(Field::iif)] = offsetof(Packet, iif);
+    offset[static_cast<int>(Field::oif)] = offsetof(Packet, oif);
+    offset[static_cast<int>(Field::proto)] = offsetof(Packet, proto);
+    offset[static_cast<int>(Field::ct_state)] = offsetof(Packet, ct_state);
+    offset[static_cast<int>(Field::family)] = offsetof(Packet, family);
+    return offset;
+  }();
   const uint8_t* bytes = reinterpret_cast<const uint8_t*>(&packet);
   for (int d = 0; d < chain.dispatch_count; ++d) {
     const uint32_t v = bytes[kOffset[chain.dispatch_field[d]]];

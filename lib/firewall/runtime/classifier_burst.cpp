@@ -42,15 +42,29 @@ void exact_set_pipeline(const ExactSetView& hash, Key key, Passes passes,
 
 bool Classifier::exact_set_burst(const ChainTable& chain, std::span<const Packet> packets,
                                  std::span<uint32_t> rules) const {
-  if (chain.dispatch_count != 0) return false;
-  const Partition& partition = tables_.partitions[chain.first_partition];
+  // One set, or one set for one family and nothing for the other (an IPv4 blocklist: the family
+  // dispatch leaves the IPv6 partition empty); then a packet of the other family has no match.
+  uint32_t part = chain.first_partition;
+  int family_class = -1;  // the class of the family that reaches the set; -1: no dispatch
+  if (chain.dispatch_count == 1 && chain.dispatch_field[0] == static_cast<uint8_t>(Field::family) &&
+      chain.class_count[0] == 2) {
+    const bool first_empty = tables_.partitions[part].probe_count == 0;
+    if (!first_empty && tables_.partitions[part + 1].probe_count != 0) return false;
+    family_class = first_empty ? 1 : 0;
+    part += static_cast<uint32_t>(family_class);
+  } else if (chain.dispatch_count != 0) {
+    return false;
+  }
+  const Partition& partition = tables_.partitions[part];
   if (partition.probe_count != 1 || tables_.probes[partition.first_probe].kind != ProbeKind::set)
     return false;
   const SetTable& set = tables_.sets[tables_.probes[partition.first_probe].index];
   if (set.kind != SetKind::exact_hash) return false;
   const ExactSetView hash(tables_, set);
+  const uint8_t* family_map = tables_.class_maps.data() + chain.class_maps_first;
   const auto passes = [&](const Packet& p) {
-    return set.check_count == 0 || checks_pass(set.first_check, set.check_count, p);
+    return (family_class < 0 || family_map[p.family] == family_class) &&
+           (set.check_count == 0 || checks_pass(set.first_check, set.check_count, p));
   };
   // The field read specialised for addresses (blocklists), so the loop has no switch.
   switch (static_cast<Field>(set.field)) {

@@ -195,7 +195,10 @@ LoadStatus validate_chain(const ChainTable& c, const TableView& t) {
   }
   uint64_t partitions = 1;
   for (int d = 0; d < c.dispatch_count; ++d) {
-    if (c.dispatch_field[d] > static_cast<uint8_t>(Field::ct_state)) return LoadStatus::bad_enum;
+    // The one-byte fields the lookup reads at their offset (classifier.cpp, partition_of).
+    if (c.dispatch_field[d] > static_cast<uint8_t>(Field::ct_state) &&
+        c.dispatch_field[d] != static_cast<uint8_t>(Field::family))
+      return LoadStatus::bad_enum;
     if (c.class_count[d] == 0 || c.class_count[d] > kClassMapSize) return LoadStatus::bad_size;
     for (uint32_t v = 0; v < kClassMapSize; ++v)
       if (t.class_maps[c.class_maps_first + d * kClassMapSize + v] >= c.class_count[d])

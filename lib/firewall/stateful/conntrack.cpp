@@ -23,12 +23,26 @@ constexpr uint32_t kIndexRefDirBit = 1;
 
 struct KeyHash {
   util::SipKey key;
-  uint64_t operator()(const FlowKey& k) const { return util::siphash<1, 3>(key, &k, sizeof k); }
+  // An IPv4 key's IPv6 words are zero: hashing its first bytes costs what it did before IPv6.
+  uint64_t operator()(const FlowKey& k) const {
+    return util::siphash<1, 3>(key, &k, k.family == kFamilyIp4 ? kFlowKeyIp4Bytes : sizeof k);
+  }
 };
 
 uint32_t ref_of(uint32_t flow, Dir dir) { return flow << 1 | static_cast<uint32_t>(dir); }
 
+// RFC 8200 section 8.1: the IPv6 pseudo-header (addresses, upper-layer length, next header);
+// ICMPv6 has it too (RFC 4443 section 2.3), and UDP's checksum is never optional.
+bool checksum_matches6(const uint8_t* ip, const PacketInfo& info) {
+  constexpr uint32_t kAddressesAt = 8, kAddressesBytes = 32;
+  uint32_t sum = net::wire::checksum_add(0, ip + kAddressesAt, kAddressesBytes);
+  sum += (info.l4_len >> 16) + (info.l4_len & 0xFFFF) + info.key.proto;
+  sum = net::wire::checksum_add(sum, ip + info.header_len, info.l4_len);
+  return net::wire::checksum_fold(sum) == 0xffff;
+}
+
 bool checksum_matches(const uint8_t* ip, const PacketInfo& info) {
+  if (info.key.family == kFamilyIp6) return checksum_matches6(ip, info);
   net::wire::Ip4View<const uint8_t> v(ip, info.header_len + info.l4_len);
   const uint8_t* l4 = ip + info.header_len;
   uint32_t sum = 0;
@@ -44,6 +58,30 @@ bool checksum_matches(const uint8_t* ip, const PacketInfo& info) {
         net::wire::pseudo_header_sum(v.src(), v.dst(), info.key.proto, len), l4, len);
   }
   return net::wire::checksum_fold(sum) == 0xffff;
+}
+
+// Neighbour discovery and multicast listener messages, which Linux's conntrack leaves untracked
+// (noct_valid_new in nf_conntrack_proto_icmpv6.c): MLD query, report and done (RFC 2710),
+// router and neighbour solicitation and advertisement (RFC 4861), MLDv2 report (RFC 3810).
+bool is_untracked_icmp6(uint8_t type) {
+  switch (type) {
+    case 130:
+    case 131:
+    case 132:
+    case 133:
+    case 134:
+    case 135:
+    case 136:
+    case 143:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The ICMP of the packet's family (ICMPv6 for IPv6).
+bool is_icmp(const FlowKey& k) {
+  return k.proto == (k.family == kFamilyIp6 ? kProtoIcmp6 : kProtoIcmp);
 }
 
 }  // namespace
@@ -172,7 +210,7 @@ void Conntrack::refresh(Flow& f, const PacketInfo& info, Dir dir, uint64_t now_n
   if (info.key.proto == kProtoUdp) {
     seconds = f.has(flow_status::seen_reply) || dir == Dir::reply ? t.udp_stream : t.udp;
     if (dir == Dir::reply) f.status |= flow_status::assured;
-  } else if (info.key.proto == kProtoIcmp) {
+  } else if (is_icmp(info.key)) {
     seconds = t.icmp;
   }
   f.expires_ns = now_ns + uint64_t{seconds} * kNsPerSecond;
@@ -185,10 +223,13 @@ Tracked Conntrack::track_icmp_error(const PacketInfo& info) {
     return out;
   }
   // The quoted packet travelled the other way; its reversed tuple is the error's own direction.
-  Dir dir;
+  Dir dir = Dir::original;
   uint32_t index = find(inverted(info.inner), &dir);
   // The error must go back to whoever sent the quoted packet.
-  if (index == kNoFlow || info.key.dst != info.inner.src) {
+  const FlowKey to = inverted(info.inner);  // its destination is the quoted packet's source
+  const bool to_sender = info.key.dst == to.dst &&
+                         std::equal(std::begin(info.key.dst6), std::end(info.key.dst6), to.dst6);
+  if (index == kNoFlow || !to_sender) {
     ++counters_.invalid_icmp_error;
     return out;
   }
@@ -207,7 +248,13 @@ Tracked Conntrack::create(const PacketInfo& info, const uint8_t* ip, uint64_t no
       ++counters_.invalid_tcp_new;
       return out;
     }
-  } else if (info.key.proto == kProtoIcmp) {
+  } else if (info.key.proto == kProtoIcmp6 && info.key.family == kFamilyIp6) {
+    // Only an echo request starts an ICMPv6 flow (RFC 4443 section 4).
+    if (info.fields.icmp_type != kIcmp6EchoRequest) {
+      ++counters_.invalid_icmp_new;
+      return out;
+    }
+  } else if (info.key.proto == kProtoIcmp && info.key.family == kFamilyIp4) {
     // Only a query starts an ICMP flow (echo, timestamp, information, address mask).
     int reply = icmp_reply_type(info.fields.icmp_type);
     if (reply < 0 || info.fields.icmp_type == kIcmpEchoReply ||
@@ -261,7 +308,7 @@ Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_
     ++counters_.invalid_malformed;
     return out;
   }
-  if (verify_checksum && (has_ports(info.key.proto) || info.key.proto == kProtoIcmp) &&
+  if (verify_checksum && (has_ports(info.key.proto) || is_icmp(info.key)) &&
       !checksum_ok(info, ip)) {
     ++counters_.invalid_checksum;
     return out;
@@ -270,7 +317,13 @@ Tracked Conntrack::track(const PacketInfo& info, const uint8_t* ip, bool verify_
     ++counters_.invalid_tcp_flags;
     return out;
   }
-  if (info.key.proto == kProtoIcmp && info.icmp_error) return track_icmp_error(info);
+  if (is_icmp(info.key) && info.icmp_error) return track_icmp_error(info);
+  if (info.key.family == kFamilyIp6 && info.key.proto == kProtoIcmp6 &&
+      is_untracked_icmp6(info.fields.icmp_type)) {
+    ++counters_.untracked;
+    out.state = CtState::untracked;
+    return out;
+  }
 
   Dir dir = Dir::original;
   uint32_t index = find(info.key, &dir);

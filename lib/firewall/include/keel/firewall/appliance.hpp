@@ -45,8 +45,8 @@ struct ApplianceCounters {
   std::array<uint64_t, kHookCount> seen{};
   uint64_t accepted = 0, dropped = 0, rejected = 0;
   uint64_t drop_conntrack_full = 0, drop_confirm = 0, drop_nat = 0;
-  // IPv6 at any hook: the rules are IPv4's (issue 22's firewall slice is to
-  // come), so IPv6 is refused rather than passed unfiltered (decision 0135).
+  // IPv6 the firewall cannot read (an extension header chain longer than the
+  // stack walks, or truncated): refused rather than passed unfiltered.
   uint64_t drop_ip6 = 0;
   uint64_t rules_loaded = 0, rules_refused = 0;
   uint64_t log_lines = 0, log_suppressed = 0;

@@ -101,6 +101,7 @@ struct ConntrackCounters {
            invalid_tcp_new = 0, invalid_tcp_window = 0, invalid_tcp_rst = 0, invalid_icmp_new = 0,
            invalid_icmp_error = 0;
   uint64_t tcp_ignored = 0, related = 0;
+  uint64_t untracked = 0;  // IPv6 neighbour discovery and MLD (CtState::untracked)
   template <class Fn>
   void for_each(Fn&& fn) const {
     fn("created", created), fn("confirmed", confirmed), fn("pending_lost", pending_lost),
@@ -112,7 +113,7 @@ struct ConntrackCounters {
     fn("invalid_tcp_new", invalid_tcp_new), fn("invalid_tcp_window", invalid_tcp_window);
     fn("invalid_tcp_rst", invalid_tcp_rst), fn("invalid_icmp_new", invalid_icmp_new);
     fn("invalid_icmp_error", invalid_icmp_error), fn("tcp_ignored", tcp_ignored),
-        fn("related", related);
+        fn("related", related), fn("untracked", untracked);
   }
 };
 

@@ -21,43 +21,76 @@ enum class Field : uint8_t {
   icmp_code,
   ttl,
   length,
+  // IPv6 (docs/decisions/0138): the address family, and the words 1-3 of an IPv6 address (the
+  // first word is saddr/daddr, so the tuple tables and trees index IPv6 prefixes unchanged).
+  family,
+  saddr6_1,
+  saddr6_2,
+  saddr6_3,
+  daddr6_1,
+  daddr6_2,
+  daddr6_3,
 };
-inline constexpr int kFieldCount = 13;
+inline constexpr int kFieldCount = 20;
 
 // Largest value of each field (domains start at 0).
 constexpr uint32_t field_max(Field f) {
   switch (f) {
     case Field::saddr:
     case Field::daddr:
+    case Field::saddr6_1:
+    case Field::saddr6_2:
+    case Field::saddr6_3:
+    case Field::daddr6_1:
+    case Field::daddr6_2:
+    case Field::daddr6_3:
       return 0xFFFFFFFFu;
+    case Field::family:
+      return 1;
     case Field::sport:
     case Field::dport:
     case Field::length:
       return 0xFFFFu;
     case Field::ct_state:
-      return 3;
+      return 4;
     default:
       return 0xFFu;
   }
 }
 constexpr int field_bits(Field f) {
-  return f == Field::saddr || f == Field::daddr ? 32 : field_max(f) == 0xFFFFu ? 16 : 8;
+  return field_max(f) == 0xFFFFFFFFu ? 32 : field_max(f) == 0xFFFFu ? 16 : 8;
+}
+// The IPv6 address word `word` (0-3) of the source or destination.
+constexpr Field saddr_word(int word) {
+  return word == 0 ? Field::saddr
+                   : static_cast<Field>(static_cast<int>(Field::saddr6_1) + word - 1);
+}
+constexpr Field daddr_word(int word) {
+  return word == 0 ? Field::daddr
+                   : static_cast<Field>(static_cast<int>(Field::daddr6_1) + word - 1);
 }
 
 inline constexpr uint8_t kProtoIcmp = 1;
 inline constexpr uint8_t kProtoTcp = 6;
 inline constexpr uint8_t kProtoUdp = 17;
+inline constexpr uint8_t kProtoIcmp6 = 58;  // RFC 4443
+// Values of Field::family.
+inline constexpr uint8_t kFamilyIp4 = 0;
+inline constexpr uint8_t kFamilyIp6 = 1;
 // Interface id for a packet whose interface is not declared in the rules.
 inline constexpr uint8_t kUnknownInterface = 0xFF;
 
-enum class CtState : uint8_t { new_, established, related, invalid };
+// untracked: what Linux's conntrack leaves untracked (IPv6 neighbour discovery and MLD).
+enum class CtState : uint8_t { new_, established, related, invalid, untracked };
 enum class Hook : uint8_t { prerouting, input, forward, output, postrouting };
 inline constexpr int kHookCount = 5;
 enum class ChainKind : uint8_t { filter, nat };
 inline constexpr int kChainKindCount = 2;
 
 // Ports are 0 unless proto is TCP or UDP, tcp_flags 0 unless TCP, icmp type/code 0 unless
-// ICMP: rules are evaluated literally on these values (the nftables exporter follows suit).
+// ICMP in IPv4 or ICMPv6 in IPv6, ttl and length 0 in IPv6, the address words 1-3 0 in IPv4:
+// rules are evaluated literally on these values (the nftables exporter follows suit).
+// An IPv6 packet's addresses are four words each, most significant first: saddr is word 0.
 struct Packet {
   uint32_t saddr = 0;
   uint32_t daddr = 0;
@@ -72,6 +105,9 @@ struct Packet {
   uint8_t iif = kUnknownInterface;
   uint8_t oif = kUnknownInterface;
   uint8_t ct_state = 0;  // CtState
+  uint8_t family = kFamilyIp4;
+  uint32_t saddr6[3] = {};  // IPv6: words 1-3 of the source address
+  uint32_t daddr6[3] = {};
 };
 
 constexpr uint32_t field_value(const Packet& p, Field f) {
@@ -102,6 +138,16 @@ constexpr uint32_t field_value(const Packet& p, Field f) {
       return p.ttl;
     case Field::length:
       return p.length;
+    case Field::family:
+      return p.family;
+    case Field::saddr6_1:
+    case Field::saddr6_2:
+    case Field::saddr6_3:
+      return p.saddr6[static_cast<int>(f) - static_cast<int>(Field::saddr6_1)];
+    case Field::daddr6_1:
+    case Field::daddr6_2:
+    case Field::daddr6_3:
+      return p.daddr6[static_cast<int>(f) - static_cast<int>(Field::daddr6_1)];
   }
   return 0;
 }

@@ -31,8 +31,9 @@ def test_a_lookup_reads_its_partition_probe_bucket_entry_and_rule(tmp_path):
     miss = "proto=6 saddr=10.7.7.7 daddr=10.9.9.9 sport=1 dport=2"
     s = stats(tmp_path, rules, [hit, miss])
     assert s["lookups"] == 2
-    # Partition, probe, table, bucket offsets: both; the bucket's entry and the rule: the hit only.
-    assert (s["lines_mean"], s["lines_max"]) == (5, 6)
+    # The family's dispatch (decision 0138), partition, probe, table, bucket offsets: both; the
+    # bucket's entry and the rule: the hit only.
+    assert (s["lines_mean"], s["lines_max"]) == (6, 7)
     assert (s["pages_mean"], s["pages_max"], s["blob_pages"]) == (1, 1, 1)
     assert s["pool rules"] == (0.5, 0.5)
 

@@ -31,7 +31,7 @@ pytestmark = [
     # the window; frames of an earlier rule set arriving seconds late), and once more here when
     # that CI's benchmarks ran beside it; 3 runs on a quiet machine passed. See the stop note.
     pytest.mark.skipif(os.environ.get("KEEL_FW_IP6_DIFFERENTIAL") != "1",
-                       reason="flaky under load, fault not yet found: KEEL_FW_IP6_DIFFERENTIAL=1 runs it"),
+                       reason="failed under load in CI; a neighbour warm-up is in, not yet proven: KEEL_FW_IP6_DIFFERENTIAL=1 runs it"),
 ]
 
 SEED = 2026
@@ -278,11 +278,31 @@ def routers(request, tmp_path_factory):
         linux = net.LinuxRouter("l6", answer_pings=False, ip6=True)
         # The static IPv6 addresses are usable once duplicate address detection is done.
         keel.guest.wait_for(r"net1: fd00:b::fe/64", timeout=30)
+        for router in (keel, linux):
+            warm_neighbours(router)
         yield keel, linux, Ids()
     finally:
         for r in (keel, linux):
             if r:
                 r.close()
+
+
+# One UDP datagram from a side to each host of the other side, then a wait: every router has its
+# neighbours resolved before the first comparison, so no exchange waits on neighbour discovery
+# (a first packet queued behind it on one router and not the other was forwarded after the
+# window closed, on a loaded machine).
+WARM = r"""
+import socket, sys, time
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+for h in range(1, 16):
+    s.sendto(b"warm", (sys.argv[1] + format(h, "x"), 9))
+time.sleep(2)
+"""
+
+
+def warm_neighbours(router):
+    for index, side in enumerate(router.sides):
+        side.run([DEBIAN_PYTHON, "-c", WARM, POOLS6[1 - index]], timeout=60)
 
 
 class Run6(Run):
